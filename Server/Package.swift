@@ -1,0 +1,73 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+    name: "TesseraServer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "TesseraServer", targets: ["TesseraServer"]),
+        .executable(name: "tessera", targets: ["TesseraCLI"]),
+    ],
+    dependencies: [
+        .package(name: "Tessera", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        .target(
+            name: "TesseraServer",
+            dependencies: [
+                .product(name: "TesseraTokens", package: "Tessera"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "TesseraCLI",
+            dependencies: [
+                "TesseraServer",
+                .product(name: "TesseraTokens", package: "Tessera"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "HelloWorld",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/HelloWorld"
+        ),
+        .testTarget(
+            name: "TesseraServerTests",
+            dependencies: [
+                "TesseraServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "TesseraTokens", package: "Tessera"),
+            ]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "TesseraServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Tessera", package: "Tessera"),
+                .product(name: "TesseraTokens", package: "Tessera"),
+            ]
+        ),
+    ]
+)
+
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(.swiftLanguageMode(.v6))
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    target.swiftSettings = settings
+}
