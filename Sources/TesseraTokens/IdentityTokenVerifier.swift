@@ -1,0 +1,133 @@
+import Crypto
+public import Foundation
+
+/// Verifies identity tokens: compact JWS, HS256, signed by the app's backend with a project's identity secret.
+///
+/// The verifier follows the Tessera wire contract to the letter. The header is checked first
+/// (structure, `alg`, forbidden members, `kid`), then the MAC, and only then any claim, so a token
+/// that is both badly signed and expired reports the signature. A `kid` selects exactly one secret
+/// and an unknown `kid` is refused, never retried with another key; without a `kid`, every active
+/// secret is tried, which is what makes rotation painless.
+///
+/// ```swift
+/// let verifier = try IdentityTokenVerifier(
+///     secrets: [secret],
+///     configuration: .init(projectID: "prj_123", projectSlug: "acme")
+/// )
+/// let claims = try verifier.verify(token, now: Date())
+/// print(claims.subject)
+/// ```
+public struct IdentityTokenVerifier: Sendable {
+    /// The project's rules for identity tokens.
+    public struct Configuration: Sendable, Hashable {
+        /// The project ID; an `aud` that contains it is accepted.
+        public var projectID: String
+        /// The project slug; an `aud` that contains it is accepted too.
+        public var projectSlug: String?
+        /// Refuse tokens without `aud`.
+        public var requireAudience: Bool
+        /// When set, `iss` must be present and equal to it byte for byte.
+        public var expectedIssuer: String?
+        /// Clock-skew allowance for `exp`, `nbf`, `iat` and the lifetime ceiling, in seconds.
+        public var leeway: TimeInterval
+        /// How far ahead `exp` may lie, in seconds.
+        public var maximumLifetime: TimeInterval
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - projectID: the project ID, accepted as an audience.
+        ///   - projectSlug: the project slug, accepted as an audience.
+        ///   - requireAudience: whether a token without `aud` is refused.
+        ///   - expectedIssuer: the required `iss`, or `nil` to ignore `iss`.
+        ///   - leeway: clock-skew allowance in seconds (default 60).
+        ///   - maximumLifetime: the furthest `exp` may lie ahead, in seconds (default 3600).
+        public init(
+            projectID: String,
+            projectSlug: String? = nil,
+            requireAudience: Bool = false,
+            expectedIssuer: String? = nil,
+            leeway: TimeInterval = 60,
+            maximumLifetime: TimeInterval = 3600
+        ) {
+            self.projectID = projectID
+            self.projectSlug = projectSlug
+            self.requireAudience = requireAudience
+            self.expectedIssuer = expectedIssuer
+            self.leeway = leeway
+            self.maximumLifetime = maximumLifetime
+        }
+    }
+
+    /// The most identity secrets a project may have active at once.
+    public static let maximumActiveSecrets = 3
+
+    /// The rules applied.
+    public let configuration: Configuration
+    private let keys: [(kid: String, key: SymmetricKey)]
+
+    /// Creates a verifier.
+    /// - Parameters:
+    ///   - secrets: the project's active identity secrets, at most three, with distinct `kid`s.
+    ///     With none, every token is refused with `invalid_signature`.
+    ///   - configuration: the project's rules.
+    public init(secrets: [IdentitySecret], configuration: Configuration) throws(KeyConfigurationError) {
+        guard secrets.count <= Self.maximumActiveSecrets else {
+            throw KeyConfigurationError("A project has at most \(Self.maximumActiveSecrets) active identity secrets.")
+        }
+        guard Set(secrets.map(\.kid)).count == secrets.count else {
+            throw KeyConfigurationError("Identity secrets must have distinct kids.")
+        }
+        guard configuration.leeway >= 0, configuration.leeway.isFinite,
+            configuration.maximumLifetime > 0, configuration.maximumLifetime.isFinite
+        else {
+            throw KeyConfigurationError("Leeway must be ≥ 0 and the maximum lifetime > 0.")
+        }
+        self.configuration = configuration
+        self.keys = secrets.map { ($0.kid, SymmetricKey(data: Array($0.value.utf8))) }
+    }
+
+    /// Verifies `token` at time `now` and returns its claims.
+    /// - Throws: ``TokenError`` with one of the wire contract's identity-token codes.
+    public func verify(_ token: some StringProtocol, now: Date) throws(TokenError) -> IdentityClaims {
+        try CompactJWS.withParsed(token, malformed: .invalidIdentityToken) { jws, signingInput throws(TokenError) in
+            try jws.requireAlgorithm("HS256", malformed: .invalidIdentityToken)
+            if let typ = try jws.type(malformed: .invalidIdentityToken) {
+                let lowered = typ.lowercased()
+                guard lowered == "jwt" || lowered == "application/jwt" else {
+                    throw TokenError(.invalidIdentityToken, "The typ header, when present, must be JWT.")
+                }
+            }
+            try checkMAC(jws, signingInput: signingInput)
+            guard let payload = StrictJSONReader.object(from: jws.payload) else {
+                throw TokenError(.invalidIdentityToken, "The payload is not a strict JSON object.")
+            }
+            return try IdentityClaimsReader(configuration: configuration, now: now.timeIntervalSince1970)
+                .read(payload)
+        }
+    }
+
+    private func checkMAC(_ jws: CompactJWS, signingInput: UnsafeRawBufferPointer) throws(TokenError) {
+        guard jws.signature.count == SHA256.byteCount else {
+            throw TokenError(.invalidSignature, "An HS256 signature is 32 bytes.")
+        }
+        var matched = false
+        if let kid = jws.keyID {
+            guard let entry = keys.first(where: { $0.kid.utf8.elementsEqual(kid.utf8) }) else {
+                throw TokenError(.invalidSignature, "The kid names no active identity secret of this project.")
+            }
+            matched = HMAC<SHA256>.isValidAuthenticationCode(
+                jws.signature, authenticating: signingInput, using: entry.key)
+        } else {
+            for entry in keys {
+                // Every key is tried, so the time taken does not tell which one matched.
+                let valid = HMAC<SHA256>.isValidAuthenticationCode(
+                    jws.signature,
+                    authenticating: signingInput,
+                    using: entry.key
+                )
+                matched = matched || valid
+            }
+        }
+        guard matched else { throw TokenError(.invalidSignature, "The signature does not verify.") }
+    }
+}

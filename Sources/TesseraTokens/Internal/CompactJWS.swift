@@ -1,0 +1,130 @@
+/// The structural layer shared by identity tokens and session JWTs.
+///
+/// It enforces what every compact JWS must satisfy before any key is touched: exactly three
+/// non-empty segments, strict base64url in each, size caps, and a header that is a strict JSON
+/// object without the members that let a token choose its own key or change how it is processed.
+struct CompactJWS {
+    struct Limits {
+        var token = 8 * 1024
+        var header = 1024
+        var payload = 4 * 1024
+        static let standard = Limits()
+    }
+
+    /// The decoded header.
+    let header: JSONObject
+    /// The decoded payload bytes (not yet parsed).
+    let payload: [UInt8]
+    /// The decoded signature bytes.
+    let signature: [UInt8]
+    /// The `kid` header, validated as `[A-Za-z0-9_-]{1,64}` when present.
+    let keyID: String?
+
+    /// Header members that are refused outright: critical extensions, content types, unencoded
+    /// payloads and keys embedded in, or fetched on behalf of, the token.
+    private static let forbiddenHeaderMembers = ["crit", "cty", "b64", "jwk", "jku", "x5u", "x5c", "x5t", "x5t#S256"]
+
+    /// Parses `token`, then calls `body` with the parts and the signing input bytes.
+    static func withParsed<Result>(
+        _ token: some StringProtocol,
+        limits: Limits = .standard,
+        malformed: TokenError.Code,
+        _ body: (CompactJWS, UnsafeRawBufferPointer) throws(TokenError) -> Result
+    ) throws(TokenError) -> Result {
+        var text = String(token)
+        let outcome: Swift.Result<Result, TokenError> = text.withUTF8 { utf8 in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            do throws(TokenError) {
+                let (jws, signingInputCount) = try parse(bytes, limits: limits, malformed: malformed)
+                return .success(try body(jws, UnsafeRawBufferPointer(rebasing: bytes[0..<signingInputCount])))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+
+    private static func parse(
+        _ bytes: UnsafeRawBufferPointer,
+        limits: Limits,
+        malformed: TokenError.Code
+    ) throws(TokenError) -> (CompactJWS, Int) {
+        guard !bytes.isEmpty else { throw TokenError(malformed, "The token is empty.") }
+        guard bytes.count <= limits.token else {
+            throw TokenError(malformed, "The token is longer than \(limits.token) bytes.")
+        }
+        var dots: (Int, Int) = (-1, -1)
+        var dotCount = 0
+        for index in 0..<bytes.count where bytes[index] == UInt8(ascii: ".") {
+            dotCount += 1
+            if dotCount == 1 { dots.0 = index } else if dotCount == 2 { dots.1 = index }
+        }
+        guard dotCount == 2 else {
+            throw TokenError(malformed, "A compact JWS has exactly three segments; this one has \(dotCount + 1).")
+        }
+        let headerSegment = UnsafeRawBufferPointer(rebasing: bytes[0..<dots.0])
+        let payloadSegment = UnsafeRawBufferPointer(rebasing: bytes[(dots.0 + 1)..<dots.1])
+        let signatureSegment = UnsafeRawBufferPointer(rebasing: bytes[(dots.1 + 1)...])
+        guard !headerSegment.isEmpty, !payloadSegment.isEmpty, !signatureSegment.isEmpty else {
+            throw TokenError(malformed, "A segment of the token is empty.")
+        }
+        guard headerSegment.count <= (limits.header * 4 + 2) / 3 else {
+            throw TokenError(malformed, "The header is larger than \(limits.header) bytes.")
+        }
+        guard payloadSegment.count <= (limits.payload * 4 + 2) / 3 else {
+            throw TokenError(malformed, "The payload is larger than \(limits.payload) bytes.")
+        }
+        guard let headerBytes = Base64URL.decode(bytes: headerSegment),
+            let payload = Base64URL.decode(bytes: payloadSegment),
+            let signature = Base64URL.decode(bytes: signatureSegment)
+        else {
+            throw TokenError(malformed, "A segment is not canonical unpadded base64url.")
+        }
+        guard let header = StrictJSONReader.object(from: headerBytes) else {
+            throw TokenError(malformed, "The header is not a strict JSON object.")
+        }
+        for name in forbiddenHeaderMembers where header.contains(name) {
+            throw TokenError(malformed, "The header member \"\(name)\" is not accepted.")
+        }
+        var keyID: String?
+        if let kidValue = header["kid"] {
+            guard case .string(let kid) = kidValue, KeyID.isValid(kid) else {
+                throw TokenError(malformed, "The kid header must be 1 to 64 characters of A-Z a-z 0-9 - _.")
+            }
+            keyID = kid
+        }
+        return (CompactJWS(header: header, payload: payload, signature: signature, keyID: keyID), dots.1)
+    }
+
+    /// Checks `alg` byte for byte.
+    func requireAlgorithm(_ expected: String, malformed: TokenError.Code) throws(TokenError) {
+        guard let value = header["alg"] else { throw TokenError(malformed, "The header has no alg.") }
+        guard case .string(let alg) = value else { throw TokenError(malformed, "The alg header is not a string.") }
+        guard alg.utf8.elementsEqual(expected.utf8) else {
+            throw TokenError(.unsupportedAlgorithm, "Only \(expected) is accepted here.")
+        }
+    }
+
+    /// The `typ` header, if present and a string; throws if present and not a string.
+    func type(malformed: TokenError.Code) throws(TokenError) -> String? {
+        guard let value = header["typ"] else { return nil }
+        guard case .string(let typ) = value else { throw TokenError(malformed, "The typ header is not a string.") }
+        return typ
+    }
+}
+
+/// Key identifiers: 1 to 64 characters of `[A-Za-z0-9_-]`.
+enum KeyID {
+    static func isValid(_ kid: String) -> Bool {
+        let utf8 = kid.utf8
+        guard (1...64).contains(utf8.count) else { return false }
+        return utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                true
+            default: false
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Crypto
+import Foundation
+
+/// Verifies ES256 session JWTs against a set of public keys; shared by the key ring and the JWKS verifier.
+struct ES256Verifier: Sendable {
+    static let tokenType = "session+jwt"
+
+    private let keys: [(kid: String, key: P256.Signing.PublicKey)]
+
+    init(keys: [JSONWebKey]) throws(KeyConfigurationError) {
+        var resolved: [(kid: String, key: P256.Signing.PublicKey)] = []
+        for jwk in keys {
+            guard !resolved.contains(where: { $0.kid == jwk.kid }) else {
+                throw KeyConfigurationError("Duplicate kid \(jwk.kid).")
+            }
+            resolved.append((jwk.kid, try jwk.publicKey()))
+        }
+        self.keys = resolved
+    }
+
+    func verify(
+        _ token: some StringProtocol,
+        now: Date,
+        leeway: TimeInterval,
+        allowExpired: Bool
+    ) throws(TokenError) -> SessionClaims {
+        try CompactJWS.withParsed(token, malformed: .invalidToken) { jws, signingInput throws(TokenError) in
+            try jws.requireAlgorithm("ES256", malformed: .invalidToken)
+            guard let typ = try jws.type(malformed: .invalidToken), typ.utf8.elementsEqual(Self.tokenType.utf8) else {
+                throw TokenError(.invalidToken, "A session JWT has typ \(Self.tokenType).")
+            }
+            guard let kid = jws.keyID else { throw TokenError(.invalidToken, "A session JWT names its kid.") }
+            guard let entry = keys.first(where: { $0.kid.utf8.elementsEqual(kid.utf8) }) else {
+                throw TokenError(.invalidSignature, "The kid names no known session key.")
+            }
+            guard jws.signature.count == 64,
+                let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
+                entry.key.isValidSignature(signature, for: signingInput)
+            else {
+                throw TokenError(.invalidSignature, "The signature does not verify.")
+            }
+            let claims = try SessionClaims(payload: jws.payload)
+            let seconds = now.timeIntervalSince1970
+            if !allowExpired, seconds >= claims.expiration.timeIntervalSince1970 + leeway {
+                throw TokenError(.tokenExpired, "The session JWT has expired.")
+            }
+            if claims.notBefore.timeIntervalSince1970 > seconds + leeway {
+                throw TokenError(.tokenNotYetValid, "The session JWT is not valid yet.")
+            }
+            return claims
+        }
+    }
+}

@@ -1,0 +1,145 @@
+public import Foundation
+
+/// The claims of a session JWT, the short-lived ES256 token a Tessera server issues with every session.
+public struct SessionClaims: Sendable, Hashable, Codable {
+    /// `iss`: the server's base URL.
+    public var issuer: String
+    /// `aud`: the project ID.
+    public var audience: String
+    /// `sub`: the profile ID.
+    public var subject: String
+    /// `sid`: the session ID.
+    public var sessionID: String
+    /// `exp`: five minutes after issue.
+    public var expiration: Date
+    /// `iat`.
+    public var issuedAt: Date
+    /// `nbf`.
+    public var notBefore: Date
+    /// `kind`: `anonymous`, `verified` or `unverified`.
+    public var kind: String
+    /// `external_id`: the app's user ID, or `nil` for an anonymous profile.
+    public var externalID: String?
+
+    /// Creates claims.
+    public init(
+        issuer: String,
+        audience: String,
+        subject: String,
+        sessionID: String,
+        expiration: Date,
+        issuedAt: Date,
+        notBefore: Date,
+        kind: String,
+        externalID: String?
+    ) {
+        self.issuer = issuer
+        self.audience = audience
+        self.subject = subject
+        self.sessionID = sessionID
+        self.expiration = expiration
+        self.issuedAt = issuedAt
+        self.notBefore = notBefore
+        self.kind = kind
+        self.externalID = externalID
+    }
+
+    /// Reads the claims of a session JWT **without verifying its signature**.
+    ///
+    /// For a client that received the token from its server over TLS and wants to know when it
+    /// expires. Never use this to make an authorization decision: use ``SessionKeyRing`` or
+    /// ``SessionJWTVerifier``.
+    public static func unverified(from token: some StringProtocol) throws(TokenError) -> SessionClaims {
+        try CompactJWS.withParsed(token, malformed: .invalidToken) { jws, _ throws(TokenError) in
+            try jws.requireAlgorithm("ES256", malformed: .invalidToken)
+            return try SessionClaims(payload: jws.payload)
+        }
+    }
+
+    init(payload: [UInt8]) throws(TokenError) {
+        guard let object = StrictJSONReader.object(from: payload) else {
+            throw TokenError(.invalidToken, "The payload is not a strict JSON object.")
+        }
+        func string(_ name: String) throws(TokenError) -> String {
+            guard case .string(let value)? = object[name] else {
+                throw TokenError(.invalidToken, "The \(name) claim must be a string.")
+            }
+            return value
+        }
+        func date(_ name: String) throws(TokenError) -> Date {
+            guard case .number(let value)? = object[name] else {
+                throw TokenError(.invalidToken, "The \(name) claim must be a number.")
+            }
+            return Date(timeIntervalSince1970: value)
+        }
+        let externalID: String?
+        switch object["external_id"] {
+        case nil, .null?: externalID = nil
+        case .string(let value)?: externalID = value
+        default: throw TokenError(.invalidToken, "The external_id claim must be a string or null.")
+        }
+        self.init(
+            issuer: try string("iss"),
+            audience: try string("aud"),
+            subject: try string("sub"),
+            sessionID: try string("sid"),
+            expiration: try date("exp"),
+            issuedAt: try date("iat"),
+            notBefore: try date("nbf"),
+            kind: try string("kind"),
+            externalID: externalID
+        )
+    }
+
+    func payloadBytes() -> [UInt8] {
+        var writer = JSONWriter()
+        writer.member("iss", issuer)
+        writer.member("aud", audience)
+        writer.member("sub", subject)
+        writer.member("sid", sessionID)
+        writer.member("exp", expiration.timeIntervalSince1970.numericDate)
+        writer.member("iat", issuedAt.timeIntervalSince1970.numericDate)
+        writer.member("nbf", notBefore.timeIntervalSince1970.numericDate)
+        writer.member("kind", kind)
+        if let externalID { writer.member("external_id", externalID) } else { writer.nullMember("external_id") }
+        return writer.finish()
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case issuer = "iss"
+        case audience = "aud"
+        case subject = "sub"
+        case sessionID = "sid"
+        case expiration = "exp"
+        case issuedAt = "iat"
+        case notBefore = "nbf"
+        case kind
+        case externalID = "external_id"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        issuer = try container.decode(String.self, forKey: .issuer)
+        audience = try container.decode(String.self, forKey: .audience)
+        subject = try container.decode(String.self, forKey: .subject)
+        sessionID = try container.decode(String.self, forKey: .sessionID)
+        expiration = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .expiration))
+        issuedAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .issuedAt))
+        notBefore = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .notBefore))
+        kind = try container.decode(String.self, forKey: .kind)
+        externalID = try container.decodeIfPresent(String.self, forKey: .externalID)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(issuer, forKey: .issuer)
+        try container.encode(audience, forKey: .audience)
+        try container.encode(subject, forKey: .subject)
+        try container.encode(sessionID, forKey: .sessionID)
+        try container.encode(expiration.timeIntervalSince1970.numericDate, forKey: .expiration)
+        try container.encode(issuedAt.timeIntervalSince1970.numericDate, forKey: .issuedAt)
+        try container.encode(notBefore.timeIntervalSince1970.numericDate, forKey: .notBefore)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(externalID, forKey: .externalID)
+    }
+}

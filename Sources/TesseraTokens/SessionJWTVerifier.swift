@@ -1,0 +1,36 @@
+public import Foundation
+
+/// Verifies session JWTs offline with a project's public JWKS: what an app's own backend does.
+///
+/// A token verified offline can be up to five minutes stale after a revoke, by design; a backend
+/// that needs revocation at once asks the Tessera server (`GET /v1/me`) instead.
+public struct SessionJWTVerifier: Sendable {
+    private let verifier: ES256Verifier
+    private let issuer: String?
+    private let audience: String?
+
+    /// Creates a verifier.
+    /// - Parameters:
+    ///   - jwks: the project's published key set.
+    ///   - issuer: when set, `iss` must equal it.
+    ///   - audience: when set (the project ID), `aud` must equal it.
+    public init(jwks: JSONWebKeySet, issuer: String? = nil, audience: String? = nil) throws(KeyConfigurationError) {
+        verifier = try ES256Verifier(keys: jwks.keys)
+        self.issuer = issuer
+        self.audience = audience
+    }
+
+    /// Verifies `token` at `now` and returns its claims.
+    public func verify(_ token: some StringProtocol, now: Date, leeway: TimeInterval = 60) throws(TokenError)
+        -> SessionClaims
+    {
+        let claims = try verifier.verify(token, now: now, leeway: leeway, allowExpired: false)
+        if let issuer, !claims.issuer.utf8.elementsEqual(issuer.utf8) {
+            throw TokenError(.invalidClaims, "iss does not match.")
+        }
+        if let audience, !claims.audience.utf8.elementsEqual(audience.utf8) {
+            throw TokenError(.audienceMismatch, "aud does not match.")
+        }
+        return claims
+    }
+}
