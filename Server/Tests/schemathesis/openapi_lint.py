@@ -1,0 +1,350 @@
+"""Checks the Tessera OpenAPI document without any code generator.
+
+1. The text is strict JSON: UTF-8, no duplicate member names, no NaN/Infinity.
+2. It is a valid OpenAPI 3.1 document (openapi-spec-validator, OpenAPIV31SpecValidator).
+3. It describes the wire contract of shared/API.md: every path and method, explicit security per
+   operation, an `X-Request-Id` header on every response, `Retry-After` on 429, the shared error
+   schema with a code enum drawn from the contract's codes on every error response, 413 on every
+   operation with a body, 401 on every operation that takes a credential, links that resolve, and
+   the 5…525600 bounds of `session_duration_minutes`.
+
+Usage: python openapi_lint.py FILE   (FILE is the JSON text, or a .swift file holding it in a raw string)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any
+
+# The contract, transcribed from shared/API.md.
+EXPECTED_OPERATIONS = {
+    ("post", "/v1/sessions/anonymous"),
+    ("get", "/v1/projects/{project_id}/jwks.json"),
+    ("post", "/v1/sessions/identify"),
+    ("post", "/v1/sessions/authenticate"),
+    ("post", "/v1/sessions/revoke"),
+    ("get", "/v1/sessions"),
+    ("delete", "/v1/sessions/{session_id}"),
+    ("get", "/v1/me"),
+    ("post", "/v1/devices"),
+    ("delete", "/v1/devices/{device_id}"),
+    ("get", "/v1/admin/profiles/{profile_id}"),
+    ("get", "/v1/admin/profiles"),
+    ("get", "/v1/admin/profiles/{profile_id}/sessions"),
+    ("post", "/v1/admin/profiles/{profile_id}/sessions/revoke"),
+    ("get", "/v1/admin/profiles/{profile_id}/devices"),
+    ("delete", "/v1/admin/profiles/{profile_id}"),
+    ("get", "/v1/admin/project"),
+    ("patch", "/v1/admin/project"),
+    ("post", "/v1/admin/identity-secrets"),
+    ("delete", "/v1/admin/identity-secrets/{kid}"),
+    ("get", "/health"),
+    ("get", "/metrics"),
+    ("get", "/openapi.json"),
+}
+
+ERROR_CODES = {
+    "invalid_request", "payload_too_large", "invalid_api_key", "invalid_credentials",
+    "invalid_identity_token", "invalid_signature", "unsupported_algorithm", "identity_token_expired",
+    "identity_token_not_yet_valid", "identity_token_lifetime_too_long", "identity_token_replayed",
+    "audience_mismatch", "invalid_claims", "invalid_email", "invalid_name", "invalid_avatar_url",
+    "external_user_id_changed", "unverified_identify_disabled", "installation_conflict",
+    "invalid_session_duration", "session_not_found", "session_expired", "session_revoked",
+    "not_found", "rate_limited",
+}
+
+# Where a code may appear (status of each code, per the contract).
+CODE_STATUS = {
+    "invalid_request": 400, "invalid_claims": 400, "invalid_email": 400, "invalid_name": 400,
+    "invalid_avatar_url": 400, "invalid_session_duration": 400, "payload_too_large": 413,
+    "unverified_identify_disabled": 403, "external_user_id_changed": 409,
+    "installation_conflict": 409, "not_found": 404, "rate_limited": 429,
+}
+for code in ERROR_CODES - set(CODE_STATUS):
+    CODE_STATUS[code] = 401
+
+SECURITY_SCHEMES = {"publishableKey", "secretKey", "sessionToken", "sessionJWT"}
+
+# The links from creating operations to the DELETE that undoes them.
+REQUIRED_LINKS = {
+    "startAnonymousSession": "deleteSession",
+    "identify": "deleteSession",
+    "registerDevice": "deleteDevice",
+    "createIdentitySecret": "deleteIdentitySecret",
+}
+
+
+class Problems:
+    def __init__(self) -> None:
+        self.items: list[str] = []
+
+    def add(self, where: str, message: str) -> None:
+        self.items.append(f"{where}: {message}")
+
+
+def load_text(path: str) -> str:
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise SystemExit(f"{path}: starts with a byte order mark")
+    text = raw.decode("utf-8")
+    if path.endswith(".swift"):
+        match = re.search(r'#"""\n(.*?)\n[ \t]*"""#', text, re.S)
+        if match is None:
+            raise SystemExit(f"{path}: no #\"\"\"…\"\"\"# raw string literal found")
+        text = match.group(1)
+        if "\\#(" in text:
+            raise SystemExit(f"{path}: the raw string contains an interpolation \\#(")
+    return text
+
+
+def strict_json(text: str) -> Any:
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in result:
+                raise ValueError(f"duplicate member name {key!r}")
+            result[key] = value
+        return result
+
+    def no_constant(name: str) -> Any:
+        raise ValueError(f"non-standard JSON constant {name}")
+
+    return json.loads(text, object_pairs_hook=no_duplicates, parse_constant=no_constant)
+
+
+def resolve(document: dict[str, Any], node: Any, problems: Problems, where: str) -> Any:
+    seen = set()
+    while isinstance(node, dict) and "$ref" in node:
+        ref = node["$ref"]
+        if ref in seen:
+            problems.add(where, f"circular $ref {ref}")
+            return {}
+        seen.add(ref)
+        if not ref.startswith("#/"):
+            problems.add(where, f"external $ref {ref}")
+            return {}
+        target: Any = document
+        for part in ref[2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            if not isinstance(target, dict) or part not in target:
+                problems.add(where, f"unresolvable $ref {ref}")
+                return {}
+            target = target[part]
+        node = target
+    return node
+
+
+def all_refs(node: Any):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                yield value
+            else:
+                yield from all_refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from all_refs(value)
+
+
+def error_codes_of(document: dict[str, Any], schema: Any, problems: Problems, where: str) -> set[str] | None:
+    """The code enum of an error schema: allOf [Error, {properties.error.properties.code.enum}]."""
+    schema = resolve(document, schema, problems, where)
+    branches = schema.get("allOf")
+    if not isinstance(branches, list):
+        return None
+    has_base = any(isinstance(b, dict) and b.get("$ref") == "#/components/schemas/Error" for b in branches)
+    if not has_base:
+        return None
+    for branch in branches:
+        branch = resolve(document, branch, problems, where)
+        code = branch.get("properties", {}).get("error", {}).get("properties", {}).get("code", {})
+        if "enum" in code:
+            return set(code["enum"])
+    return None
+
+
+def find_key(node: Any, key: str):
+    if isinstance(node, dict):
+        for name, value in node.items():
+            if name == key:
+                yield value
+            yield from find_key(value, key)
+    elif isinstance(node, list):
+        for value in node:
+            yield from find_key(value, key)
+
+
+def lint(document: dict[str, Any]) -> list[str]:
+    problems = Problems()
+    if not str(document.get("openapi", "")).startswith("3.1."):
+        problems.add("openapi", "must be 3.1.x")
+    for ref in set(all_refs(document)):
+        resolve(document, {"$ref": ref}, problems, "$ref")
+
+    schemes = document.get("components", {}).get("securitySchemes", {})
+    if set(schemes) != SECURITY_SCHEMES:
+        problems.add("securitySchemes", f"expected {sorted(SECURITY_SCHEMES)}, found {sorted(schemes)}")
+    for name, scheme in schemes.items():
+        if scheme.get("type") != "http" or scheme.get("scheme") != "bearer" or not scheme.get("description"):
+            problems.add(f"securitySchemes.{name}", "must be an HTTP bearer scheme with a description")
+
+    error_schema = document.get("components", {}).get("schemas", {}).get("Error")
+    if error_schema is None:
+        problems.add("components.schemas", "no Error schema")
+    else:
+        error = error_schema.get("properties", {}).get("error", {})
+        if set(error_schema.get("required", [])) != {"error"} or set(error.get("required", [])) != {"code", "message"}:
+            problems.add("Error", "must require error.code and error.message")
+
+    operations: dict[str, tuple[str, str, dict[str, Any]]] = {}
+    found = set()
+    for path, item in document.get("paths", {}).items():
+        for method, operation in item.items():
+            if method not in {"get", "put", "post", "delete", "patch", "head", "options", "trace"}:
+                continue
+            found.add((method, path))
+            where = f"{method.upper()} {path}"
+            operation_id = operation.get("operationId")
+            if not operation_id:
+                problems.add(where, "no operationId")
+            elif operation_id in operations:
+                problems.add(where, f"duplicate operationId {operation_id}")
+            else:
+                operations[operation_id] = (method, path, operation)
+            if not operation.get("summary") or not operation.get("tags"):
+                problems.add(where, "needs a summary and tags")
+            if "security" not in operation:
+                problems.add(where, "no explicit security")
+            security = operation.get("security", [])
+            used = {name for requirement in security for name in requirement}
+            if used - SECURITY_SCHEMES:
+                problems.add(where, f"unknown security schemes {sorted(used - SECURITY_SCHEMES)}")
+            responses = operation.get("responses", {})
+            if not any(status.startswith("2") for status in responses):
+                problems.add(where, "no 2xx response")
+            if "default" in responses:
+                problems.add(where, "a default response hides undocumented statuses")
+            if used and "401" not in responses:
+                problems.add(where, "takes a credential but documents no 401")
+            if "requestBody" in operation:
+                for status in ("400", "413"):
+                    if status not in responses:
+                        problems.add(where, f"has a body but documents no {status}")
+                body = resolve(document, operation["requestBody"], problems, where)
+                if "application/json" not in body.get("content", {}):
+                    problems.add(where, "request body is not application/json")
+            if path.startswith("/v1/") and "429" not in responses:
+                problems.add(where, "documents no 429")
+            for status, response in responses.items():
+                rwhere = f"{where} {status}"
+                response = resolve(document, response, problems, rwhere)
+                headers = response.get("headers", {})
+                request_id = resolve(document, headers.get("X-Request-Id", {}), problems, rwhere)
+                if not request_id.get("required"):
+                    problems.add(rwhere, "no required X-Request-Id header")
+                if status == "429":
+                    retry = resolve(document, headers.get("Retry-After", {}), problems, rwhere)
+                    if not retry.get("required"):
+                        problems.add(rwhere, "no required Retry-After header")
+                if status[0] in "45":
+                    content = response.get("content", {})
+                    if list(content) != ["application/json"]:
+                        problems.add(rwhere, "an error response must be application/json only")
+                        continue
+                    codes = error_codes_of(document, content["application/json"].get("schema"), problems, rwhere)
+                    if codes is None:
+                        if status[0] == "4":
+                            problems.add(rwhere, "error schema is not allOf [Error, {code enum}]")
+                        continue
+                    if codes - ERROR_CODES:
+                        problems.add(rwhere, f"codes outside the contract: {sorted(codes - ERROR_CODES)}")
+                    for code in codes & ERROR_CODES:
+                        if str(CODE_STATUS[code]) != status:
+                            problems.add(rwhere, f"{code} belongs to status {CODE_STATUS[code]}")
+    for method, path in sorted(EXPECTED_OPERATIONS - found):
+        problems.add(f"{method.upper()} {path}", "missing from the document")
+    for method, path in sorted(found - EXPECTED_OPERATIONS):
+        problems.add(f"{method.upper()} {path}", "not in the contract")
+
+    for operation_id, (method, path, operation) in operations.items():
+        for status, response in operation.get("responses", {}).items():
+            response = resolve(document, response, problems, operation_id)
+            for name, link in response.get("links", {}).items():
+                link = resolve(document, link, problems, f"{operation_id} link {name}")
+                target = operations.get(link.get("operationId", ""))
+                if target is None:
+                    problems.add(f"{operation_id} link {name}", f"unknown operationId {link.get('operationId')}")
+                    continue
+                declared = {
+                    resolve(document, p, problems, name).get("name")
+                    for p in target[2].get("parameters", []) + document["paths"][target[1]].get("parameters", [])
+                }
+                for parameter in link.get("parameters", {}):
+                    if parameter.split(".")[-1] not in declared:
+                        problems.add(f"{operation_id} link {name}", f"target has no parameter {parameter}")
+    for source, target in REQUIRED_LINKS.items():
+        if source not in operations:
+            continue
+        created = [
+            resolve(document, r, problems, source)
+            for s, r in operations[source][2].get("responses", {}).items()
+            if s.startswith("2")
+        ]
+        for response in created:
+            targets = {
+                resolve(document, link, problems, source).get("operationId")
+                for link in response.get("links", {}).values()
+            }
+            if target not in targets:
+                problems.add(source, f"a 2xx response has no link to {target}")
+
+    durations = [
+        schema for schema in find_key(document, "session_duration_minutes") if isinstance(schema, dict)
+    ]
+    if not durations:
+        problems.add("session_duration_minutes", "never described")
+    for schema in durations:
+        schema = resolve(document, schema, problems, "session_duration_minutes")
+        if schema.get("type") != "integer" or schema.get("minimum") != 5 or schema.get("maximum") != 525600:
+            problems.add("session_duration_minutes", "must be an integer 5…525600")
+    return problems.items
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    text = load_text(argv[1])
+    try:
+        document = strict_json(text)
+    except ValueError as error:
+        print(f"openapi-check: not strict JSON: {error}", file=sys.stderr)
+        return 1
+    if not isinstance(document, dict):
+        print("openapi-check: the document is not a JSON object", file=sys.stderr)
+        return 1
+
+    from openapi_spec_validator import OpenAPIV31SpecValidator
+
+    validator = OpenAPIV31SpecValidator(document)
+    errors = list(validator.iter_errors())
+    for error in errors:
+        print(f"openapi-check: OpenAPI 3.1: {error.message} at {'/'.join(map(str, error.path))}", file=sys.stderr)
+    problems = lint(document)
+    for problem in problems:
+        print(f"openapi-check: contract: {problem}", file=sys.stderr)
+    operations = sum(
+        1 for item in document.get("paths", {}).values() for method in item if method in {"get", "post", "delete", "patch"}
+    )
+    if errors or problems:
+        print(f"openapi-check: FAILED ({len(errors)} OpenAPI errors, {len(problems)} contract problems)", file=sys.stderr)
+        return 1
+    print(f"openapi-check: OK — valid OpenAPI {document['openapi']}, {operations} operations, contract lint clean")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
