@@ -1,0 +1,64 @@
+-- Replays pre-built requests, one per line of a file, each used once (wrapping around if wrk
+-- outruns the file; the summary says how often). Used by scripts/bench-server.
+--
+--   wrk -s replay.lua URL -- METHOD PATH FILE THREADS
+--
+-- Each line is `CREDENTIAL<TAB>JSON-BODY` (the body may be empty: no body, no Content-Type).
+-- With several wrk threads, thread i takes lines i, i+THREADS, … so no line is sent twice.
+-- At the end it prints one line `WRK_JSON {...}` with requests/s and latency percentiles (µs).
+
+local threads = {}
+
+function setup(thread)
+    thread:set("thread_index", #threads)
+    table.insert(threads, thread)
+end
+
+local requests = {}
+local index = 0
+wrapped = 0
+
+function init(args)
+    local method, path, file, thread_count = args[1], args[2], args[3], tonumber(args[4] or "1")
+    local line_number = 0
+    for line in io.lines(file) do
+        if line_number % thread_count == thread_index then
+            local credential, body = line:match("^([^\t]*)\t?(.*)$")
+            local headers = { ["Authorization"] = "Bearer " .. credential }
+            if body == "" then
+                body = nil
+            else
+                headers["Content-Type"] = "application/json"
+            end
+            requests[#requests + 1] = wrk.format(method, path, headers, body)
+        end
+        line_number = line_number + 1
+    end
+    if #requests == 0 then
+        error("replay.lua: no requests for thread " .. thread_index .. " in " .. file)
+    end
+end
+
+function request()
+    index = index + 1
+    if index > #requests then
+        index = 1
+        wrapped = wrapped + 1
+    end
+    return requests[index]
+end
+
+function done(summary, latency, requests)
+    local wraps = 0
+    for _, thread in ipairs(threads) do
+        wraps = wraps + (thread:get("wrapped") or 0)
+    end
+    local seconds = summary.duration / 1e6
+    io.write(string.format(
+        'WRK_JSON {"requests":%d,"seconds":%.3f,"rps":%.1f,"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d,'
+            .. '"connect_errors":%d,"read_errors":%d,"write_errors":%d,"timeouts":%d,"non_2xx":%d,"wrapped":%d}\n',
+        summary.requests, seconds, summary.requests / seconds,
+        latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
+        summary.errors.connect, summary.errors.read, summary.errors.write, summary.errors.timeout,
+        summary.errors.status, wraps))
+end

@@ -1,0 +1,206 @@
+"""Schemathesis hooks for Tessera: real credentials for every security scheme of the OpenAPI document.
+
+Loaded by scripts/schemathesis (SCHEMATHESIS_HOOKS). The script starts a throwaway `tessera serve`,
+creates a project and passes its keys in the environment:
+
+  TESSERA_ST_URL               the server's base URL
+  TESSERA_ST_PROJECT_ID        prj_…
+  TESSERA_ST_PUBLISHABLE_KEY   pk_…
+  TESSERA_ST_SECRET_KEY        sk_…
+  TESSERA_ST_IDENTITY_SECRET   the project's identity secret (HMAC key: its UTF-8 bytes)
+  TESSERA_ST_IDENTITY_KID      its kid
+
+For each generated case the auth provider reads the operation's `security` and takes one of its
+alternatives in turn: the publishable key, the secret key, or the session token / session JWT of a
+session opened just for this case — anonymous (`POST /v1/sessions/anonymous`) or verified
+(`POST /v1/sessions/identify` with an identity token minted here with PyJWT) — so that a case which
+revokes or erases its session cannot starve the next one. For `identify` in positive mode, half of the
+generated bodies get a real identity token (a new user, a known user, or the calling session's own
+user), so the success paths and the `merge` outcomes are fuzzed too, not only the 401s.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import threading
+import time
+import uuid
+import base64
+
+import jwt
+import requests
+import schemathesis
+
+BASE_URL = os.environ["TESSERA_ST_URL"].rstrip("/")
+PROJECT_ID = os.environ["TESSERA_ST_PROJECT_ID"]
+PUBLISHABLE_KEY = os.environ["TESSERA_ST_PUBLISHABLE_KEY"]
+SECRET_KEY = os.environ["TESSERA_ST_SECRET_KEY"]
+
+DEFAULT_SETTINGS = {
+    "allow_unverified_identify": False,
+    "require_audience": False,
+    "max_identity_token_lifetime_seconds": 3600,
+    "leeway_seconds": 60,
+}
+
+
+class MintingError(RuntimeError):
+    pass
+
+
+class Tessera:
+    """A tiny client that opens real sessions on the server under test."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.secret = os.environ["TESSERA_ST_IDENTITY_SECRET"]
+        self.kid = os.environ.get("TESSERA_ST_IDENTITY_KID") or None
+        self.http = threading.local()
+        self.known_subjects: list[str] = []
+        self.subject_of: dict[str, str] = {}
+        self.counter = itertools.count()
+
+    def session(self) -> requests.Session:
+        if not hasattr(self.http, "session"):
+            self.http.session = requests.Session()
+        return self.http.session
+
+    def post(self, path: str, credential: str, body: object | None = None) -> requests.Response:
+        return self.session().post(
+            BASE_URL + path, json=body, headers={"Authorization": f"Bearer {credential}"}, timeout=10
+        )
+
+    def identity_token(self, subject: str, **claims: object) -> str:
+        now = int(time.time())
+        with self.lock:
+            secret, kid = self.secret, self.kid
+        payload = {"sub": subject, "aud": PROJECT_ID, "iat": now, "exp": now + 600, **claims}
+        headers = {"kid": kid} if kid else None
+        return jwt.encode(payload, secret, algorithm="HS256", headers=headers)
+
+    def new_subject(self) -> str:
+        subject = f"user-{uuid.uuid4()}"
+        with self.lock:
+            self.known_subjects.append(subject)
+        return subject
+
+    def known_subject(self) -> str:
+        with self.lock:
+            if self.known_subjects:
+                return random.choice(self.known_subjects)
+        return self.new_subject()
+
+    def anonymous(self) -> dict:
+        body = {
+            "installation_id": str(uuid.uuid4()),
+            "installation_secret": base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode(),
+        }
+        response = self.post("/v1/sessions/anonymous", PUBLISHABLE_KEY, body)
+        if response.status_code not in (200, 201):
+            raise MintingError(f"anonymous start answered {response.status_code}: {response.text[:300]}")
+        return response.json()
+
+    def verified(self) -> dict:
+        subject = self.new_subject()
+        for attempt in range(3):
+            response = self.post("/v1/sessions/identify", PUBLISHABLE_KEY, {"identity_token": self.identity_token(subject)})
+            if response.status_code == 200:
+                envelope = response.json()
+                with self.lock:
+                    self.subject_of[envelope["session_token"]] = subject
+                    self.subject_of[envelope["session_jwt"]] = subject
+                return envelope
+            self.repair(response)
+        raise MintingError(f"identify answered {response.status_code}: {response.text[:300]}")
+
+    def repair(self, response: requests.Response) -> None:
+        """Undo what the fuzzer did to the project that stops identify: settings, or a retired secret."""
+        try:
+            code = response.json()["error"]["code"]
+        except (ValueError, KeyError, TypeError):
+            code = ""
+        if code == "invalid_signature":
+            created = self.session().post(
+                BASE_URL + "/v1/admin/identity-secrets", headers={"Authorization": f"Bearer {SECRET_KEY}"}, timeout=10
+            )
+            if created.status_code == 201:
+                data = created.json()
+                with self.lock:
+                    self.secret, self.kid = data["secret"], data["kid"]
+        else:
+            self.session().patch(
+                BASE_URL + "/v1/admin/project", json=DEFAULT_SETTINGS,
+                headers={"Authorization": f"Bearer {SECRET_KEY}"}, timeout=10,
+            )
+
+    def subject_for(self, credential: str) -> str | None:
+        with self.lock:
+            return self.subject_of.get(credential)
+
+
+TESSERA = Tessera()
+ROTATION = itertools.count()
+
+
+def session_credential(field: str) -> str:
+    envelope = TESSERA.anonymous() if next(ROTATION) % 2 == 0 else TESSERA.verified()
+    return envelope[field]
+
+
+CREDENTIALS = {
+    "publishableKey": lambda: PUBLISHABLE_KEY,
+    "secretKey": lambda: SECRET_KEY,
+    "sessionToken": lambda: session_credential("session_token"),
+    "sessionJWT": lambda: session_credential("session_jwt"),
+}
+
+
+def security_schemes(operation) -> list[str]:
+    raw = operation.definition.raw
+    requirements = raw.get("security", operation.schema.raw_schema.get("security", []))
+    return [name for requirement in requirements for name in requirement]
+
+
+def is_positive(case) -> bool:
+    meta = getattr(case, "meta", None)
+    return meta is not None and meta.generation.mode.is_positive
+
+
+@schemathesis.auth(refresh_interval=None)
+class TesseraAuth:
+    """Mints a real credential of one of the operation's security schemes for every case."""
+
+    def get(self, case, ctx):
+        schemes = security_schemes(ctx.operation)
+        if not schemes:
+            return None
+        scheme = schemes[next(ROTATION) % len(schemes)]
+        return CREDENTIALS[scheme]()
+
+    def set(self, case, data, ctx):
+        case.headers = case.headers or {}
+        case.headers["Authorization"] = f"Bearer {data}"
+        body = case.body
+        if (
+            ctx.operation.definition.raw.get("operationId") == "identify"
+            and is_positive(case)
+            and isinstance(body, dict)
+            and "identity_token" in body
+            and random.random() < 0.5
+        ):
+            own = TESSERA.subject_for(data)
+            choice = random.random()
+            if own is not None and choice < 0.4:
+                subject = own  # unchanged
+            elif choice < 0.7:
+                subject = TESSERA.known_subject()  # merged (or 409 external_user_id_changed from another user's session)
+            else:
+                subject = TESSERA.new_subject()  # promoted
+            claims = random.choice([
+                {},
+                {"name": "Ada Lovelace", "email": "ada@example.com", "avatar_url": "https://example.com/ada.png"},
+                {"jti": str(uuid.uuid4())},
+            ])
+            body["identity_token"] = TESSERA.identity_token(subject, **claims)
