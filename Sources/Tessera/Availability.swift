@@ -1,0 +1,42 @@
+public import Foundation
+
+/// The state of an object the SDK publishes (the session, the profile): available with the time the
+/// server last confirmed it, or unavailable with the reason.
+public enum Availability<Value: Sendable & Hashable>: Sendable, Hashable {
+    /// The value, and when the server last confirmed it (in local time).
+    case available(Value, lastValidatedAt: Date)
+    /// There is no value, and why.
+    case unavailable(UnavailableReason)
+
+    /// The value, when available.
+    public var value: Value? {
+        if case .available(let value, _) = self { return value }
+        return nil
+    }
+
+    /// The reason, when unavailable.
+    public var reason: UnavailableReason? {
+        if case .unavailable(let reason) = self { return reason }
+        return nil
+    }
+}
+
+/// Why there is no session or profile right now.
+public enum UnavailableReason: String, Sendable, Hashable, Codable {
+    /// No session has been established yet on this installation (or `start()` has not run).
+    case neverSignedIn
+    /// The app signed out, cleared the session or reset the installation.
+    case signedOut
+    /// The session reached its expiry.
+    case expired
+    /// The session was revoked (or is unknown to the server).
+    case revoked
+    /// The credential store cannot be read right now (for example the keychain before first unlock).
+    /// Transient: the SDK retries, and never treats this as signed out.
+    case storageUnavailable
+    /// The stored state was tampered with or undecryptable and was removed.
+    case storageLost
+
+    /// Whether the state will resolve by itself (retrying storage).
+    public var isTransient: Bool { self == .storageUnavailable }
+}

@@ -1,0 +1,171 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Builds requests for the Tessera wire contract, sends them through the injected transport and
+/// maps every answer to a decoded value or a `TesseraError`.
+struct APIClient: Sendable {
+    let baseURL: URL
+    let publishableKey: String
+    let transport: TesseraConfiguration.Transport
+    let timeout: Duration
+
+    init(configuration: TesseraConfiguration) {
+        baseURL = configuration.serverURL
+        publishableKey = configuration.publishableKey
+        transport = configuration.transport
+        timeout = configuration.requestTimeout
+    }
+
+    // MARK: Endpoints
+
+    func createAnonymousSession(_ body: AnonymousRequest) async throws(TesseraError) -> SessionEnvelope {
+        try await send("POST", "v1/sessions/anonymous", body: body, credential: publishableKey)
+    }
+
+    func identify(_ body: IdentifyRequest, credential: String) async throws(TesseraError) -> SessionEnvelope {
+        try await send("POST", "v1/sessions/identify", body: body, credential: credential)
+    }
+
+    func authenticate(sessionToken: String, durationMinutes: Int?) async throws(TesseraError) -> SessionEnvelope {
+        try await send(
+            "POST", "v1/sessions/authenticate", body: AuthenticateRequest(sessionDurationMinutes: durationMinutes),
+            credential: sessionToken)
+    }
+
+    func revoke(sessionToken: String) async throws(TesseraError) {
+        try await sendExpectingNoContent("POST", "v1/sessions/revoke", body: EmptyBody(), credential: sessionToken)
+    }
+
+    func listSessions(sessionToken: String) async throws(TesseraError) -> [Session] {
+        let response: SessionsResponse = try await send(
+            "GET", "v1/sessions", body: EmptyBody?.none, credential: sessionToken)
+        return response.sessions
+    }
+
+    func revokeSession(id: String, sessionToken: String) async throws(TesseraError) {
+        let id = try pathComponent(id)
+        try await sendExpectingNoContent("DELETE", "v1/sessions/\(id)", body: EmptyBody?.none, credential: sessionToken)
+    }
+
+    func me(credential: String) async throws(TesseraError) -> MeResponse {
+        try await send("GET", "v1/me", body: EmptyBody?.none, credential: credential)
+    }
+
+    func registerDevice(_ body: DeviceRequest, credential: String) async throws(TesseraError) -> Device {
+        let response: DeviceResponse = try await send("POST", "v1/devices", body: body, credential: credential)
+        return response.device
+    }
+
+    func deleteDevice(id: String, credential: String) async throws(TesseraError) {
+        let id = try pathComponent(id)
+        try await sendExpectingNoContent("DELETE", "v1/devices/\(id)", body: EmptyBody?.none, credential: credential)
+    }
+
+    /// Deletes a device; succeeds when it is gone already (not found, or its session ended).
+    func unregisterDevice(id: String, credential: String) async throws(TesseraError) {
+        do {
+            try await deleteDevice(id: id, credential: credential)
+        } catch {
+            guard error.endsSession || error.code == .notFound else { throw error }
+        }
+    }
+
+    /// Revokes a session; succeeds when it is not alive any more.
+    func revokeIfAlive(sessionToken: String) async throws(TesseraError) {
+        do {
+            try await revoke(sessionToken: sessionToken)
+        } catch {
+            guard error.endsSession else { throw error }
+        }
+    }
+
+    // MARK: Plumbing
+
+    private func pathComponent(_ id: String) throws(TesseraError) -> String {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_"))
+        guard !id.isEmpty, id.unicodeScalars.allSatisfy({ allowed.contains($0) }) else {
+            throw TesseraError(.invalidRequest, message: "Not a valid identifier.")
+        }
+        return id
+    }
+
+    func send<Body: Encodable, Response: Decodable>(
+        _ method: String, _ path: String, body: Body?, credential: String
+    ) async throws(TesseraError) -> Response {
+        let (data, _) = try await perform(method, path, body: body, credential: credential)
+        do {
+            return try WireCoding.decoder().decode(Response.self, from: data)
+        } catch {
+            throw TesseraError(.invalidResponse, message: "Undecodable answer to \(method) /\(path).")
+        }
+    }
+
+    func sendExpectingNoContent<Body: Encodable>(
+        _ method: String, _ path: String, body: Body?, credential: String
+    ) async throws(TesseraError) {
+        _ = try await perform(method, path, body: body, credential: credential)
+    }
+
+    private func perform<Body: Encodable>(
+        _ method: String, _ path: String, body: Body?, credential: String
+    ) async throws(TesseraError) -> (Data, HTTPURLResponse) {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = method
+        request.timeoutInterval = timeout.timeInterval
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+        request.setValue("tessera-swift/1", forHTTPHeaderField: "User-Agent")
+        if let body {
+            do {
+                request.httpBody = try WireCoding.encoder().encode(body)
+            } catch {
+                throw TesseraError(.invalidRequest, message: "Unencodable request body.")
+            }
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await transport(request)
+        } catch {
+            throw TesseraError.wrapping(error)
+        }
+        if Task.isCancelled { throw TesseraError(.cancelled, message: "The task was cancelled.") }
+        guard let http = response as? HTTPURLResponse else {
+            throw TesseraError(.invalidResponse, message: "Not an HTTP response.")
+        }
+        guard (200..<300).contains(http.statusCode) else {
+            throw Self.error(status: http.statusCode, data: data, headers: http)
+        }
+        return (data, http)
+    }
+
+    static func error(status: Int, data: Data, headers: HTTPURLResponse) -> TesseraError {
+        let requestID = headers.value(forHTTPHeaderField: "X-Request-Id")
+        let retryAfter = headers.value(forHTTPHeaderField: "Retry-After").flatMap(Int.init).map {
+            Duration.seconds(max($0, 0))
+        }
+        if let body = try? JSONDecoder().decode(ErrorResponse.self, from: data) {
+            var code = TesseraError.Code(rawValue: body.error.code)
+            if status >= 500 && code.rawValue.isEmpty { code = .serverUnavailable }
+            return TesseraError(
+                code, message: body.error.message ?? body.error.code, httpStatus: status, requestID: requestID,
+                retryAfter: retryAfter)
+        }
+        let code: TesseraError.Code
+        switch status {
+        case 429: code = .rateLimited
+        case 401: code = .invalidCredentials
+        case 404: code = .notFound
+        case 413: code = .payloadTooLarge
+        case 500...: code = .serverUnavailable
+        default: code = .invalidResponse
+        }
+        return TesseraError(
+            code, message: "HTTP \(status) without an error body.", httpStatus: status, requestID: requestID,
+            retryAfter: retryAfter)
+    }
+}

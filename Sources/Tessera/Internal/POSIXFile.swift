@@ -1,0 +1,115 @@
+import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Android)
+    import Android
+#endif
+
+/// Small, explicit POSIX file operations for the encrypted file store: whole-file reads that tell
+/// "missing" from "cannot read now", and atomic writes (temp file, fsync, rename, fsync directory).
+enum POSIXFile {
+    enum ReadResult {
+        case contents(Data)
+        case missing
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var operation: String
+        var errno: Int32
+        var description: String { "\(operation) failed (errno \(errno))" }
+    }
+
+    /// Reads the whole file; `.missing` only for ENOENT, any other failure throws.
+    static func read(_ path: String) throws(Failure) -> ReadResult {
+        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
+        if fd < 0 {
+            if errno == ENOENT { return .missing }
+            throw Failure(operation: "open", errno: errno)
+        }
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                retryingOnInterrupt { systemRead(fd, raw.baseAddress, raw.count) }
+            }
+            if count < 0 { throw Failure(operation: "read", errno: errno) }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        return .contents(data)
+    }
+
+    /// Writes `data` to `path` atomically with `mode`: a crash leaves the old file or the new one.
+    static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o600) throws(Failure) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let temporary = "\(directory)/.\(name).\(UUID().uuidString).tmp"
+        let fd = retryingOnInterrupt { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
+        if fd < 0 { throw Failure(operation: "open temporary file", errno: errno) }
+        var failure: Failure?
+        let written = data.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let count = retryingOnInterrupt { write(fd, raw.baseAddress! + offset, raw.count - offset) }
+                if count < 0 { return false }
+                offset += count
+            }
+            return true
+        }
+        if !written {
+            failure = Failure(operation: "write", errno: errno)
+        } else if fchmod(fd, mode) != 0 {
+            failure = Failure(operation: "fchmod", errno: errno)
+        } else if fsync(fd) != 0 {
+            failure = Failure(operation: "fsync", errno: errno)
+        }
+        close(fd)
+        if failure == nil, rename(temporary, path) != 0 {
+            failure = Failure(operation: "rename", errno: errno)
+        }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        let directoryFD = open(directory, O_RDONLY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            _ = fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
+    /// Removes the file; a missing file is not an error.
+    static func remove(_ path: String) throws(Failure) {
+        if unlink(path) != 0, errno != ENOENT {
+            throw Failure(operation: "unlink", errno: errno)
+        }
+    }
+
+    /// Creates the directory and its parents, the last one with mode 0700.
+    static func makeDirectory(_ path: String) throws(Failure) {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw Failure(operation: "mkdir", errno: EACCES)
+        }
+    }
+
+    private static func retryingOnInterrupt<T: BinaryInteger>(_ body: () -> T) -> T {
+        while true {
+            let result = body()
+            if result < 0 && errno == EINTR { continue }
+            return result
+        }
+    }
+}
+
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}

@@ -1,0 +1,102 @@
+import Foundation
+import TesseraTokens
+
+extension TesseraClient {
+    enum IdentityAssertion: Sendable {
+        case signed(String)
+        case userID(String)
+
+        /// The user ID the assertion claims, read without verification (the server verifies).
+        var subject: String? {
+            switch self {
+            case .userID(let id): return id
+            case .signed(let token): return IdentityTokenPeek.subject(of: token)
+            }
+        }
+    }
+
+    /// Exchanges a signed identity token, minted by the app's backend, for a verified session.
+    ///
+    /// When the current session is anonymous, the server carries its profile into the identified one
+    /// (see ``TesseraEvent/identified(_:capabilities:merge:)``). On failure nothing changes: the SDK
+    /// stays anonymous, or signed in as it was, and the error is typed (`identity_token_expired`,
+    /// `invalid_signature`, …). A registered push token moves to the new session.
+    /// - Parameter signedIdentityToken: The compact JWS from the app's backend.
+    /// - Returns: The new session's capabilities (`authenticated == true`).
+    /// - Throws: ``TesseraError`` — `external_user_id_changed` when another user is signed in
+    ///   (sign out first), `superseded` when a newer identify, sign-out or reset overtook this one.
+    @discardableResult
+    public func identify(signedIdentityToken: String) async throws -> Capabilities {
+        try await identify(.signed(signedIdentityToken))
+    }
+
+    /// Identifies with a client-asserted user ID: never authenticated, and only when the project allows it
+    /// (`unverified_identify_disabled` otherwise).
+    /// - Parameter userID: The app's user ID.
+    /// - Returns: The new session's capabilities (`authenticated == false`, kind `unverified`).
+    @discardableResult
+    public func identify(userID: String) async throws -> Capabilities {
+        try await identify(.userID(userID))
+    }
+
+    private func identify(_ assertion: IdentityAssertion) async throws -> Capabilities {
+        let current = try await requireState()
+        if let session = current.session, session.profile.kind == .identified,
+            let signedIn = session.profile.externalID, let claimed = assertion.subject, claimed != signedIn
+        {
+            throw TesseraError(
+                .externalUserIDChanged, message: "Another user is signed in; sign out before identifying a new one.")
+        }
+        generation &+= 1
+        return try await performIdentify(assertion, generation: generation)
+    }
+
+    /// Sends the identify request under generation `gen` and applies its answer if still current.
+    func performIdentify(_ assertion: IdentityAssertion, generation gen: UInt64) async throws -> Capabilities {
+        identityOperations += 1
+        defer { identityOperations -= 1 }
+        let previous = state?.session
+        let body: IdentifyRequest
+        let minutes = configuration.identifiedSessionDuration.map { Int($0.timeInterval / 60) }
+        switch assertion {
+        case .signed(let token): body = IdentifyRequest(identityToken: token, sessionDurationMinutes: minutes)
+        case .userID(let id): body = IdentifyRequest(userID: id, sessionDurationMinutes: minutes)
+        }
+        let envelope: SessionEnvelope
+        do {
+            envelope = try await api.identify(body, credential: previous?.token ?? api.publishableKey)
+        } catch {
+            guard error.endsSession, previous != nil else { throw error }
+            // Our own session is gone on the server: identify with the publishable key instead.
+            try check(gen)
+            envelope = try await api.identify(body, credential: api.publishableKey)
+        }
+        try check(gen)
+        let device = state?.device
+        apply(envelope)
+        log(.info, "identified as profile \(envelope.profile.id) (\(envelope.capabilities.kind.rawValue))")
+        eventBroadcaster.publish(
+            .identified(envelope.profile, capabilities: envelope.capabilities, merge: envelope.merge))
+        if let device, let previous, device.sessionToken == previous.token {
+            // The server ended the anonymous session and its push token with it: bind the token to the new one.
+            do {
+                _ = try await registerDeviceToken(
+                    device.pushToken, platform: device.device.platform, environment: device.device.environment)
+            } catch {
+                log(.warning, "could not move the push token to the new session: \(TesseraError.wrapping(error).code)")
+            }
+        }
+        return envelope.capabilities
+    }
+}
+
+/// Reads the `sub` of an identity token without verifying it, to refuse a user switch locally.
+enum IdentityTokenPeek {
+    static func subject(of token: String) -> String? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
+            let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]
+        else { return nil }
+        return object["sub"] as? String
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+extension TesseraClient {
+    /// Signs out in the one safe order:
+    ///
+    /// 1. unregister the push token with the session that registered it (so no push for this user
+    ///    reaches the next person on the device),
+    /// 2. revoke the session on the server,
+    /// 3. clear the local session,
+    /// 4. start a fresh anonymous identity — never the one that was merged into the signed-in user,
+    /// 5. publish the change.
+    ///
+    /// Offline, steps 1–2 are queued and retried by the heartbeat; the local sign-out still happens.
+    /// If the fresh anonymous session cannot be created now, the state is
+    /// `unavailable(.signedOut)` until the heartbeat creates it.
+    /// - Throws: `superseded` when a reset or identify overtook the sign-out before it cleared the session.
+    public func signOut() async throws {
+        _ = try await requireState()
+        generation &+= 1
+        let gen = generation
+        identityOperations += 1
+        defer { identityOperations -= 1 }
+        let ended = state?.session
+        let device = state?.device
+
+        var deviceGone = device == nil
+        if let device {
+            deviceGone = await unregister(device)
+            try check(gen)
+        }
+        var revoked = ended == nil
+        if let ended {
+            revoked = await revokeOnServer(token: ended.token)
+            try check(gen)
+        }
+        var pending: [PendingRevocation] = []
+        if let ended, !revoked { pending.append(PendingRevocation(sessionToken: ended.token)) }
+        if let device, !deviceGone, !(revoked && device.sessionToken == ended?.token) {
+            if let index = pending.firstIndex(where: { $0.sessionToken == device.sessionToken }) {
+                pending[index].deviceID = device.device.id
+            } else {
+                pending.append(PendingRevocation(sessionToken: device.sessionToken, deviceID: device.device.id))
+            }
+        }
+        state?.pendingRevocations += pending
+        state?.session = nil
+        state?.device = nil
+        state?.lastEndReason = .signedOut
+        state?.installationConsumed = true
+        autoEstablish = true
+        persist()
+        publishCurrent()
+        log(.info, "signed out")
+        eventBroadcaster.publish(.signedOut)
+        do {
+            _ = try await establishSession()
+        } catch {
+            log(.warning, "fresh anonymous session not created yet: \(TesseraError.wrapping(error).code)")
+        }
+    }
+
+    /// Unregisters the push token with the session that registered it. Works after ``clearSession()``.
+    /// A token the server already dropped (its session ended) counts as unregistered.
+    public func unregisterCurrentDeviceToken() async throws {
+        guard let device = try await requireState().device else { return }
+        try await api.unregisterDevice(id: device.device.id, credential: device.sessionToken)
+        if state?.device == device {
+            state?.device = nil
+            persist()
+        }
+    }
+
+    /// Clears the local session only: no request, no new identity. The push token registration is kept
+    /// with its session so ``unregisterCurrentDeviceToken()`` still works. Call ``refreshSession()``
+    /// (or ``identify(signedIdentityToken:)``) to have a session again.
+    public func clearSession() async throws {
+        _ = try await requireState()
+        generation &+= 1
+        if let ended = state?.session, ended.capabilities.kind != .anonymous {
+            state?.installationConsumed = true
+        }
+        state?.session = nil
+        state?.lastEndReason = .signedOut
+        autoEstablish = false
+        persist()
+        publishCurrent()
+    }
+
+    /// Makes sure there is a live session: checks the current one with the server (and gets a fresh
+    /// session JWT), or, when there is none, starts a fresh anonymous identity.
+    @discardableResult
+    public func refreshSession() async throws -> Session {
+        _ = try await requireState()
+        if state?.session != nil {
+            return try await authenticateShared(durationMinutes: nil).session
+        }
+        autoEstablish = true
+        return try await establishSession().session
+    }
+
+    /// Replaces the installation identity and removes everything of the old one from the store, then
+    /// starts a fresh anonymous session. Local only: use ``signOut()`` to end the session on the server.
+    /// - Throws: `storage_unavailable` (nothing changed) when the store cannot be written now; the network
+    ///   error when the fresh anonymous session could not be created (the heartbeat retries).
+    public func reset() async throws {
+        do {
+            try store.remove(configuration.storageKey)
+        } catch {
+            throw TesseraError(.storageUnavailable, message: "The credential store cannot be written now.")
+        }
+        generation &+= 1
+        var fresh = PersistedState.freshInstallation()
+        fresh.lastEndReason = .signedOut
+        state = fresh
+        autoEstablish = true
+        reestablishTask = nil
+        persist()
+        publishCurrent()
+        log(.info, "reset: new installation")
+        eventBroadcaster.publish(.reset)
+        ensureMaintenance()
+        _ = try await establishSession()
+    }
+
+    // MARK: Steps
+
+    /// Unregisters with the registering session's own credential; false only when a retry may succeed.
+    func unregister(_ device: StoredDevice) async -> Bool {
+        do {
+            try await api.unregisterDevice(id: device.device.id, credential: device.sessionToken)
+            return true
+        } catch {
+            log(.warning, "push token not unregistered: \(error.code)")
+            return !error.isTransient
+        }
+    }
+
+    /// Revokes a session; false only when a retry may succeed (offline, 5xx, 429).
+    func revokeOnServer(token: String) async -> Bool {
+        do {
+            try await api.revokeIfAlive(sessionToken: token)
+            return true
+        } catch {
+            log(.warning, "session not revoked: \(error.code)")
+            return !error.isTransient
+        }
+    }
+
+    /// Retries the revocations queued by an offline sign-out.
+    func flushPendingRevocations() async {
+        guard let pending = state?.pendingRevocations, !pending.isEmpty else { return }
+        for item in pending {
+            var done = true
+            if let deviceID = item.deviceID {
+                do {
+                    try await api.unregisterDevice(id: deviceID, credential: item.sessionToken)
+                } catch {
+                    done = !error.isTransient
+                }
+            }
+            if done { done = await revokeOnServer(token: item.sessionToken) }
+            if done {
+                state?.pendingRevocations.removeAll { $0 == item }
+                persist()
+            }
+        }
+    }
+}

@@ -1,0 +1,327 @@
+public import Foundation
+import TesseraTokens
+
+/// The Tessera client: an anonymous identity per installation from the first launch, signed identity
+/// when the user signs in, a session kept alive by a heartbeat, push tokens, and an ordered sign-out.
+///
+/// ```swift
+/// let tessera = TesseraClient(configuration: TesseraConfiguration(
+///     serverURL: URL(string: "https://id.example.com")!,
+///     publishableKey: "pk_…"))
+/// try await tessera.start()                       // anonymous session, restored or created
+/// for await state in tessera.sessionUpdates { … } // available / unavailable(reason)
+/// let capabilities = try await tessera.identify(signedIdentityToken: tokenFromMyBackend)
+/// try await tessera.signOut()                     // unregister push → revoke → clear → fresh anonymous
+/// ```
+///
+/// Every identify, sign-out and reset starts a new *generation*: an answer that began under an older
+/// generation is dropped, whatever order the network delivers it in. Concurrent callers that need the
+/// same request (authenticate, the anonymous session) share one. Only `session_not_found`,
+/// `session_expired` and `session_revoked` end a session; offline, timeouts, 5xx and 429 keep it and
+/// are retried with exponential backoff and jitter.
+public actor TesseraClient {
+    /// The configuration the client was created with.
+    public nonisolated let configuration: TesseraConfiguration
+
+    let api: APIClient
+    let clock: any TesseraClock
+    let store: any CredentialStore
+    let sessionBroadcaster = StateBroadcaster<Availability<Session>>(.unavailable(.neverSignedIn))
+    let profileBroadcaster = StateBroadcaster<Availability<Profile>>(.unavailable(.neverSignedIn))
+    let eventBroadcaster = EventBroadcaster<TesseraEvent>()
+
+    /// The loaded state; nil until the store was read.
+    var state: PersistedState?
+    /// Bumped by identify, sign-out, reset, clear, hydration and the end of a session.
+    var generation: UInt64 = 0
+    var isStarted = false
+    var startFlight: Task<Void, any Error>?
+    var authenticateFlights: [AuthenticateFlightKey: Task<StoredSession, any Error>] = [:]
+    var establishFlight: (generation: UInt64, task: Task<StoredSession, any Error>)?
+    var reestablishTask: Task<Void, Never>?
+    var maintenanceTask: Task<Void, Never>?
+    var lastHeartbeatAttemptAt: Date?
+    var isInBackground = false
+    var needsPersist = false
+    /// Whether the maintenance loop should establish a session when there is none.
+    var autoEstablish = true
+    /// Identify / sign-out / hydration calls in flight: a session end noticed meanwhile is theirs to resolve.
+    var identityOperations = 0
+    var lifecycleObservation: LifecycleObservation?
+
+    /// Test probe: how many callers joined an already running shared request.
+    var sharedRequestJoins = 0
+    private var joinWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    struct AuthenticateFlightKey: Hashable {
+        var generation: UInt64
+        var durationMinutes: Int?
+        var sessionToken: String
+    }
+
+    /// Creates a client. Nothing happens until ``start()``.
+    /// - Parameter configuration: The configuration.
+    public init(configuration: TesseraConfiguration) {
+        self.configuration = configuration
+        self.api = APIClient(configuration: configuration)
+        self.clock = configuration.clock
+        self.store = configuration.credentialStore
+    }
+
+    // MARK: Observing
+
+    /// The current session state, and every change after it. Each new subscriber gets the current state first.
+    public nonisolated var sessionUpdates: AsyncStream<Availability<Session>> { sessionBroadcaster.stream() }
+    /// The current profile state, and every change after it. Each new subscriber gets the current state first.
+    public nonisolated var profileUpdates: AsyncStream<Availability<Profile>> { profileBroadcaster.stream() }
+    /// Events from now on: identified, authentication failed, session ended, storage corrupted, signed out, reset.
+    public nonisolated var events: AsyncStream<TesseraEvent> { eventBroadcaster.stream() }
+    /// The session state now.
+    public nonisolated var sessionState: Availability<Session> { sessionBroadcaster.current }
+    /// The profile state now.
+    public nonisolated var profileState: Availability<Profile> { profileBroadcaster.current }
+
+    // MARK: Reading
+
+    /// The current profile, if there is a session.
+    public var profile: Profile? { state?.session?.profile }
+    /// The capabilities of the current session, if any.
+    public var capabilities: Capabilities? { state?.session?.capabilities }
+    /// This installation's public ID, once the store was read.
+    public var installationID: UUID? { state?.installationID }
+    /// The push token registration, if any.
+    public var registeredDevice: Device? { state?.device?.device }
+
+    /// A UUID for StoreKit's `appAccountToken`: the user ID when it parses as a UUID, else the
+    /// installation UUID. Nil only before the store was read.
+    public var appAccountToken: UUID? {
+        if let externalID = state?.session?.profile.externalID, let uuid = UUID(uuidString: externalID) {
+            return uuid
+        }
+        return state?.installationID
+    }
+
+    /// The sessions namespace: authenticate, revoke, hydrate, list.
+    public nonisolated var sessions: Sessions { Sessions(client: self) }
+
+    // MARK: Start
+
+    /// Creates or restores the installation's anonymous identity, restores a persisted session (the
+    /// heartbeat validates it when it is older than one interval), and starts the heartbeat.
+    ///
+    /// Idempotent; concurrent calls share one run. Throws `storage_unavailable` when the store cannot
+    /// be read now (the SDK retries by itself and never creates a new identity meanwhile), or the
+    /// network error when a first anonymous session could not be created (retried with backoff).
+    public func start() async throws {
+        if isStarted { return }
+        if let startFlight {
+            noteJoin()
+            return try await startFlight.value
+        }
+        let task = Task { try await self.performStart() }
+        startFlight = task
+        defer { startFlight = nil }
+        try await task.value
+    }
+
+    private func performStart() async throws {
+        if state == nil {
+            do {
+                try loadState()
+            } catch {
+                ensureMaintenance()
+                throw error
+            }
+        }
+        ensureMaintenance()
+        if configuration.observesApplicationLifecycle, lifecycleObservation == nil {
+            lifecycleObservation = await LifecycleObservation.install(client: self)
+        }
+        if let current = state?.session, current.session.expiresAt <= serverNow(current) {
+            endSession(.expired, token: current.token)
+        }
+        if state?.session == nil, autoEstablish {
+            if let reestablishTask {
+                await reestablishTask.value
+            } else {
+                _ = try await establishSession()
+            }
+        }
+        isStarted = true
+    }
+
+    /// Reads the store: restores, creates a fresh installation, or replaces a corrupted state.
+    func loadState() throws(TesseraError) {
+        let key = configuration.storageKey
+        do throws(CredentialStoreError) {
+            if let data = try store.load(key) {
+                guard let restored = try? WireCoding.decoder().decode(PersistedState.self, from: data),
+                    restored.version == PersistedState.currentVersion
+                else {
+                    throw CredentialStoreError.corrupted("undecodable state")
+                }
+                state = restored
+                log(.info, "restored installation \(restored.installationID.uuidString.lowercased())")
+            } else {
+                state = .freshInstallation()
+                log(.info, "new installation")
+                persist()
+            }
+        } catch {
+            switch error {
+            case .unavailable(let message):
+                log(.warning, "credential store unavailable: \(message)")
+                sessionBroadcaster.publish(.unavailable(.storageUnavailable))
+                profileBroadcaster.publish(.unavailable(.storageUnavailable))
+                throw TesseraError(.storageUnavailable, message: "The credential store cannot be read now.")
+            case .corrupted(let message):
+                log(.error, "stored state removed: \(message)")
+                try? store.remove(key)
+                var fresh = PersistedState.freshInstallation()
+                fresh.lastEndReason = .storageLost
+                state = fresh
+                persist()
+                eventBroadcaster.publish(.storageCorrupted)
+            }
+        }
+        publishCurrent()
+    }
+
+    // MARK: State
+
+    /// Server time now, from the last answer's `server_time`.
+    func serverNow(_ session: StoredSession) -> Date {
+        clock.now().addingTimeInterval(session.serverTimeOffset)
+    }
+
+    /// Makes an envelope the current session, persists and publishes it.
+    @discardableResult
+    func apply(_ envelope: SessionEnvelope) -> StoredSession {
+        let now = clock.now()
+        let jwtExpiry =
+            (try? SessionClaims.unverified(from: envelope.sessionJWT).expiration)
+            ?? envelope.serverTime.addingTimeInterval(300)
+        let stored = StoredSession(
+            session: envelope.session, profile: envelope.profile, capabilities: envelope.capabilities,
+            token: envelope.sessionToken, jwt: envelope.sessionJWT, jwtExpiresAt: jwtExpiry, lastValidatedAt: now,
+            serverTimeOffset: envelope.serverTime.timeIntervalSince(now))
+        if state == nil { state = .freshInstallation() }
+        state?.session = stored
+        state?.lastEndReason = nil
+        if stored.capabilities.kind != .anonymous { state?.installationConsumed = true }
+        lastHeartbeatAttemptAt = now
+        persist()
+        publishCurrent()
+        return stored
+    }
+
+    /// Ends the current session locally (when `token` is still the current one), publishes why, and
+    /// re-establishes in the background: through the identity-token provider for a verified session,
+    /// else (or when it gives nothing) a fresh anonymous identity, as the fallback policy says.
+    func endSession(_ reason: UnavailableReason, token: String) {
+        guard let ended = state?.session, ended.token == token else { return }
+        if identityOperations > 0 { return }
+        generation &+= 1
+        state?.session = nil
+        state?.lastEndReason = reason
+        if state?.device?.sessionToken == token { state?.device = nil }
+        if ended.capabilities.kind != .anonymous { state?.installationConsumed = true }
+        persist()
+        publishCurrent()
+        log(.info, "session \(ended.session.id) ended: \(reason.rawValue)")
+        eventBroadcaster.publish(.sessionEnded(reason))
+        let request: IdentityTokenRequest? =
+            ended.capabilities.kind == .verified
+            ? IdentityTokenRequest(externalUserID: ended.profile.externalID, reason: reason) : nil
+        let gen = generation
+        reestablishTask = Task { await self.reestablish(after: request, generation: gen) }
+    }
+
+    private func reestablish(after request: IdentityTokenRequest?, generation gen: UInt64) async {
+        defer { if gen == generation { reestablishTask = nil } }
+        if let request, let provider = configuration.identityTokenProvider {
+            do {
+                guard let token = try await provider.identityToken(for: request) else {
+                    throw TesseraError(.identityTokenUnavailable, message: "The identity-token provider gave no token.")
+                }
+                guard gen == generation else { return }
+                _ = try await performIdentify(.signed(token), generation: gen)
+                return
+            } catch {
+                let error = TesseraError.wrapping(error)
+                if error.code == .superseded || gen != generation { return }
+                log(.warning, "re-establishing the verified session failed: \(error.code)")
+                eventBroadcaster.publish(.authenticationFailed(error))
+            }
+        }
+        guard gen == generation else { return }
+        guard configuration.fallbackPolicy == .anonymous else {
+            autoEstablish = false
+            return
+        }
+        do {
+            _ = try await establishSession()
+        } catch {
+            log(.warning, "anonymous fallback failed: \(TesseraError.wrapping(error).code); retrying later")
+        }
+    }
+
+    /// Publishes the current session and profile states (repeats are swallowed by the broadcasters).
+    func publishCurrent() {
+        if let current = state?.session {
+            sessionBroadcaster.publish(.available(current.session, lastValidatedAt: current.lastValidatedAt))
+            profileBroadcaster.publish(.available(current.profile, lastValidatedAt: current.lastValidatedAt))
+        } else {
+            let reason = state?.lastEndReason ?? .neverSignedIn
+            sessionBroadcaster.publish(.unavailable(reason))
+            profileBroadcaster.publish(.unavailable(reason))
+        }
+    }
+
+    /// Writes the state to the store; on failure keeps it in memory and retries on the next heartbeat.
+    func persist() {
+        guard let state else { return }
+        do {
+            let data = try WireCoding.encoder().encode(state)
+            try store.save(data, for: configuration.storageKey)
+            needsPersist = false
+        } catch {
+            needsPersist = true
+            log(.warning, "could not persist the state (\(error)); will retry")
+        }
+    }
+
+    /// Throws `superseded` when a newer identify, sign-out or reset started since `gen`.
+    func check(_ gen: UInt64) throws(TesseraError) {
+        guard gen == generation else {
+            throw TesseraError(.superseded, message: "A newer identify, sign-out or reset replaced this call.")
+        }
+    }
+
+    /// Loads the state if needed (starting the client).
+    func requireState() async throws -> PersistedState {
+        if let state { return state }
+        try await start()
+        guard let state else { throw TesseraError(.storageUnavailable) }
+        return state
+    }
+
+    func log(_ level: TesseraLogMessage.Level, _ message: String) {
+        configuration.logHandler(TesseraLogMessage(level: level, message: message))
+    }
+
+    // MARK: Test probes
+
+    func noteJoin() {
+        sharedRequestJoins += 1
+        let ready = joinWaiters.filter { $0.count <= sharedRequestJoins }
+        joinWaiters.removeAll { $0.count <= sharedRequestJoins }
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    /// Returns once `count` callers have joined an already running shared request.
+    func waitForSharedRequestJoins(_ count: Int) async {
+        if sharedRequestJoins >= count { return }
+        await withCheckedContinuation { joinWaiters.append((count, $0)) }
+    }
+}

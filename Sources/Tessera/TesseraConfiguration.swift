@@ -1,0 +1,132 @@
+public import Foundation
+
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#endif
+
+/// Everything a ``TesseraClient`` needs, with a default for every field.
+///
+/// ```swift
+/// var configuration = TesseraConfiguration(
+///     serverURL: URL(string: "https://id.example.com")!,
+///     publishableKey: "pk_…"
+/// )
+/// configuration.identityTokenProvider = MyBackendTokenProvider()
+/// let tessera = TesseraClient(configuration: configuration)
+/// ```
+public struct TesseraConfiguration: Sendable {
+    /// Sends one HTTP request: `URLSession` by default; tests inject a scripted one.
+    public typealias Transport = @Sendable (URLRequest) async throws -> (Data, URLResponse)
+
+    /// The Tessera server's base URL.
+    public var serverURL: URL
+    /// The project's publishable key (`pk_…`).
+    public var publishableKey: String
+    /// Where the installation identity and session live between launches.
+    public var credentialStore: any CredentialStore
+    /// The key under which this client keeps its state in the store (one per project or account).
+    public var storageKey: String
+    /// The HTTP transport.
+    public var transport: Transport
+    /// Wall-clock time and sleeping.
+    public var clock: any TesseraClock
+    /// Receives the SDK's log lines (never credentials). Ignored by default.
+    public var logHandler: @Sendable (TesseraLogMessage) -> Void
+    /// How often the heartbeat checks the session (without extending it).
+    public var heartbeatInterval: Duration
+    /// The heartbeat's relative jitter: each interval is drawn uniformly from `interval × (1 ± jitter)`.
+    public var heartbeatJitter: Double
+    /// Retries after offline, timeouts, 5xx and 429.
+    public var backoff: BackoffPolicy
+    /// Asked for a fresh identity token when a verified session must be re-established.
+    public var identityTokenProvider: (any IdentityTokenProvider)?
+    /// What to do when a verified session ends and cannot be re-established.
+    public var fallbackPolicy: FallbackPolicy
+    /// Random numbers in `0 ..< 1`, for jitter.
+    public var random: @Sendable () -> Double
+    /// The session length asked for when identifying (nil: the project's default).
+    public var identifiedSessionDuration: Duration?
+    /// How long before the session JWT's expiry a private call refreshes it first.
+    public var jwtRefreshMargin: Duration
+    /// The request timeout.
+    public var requestTimeout: Duration
+    /// Whether the client wires itself to UIKit/AppKit background and foreground notifications.
+    public var observesApplicationLifecycle: Bool
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - serverURL: The server's base URL.
+    ///   - publishableKey: The project's publishable key.
+    ///   - credentialStore: Where state is kept (Keychain on Apple platforms, an encrypted file elsewhere).
+    ///   - storageKey: The key of this client's state in the store.
+    ///   - transport: The HTTP transport (`URLSession.shared`).
+    ///   - clock: The clock (``SystemClock``).
+    ///   - logHandler: Log sink (ignored).
+    ///   - heartbeatInterval: Heartbeat interval (180 s).
+    ///   - heartbeatJitter: Heartbeat jitter (±10 %).
+    ///   - backoff: Retry policy.
+    ///   - identityTokenProvider: Fresh identity tokens (none).
+    ///   - fallbackPolicy: Fallback when a verified session cannot be re-established (anonymous).
+    ///   - random: Random numbers in `0 ..< 1`.
+    ///   - identifiedSessionDuration: Identified session length (project default).
+    ///   - jwtRefreshMargin: Refresh the session JWT this long before its expiry (30 s).
+    ///   - requestTimeout: Request timeout (30 s).
+    ///   - observesApplicationLifecycle: Wire background/foreground automatically (true).
+    public init(
+        serverURL: URL = URL(string: "http://127.0.0.1:8080")!,
+        publishableKey: String = "",
+        credentialStore: (any CredentialStore)? = nil,
+        storageKey: String = "tessera",
+        transport: Transport? = nil,
+        clock: any TesseraClock = SystemClock(),
+        logHandler: @escaping @Sendable (TesseraLogMessage) -> Void = { _ in },
+        heartbeatInterval: Duration = .seconds(180),
+        heartbeatJitter: Double = 0.1,
+        backoff: BackoffPolicy = BackoffPolicy(),
+        identityTokenProvider: (any IdentityTokenProvider)? = nil,
+        fallbackPolicy: FallbackPolicy = .anonymous,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        identifiedSessionDuration: Duration? = nil,
+        jwtRefreshMargin: Duration = .seconds(30),
+        requestTimeout: Duration = .seconds(30),
+        observesApplicationLifecycle: Bool = true
+    ) {
+        self.serverURL = serverURL
+        self.publishableKey = publishableKey
+        self.credentialStore = credentialStore ?? Self.defaultCredentialStore()
+        self.storageKey = storageKey
+        self.transport = transport ?? Self.urlSessionTransport
+        self.clock = clock
+        self.logHandler = logHandler
+        self.heartbeatInterval = heartbeatInterval
+        self.heartbeatJitter = min(max(heartbeatJitter, 0), 1)
+        self.backoff = backoff
+        self.identityTokenProvider = identityTokenProvider
+        self.fallbackPolicy = fallbackPolicy
+        self.random = random
+        self.identifiedSessionDuration = identifiedSessionDuration
+        self.jwtRefreshMargin = jwtRefreshMargin
+        self.requestTimeout = requestTimeout
+        self.observesApplicationLifecycle = observesApplicationLifecycle
+    }
+
+    /// `URLSession.shared`.
+    public static let urlSessionTransport: Transport = { request in
+        try await URLSession.shared.data(for: request)
+    }
+
+    /// The platform's default store: the Keychain on Apple platforms; elsewhere an
+    /// ``EncryptedFileStore`` under `$XDG_DATA_HOME/tessera` (or `~/.local/share/tessera`) with its key
+    /// in a separate key file.
+    public static func defaultCredentialStore() -> any CredentialStore {
+        #if canImport(Security)
+            return KeychainCredentialStore()
+        #else
+            let environment = ProcessInfo.processInfo.environment
+            let base =
+                environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+            return EncryptedFileStore(directory: base.appendingPathComponent("tessera"))
+        #endif
+    }
+}

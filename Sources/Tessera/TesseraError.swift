@@ -1,0 +1,143 @@
+import Foundation
+
+/// The one error type of the Tessera SDK.
+///
+/// `code` is open: it carries every code of the server's wire contract, the SDK's own codes, and
+/// any code a newer server may send that this SDK does not know yet. Decide what to do with
+/// ``isTransient`` (try again later, the session is kept) and ``endsSession`` (the session is gone).
+public struct TesseraError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A machine-readable error code; `rawValue` is the wire code for server errors.
+    public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible,
+        ExpressibleByStringLiteral
+    {
+        public let rawValue: String
+
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(stringLiteral value: String) { self.rawValue = value }
+        public init(from decoder: any Decoder) throws {
+            rawValue = try decoder.singleValueContainer().decode(String.self)
+        }
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+        public var description: String { rawValue }
+
+        // MARK: Server codes (API.md, "Error codes")
+        public static let invalidRequest: Code = "invalid_request"
+        public static let payloadTooLarge: Code = "payload_too_large"
+        public static let invalidAPIKey: Code = "invalid_api_key"
+        public static let invalidCredentials: Code = "invalid_credentials"
+        public static let invalidIdentityToken: Code = "invalid_identity_token"
+        public static let invalidSignature: Code = "invalid_signature"
+        public static let unsupportedAlgorithm: Code = "unsupported_algorithm"
+        public static let identityTokenExpired: Code = "identity_token_expired"
+        public static let identityTokenNotYetValid: Code = "identity_token_not_yet_valid"
+        public static let identityTokenLifetimeTooLong: Code = "identity_token_lifetime_too_long"
+        public static let identityTokenReplayed: Code = "identity_token_replayed"
+        public static let audienceMismatch: Code = "audience_mismatch"
+        public static let invalidClaims: Code = "invalid_claims"
+        public static let invalidEmail: Code = "invalid_email"
+        public static let invalidName: Code = "invalid_name"
+        public static let invalidAvatarURL: Code = "invalid_avatar_url"
+        public static let externalUserIDChanged: Code = "external_user_id_changed"
+        public static let unverifiedIdentifyDisabled: Code = "unverified_identify_disabled"
+        public static let installationConflict: Code = "installation_conflict"
+        public static let invalidSessionDuration: Code = "invalid_session_duration"
+        public static let sessionNotFound: Code = "session_not_found"
+        public static let sessionExpired: Code = "session_expired"
+        public static let sessionRevoked: Code = "session_revoked"
+        public static let notFound: Code = "not_found"
+        public static let rateLimited: Code = "rate_limited"
+
+        // MARK: The SDK's own codes
+        /// The request did not reach the server or its answer did not come back (offline, DNS, TLS, reset).
+        public static let network: Code = "network"
+        /// The request timed out.
+        public static let timeout: Code = "timeout"
+        /// The server answered 5xx (a bug or an unavailable database); the session is kept.
+        public static let serverUnavailable: Code = "server_unavailable"
+        /// The server's answer could not be understood.
+        public static let invalidResponse: Code = "invalid_response"
+        /// The task was cancelled. Never ends a session.
+        public static let cancelled: Code = "cancelled"
+        /// A newer identify, sign-out or reset started while this call was running; its result was dropped.
+        public static let superseded: Code = "superseded"
+        /// The credential store cannot be read or written right now (for example the keychain before first unlock).
+        public static let storageUnavailable: Code = "storage_unavailable"
+        /// The stored state was tampered with or cannot be decrypted; it was removed.
+        public static let storageCorrupted: Code = "storage_corrupted"
+        /// The call needs a session and there is none.
+        public static let noSession: Code = "no_session"
+        /// The identity-token provider gave no token.
+        public static let identityTokenUnavailable: Code = "identity_token_unavailable"
+        /// The configuration cannot work (for example an empty publishable key).
+        public static let invalidConfiguration: Code = "invalid_configuration"
+    }
+
+    /// What went wrong, for code.
+    public var code: Code
+    /// What went wrong, for people. Never contains a credential.
+    public var message: String
+    /// The HTTP status of the server's answer, when there was one.
+    public var httpStatus: Int?
+    /// The server's `X-Request-Id`, for support requests.
+    public var requestID: String?
+    /// The server's `Retry-After`, when it sent one.
+    public var retryAfter: Duration?
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: The machine-readable code.
+    ///   - message: Human-readable text; never put a credential in it.
+    ///   - httpStatus: The HTTP status, when the server answered.
+    ///   - requestID: The server's `X-Request-Id`.
+    ///   - retryAfter: The server's `Retry-After`.
+    public init(
+        _ code: Code, message: String? = nil, httpStatus: Int? = nil, requestID: String? = nil,
+        retryAfter: Duration? = nil
+    ) {
+        self.code = code
+        self.message = message ?? code.rawValue
+        self.httpStatus = httpStatus
+        self.requestID = requestID
+        self.retryAfter = retryAfter
+    }
+
+    /// Whether trying again later may succeed: offline, timeouts, 5xx, 429 and storage that is
+    /// temporarily unavailable. A transient error never ends a session.
+    public var isTransient: Bool {
+        switch code {
+        case .network, .timeout, .serverUnavailable, .rateLimited, .storageUnavailable: return true
+        default: return (httpStatus ?? 0) >= 500
+        }
+    }
+
+    /// Whether the session is gone for good. Only `session_not_found`, `session_expired` and
+    /// `session_revoked` end a session; every other error, including other 401s, keeps it.
+    public var endsSession: Bool {
+        code == .sessionNotFound || code == .sessionExpired || code == .sessionRevoked
+    }
+
+    public var description: String {
+        var text = "TesseraError(\(code.rawValue)"
+        if let httpStatus { text += ", HTTP \(httpStatus)" }
+        text += "): \(message)"
+        if let requestID { text += " [request \(requestID)]" }
+        return text
+    }
+
+    /// Maps any error thrown by a transport or the system to a `TesseraError`.
+    static func wrapping(_ error: any Error) -> TesseraError {
+        if let error = error as? TesseraError { return error }
+        if error is CancellationError { return TesseraError(.cancelled, message: "The task was cancelled.") }
+        if let error = error as? URLError {
+            switch error.code {
+            case .timedOut: return TesseraError(.timeout, message: "The request timed out.")
+            case .cancelled: return TesseraError(.cancelled, message: "The request was cancelled.")
+            default: return TesseraError(.network, message: "Network error (URLError \(error.code.rawValue)).")
+            }
+        }
+        return TesseraError(.network, message: "Transport error: \(type(of: error)).")
+    }
+}
