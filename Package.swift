@@ -38,7 +38,10 @@ let package = Package(
             dependencies: ["Tessera", "TesseraTokens"],
             path: "Examples/TesseraDevice"
         ),
-        .testTarget(name: "TesseraTokensTests", dependencies: ["TesseraTokens"]),
+        .testTarget(
+            name: "TesseraTokensTests",
+            dependencies: ["TesseraTokens", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(name: "TesseraTests", dependencies: ["Tessera"]),
     ]
 )

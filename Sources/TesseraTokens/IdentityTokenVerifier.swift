@@ -82,13 +82,26 @@ public struct IdentityTokenVerifier: Sendable {
         else {
             throw KeyConfigurationError("Leeway must be ≥ 0 and the maximum lifetime > 0.")
         }
+        self.init(rawKeys: secrets.map { ($0.kid, Array($0.value.utf8)) }, configuration: configuration)
+    }
+
+    /// Creates a verifier from raw key bytes, without the checks on length and count (for test vectors).
+    init(rawKeys: [(kid: String, key: [UInt8])], configuration: Configuration) {
         self.configuration = configuration
-        self.keys = secrets.map { ($0.kid, SymmetricKey(data: Array($0.value.utf8))) }
+        self.keys = rawKeys.map { ($0.kid, SymmetricKey(data: $0.key)) }
     }
 
     /// Verifies `token` at time `now` and returns its claims.
     /// - Throws: ``TokenError`` with one of the wire contract's identity-token codes.
     public func verify(_ token: some StringProtocol, now: Date) throws(TokenError) -> IdentityClaims {
+        guard let payload = StrictJSONReader.object(from: try verifiedPayload(token)) else {
+            throw TokenError(.invalidIdentityToken, "The payload is not a strict JSON object.")
+        }
+        return try IdentityClaimsReader(configuration: configuration, now: now.timeIntervalSince1970).read(payload)
+    }
+
+    /// The JWS layer alone: structure, header, MAC. Returns the payload bytes, not yet parsed.
+    func verifiedPayload(_ token: some StringProtocol) throws(TokenError) -> [UInt8] {
         try CompactJWS.withParsed(token, malformed: .invalidIdentityToken) { jws, signingInput throws(TokenError) in
             try jws.requireAlgorithm("HS256", malformed: .invalidIdentityToken)
             if let typ = try jws.type(malformed: .invalidIdentityToken) {
@@ -98,11 +111,7 @@ public struct IdentityTokenVerifier: Sendable {
                 }
             }
             try checkMAC(jws, signingInput: signingInput)
-            guard let payload = StrictJSONReader.object(from: jws.payload) else {
-                throw TokenError(.invalidIdentityToken, "The payload is not a strict JSON object.")
-            }
-            return try IdentityClaimsReader(configuration: configuration, now: now.timeIntervalSince1970)
-                .read(payload)
+            return jws.payload
         }
     }
 

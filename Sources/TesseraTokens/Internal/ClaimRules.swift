@@ -62,7 +62,9 @@ enum ClaimRules {
     private static func isPort(_ text: ArraySlice<UInt8>) -> Bool {
         guard text.first == UInt8(ascii: ":") else { return false }
         let digits = text.dropFirst()
-        return (1...5).contains(digits.count) && digits.allSatisfy { (0x30...0x39).contains($0) }
+        guard (1...5).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return false }
+        let port = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        return (1...65535).contains(port)
     }
 
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {

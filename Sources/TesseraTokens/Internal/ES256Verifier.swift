@@ -24,9 +24,23 @@ struct ES256Verifier: Sendable {
         leeway: TimeInterval,
         allowExpired: Bool
     ) throws(TokenError) -> SessionClaims {
+        let claims = try SessionClaims(payload: try verifiedPayload(token, requireType: true))
+        let seconds = now.timeIntervalSince1970
+        if !allowExpired, seconds >= claims.expiration.timeIntervalSince1970 + leeway {
+            throw TokenError(.tokenExpired, "The session JWT has expired.")
+        }
+        if claims.notBefore.timeIntervalSince1970 > seconds + leeway {
+            throw TokenError(.tokenNotYetValid, "The session JWT is not valid yet.")
+        }
+        return claims
+    }
+
+    /// The JWS layer alone: structure, header, signature. Returns the payload bytes, not yet parsed.
+    func verifiedPayload(_ token: some StringProtocol, requireType: Bool) throws(TokenError) -> [UInt8] {
         try CompactJWS.withParsed(token, malformed: .invalidToken) { jws, signingInput throws(TokenError) in
             try jws.requireAlgorithm("ES256", malformed: .invalidToken)
-            guard let typ = try jws.type(malformed: .invalidToken), typ.utf8.elementsEqual(Self.tokenType.utf8) else {
+            let typ = try jws.type(malformed: .invalidToken)
+            if requireType, !(typ?.utf8.elementsEqual(Self.tokenType.utf8) ?? false) {
                 throw TokenError(.invalidToken, "A session JWT has typ \(Self.tokenType).")
             }
             guard let kid = jws.keyID else { throw TokenError(.invalidToken, "A session JWT names its kid.") }
@@ -39,15 +53,7 @@ struct ES256Verifier: Sendable {
             else {
                 throw TokenError(.invalidSignature, "The signature does not verify.")
             }
-            let claims = try SessionClaims(payload: jws.payload)
-            let seconds = now.timeIntervalSince1970
-            if !allowExpired, seconds >= claims.expiration.timeIntervalSince1970 + leeway {
-                throw TokenError(.tokenExpired, "The session JWT has expired.")
-            }
-            if claims.notBefore.timeIntervalSince1970 > seconds + leeway {
-                throw TokenError(.tokenNotYetValid, "The session JWT is not valid yet.")
-            }
-            return claims
+            return jws.payload
         }
     }
 }

@@ -7,9 +7,7 @@ struct IdentityClaimsReader {
     let now: Double
 
     func read(_ payload: JSONObject) throws(TokenError) -> IdentityClaims {
-        // Types and presence first: a malformed claim set says so before any time rule.
-        guard let subValue = payload["sub"] else { throw TokenError(.invalidClaims, "The sub claim is required.") }
-        guard case .string(let subject) = subValue else { throw TokenError(.invalidClaims, "sub must be a string.") }
+        // Types of the time claims first: a malformed claim set says so before any time rule.
         guard let exp = try number("exp", in: payload) else {
             throw TokenError(.invalidClaims, "The exp claim is required.")
         }
@@ -36,6 +34,9 @@ struct IdentityClaimsReader {
                 "exp lies more than \(Int(configuration.maximumLifetime)) seconds ahead."
             )
         }
+        // Time before identity: RFC 7515's example token has no sub, and is reported as expired.
+        guard let subValue = payload["sub"] else { throw TokenError(.invalidClaims, "The sub claim is required.") }
+        guard case .string(let subject) = subValue else { throw TokenError(.invalidClaims, "sub must be a string.") }
         try checkAudience(audience)
         if let expected = configuration.expectedIssuer {
             guard let issuer, issuer.utf8.elementsEqual(expected.utf8) else {
