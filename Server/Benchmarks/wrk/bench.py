@@ -72,40 +72,20 @@ class Project:
     kid: str | None
 
 
-def find_value(data: object, *names: str) -> str | None:
-    """The first string under any of `names`, searching nested objects (the CLI's JSON layout may nest)."""
-    if isinstance(data, dict):
-        for name in names:
-            if isinstance(data.get(name), str):
-                return data[name]
-        for value in data.values():
-            found = find_value(value, *names)
-            if found is not None:
-                return found
-    elif isinstance(data, list):
-        for value in data:
-            found = find_value(value, *names)
-            if found is not None:
-                return found
-    return None
-
-
 def create_project(tessera: Path, database: str, environment: dict[str, str]) -> Project:
     command = [str(tessera), "projects", "create", "--name", "Benchmark", "--json", "--database", database]
     result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=60)
     if result.returncode != 0:
         raise SystemExit(f"bench: {' '.join(command[:4])} failed ({result.returncode}): {result.stderr.strip()}")
-    data = json.loads(result.stdout)
-    project = Project(
-        project_id=find_value(data, "project_id", "id") or "",
-        publishable_key=find_value(data, "publishable_key") or "",
-        secret_key=find_value(data, "secret_key") or "",
-        identity_secret=find_value(data, "identity_secret", "secret", "value") or "",
-        kid=find_value(data, "kid", "identity_secret_kid"),
-    )
-    if not (project.project_id and project.publishable_key.startswith("pk_") and project.identity_secret):
-        raise SystemExit("bench: could not read the project's ID, publishable key and identity secret from the CLI")
-    return project
+    # {"project_id", "name", "slug", "publishable_key", "secret_key", "identity_secret": {"kid", "secret"}}
+    try:
+        data = json.loads(result.stdout)
+        return Project(
+            project_id=data["project_id"], publishable_key=data["publishable_key"], secret_key=data["secret_key"],
+            identity_secret=data["identity_secret"]["secret"], kid=data["identity_secret"]["kid"],
+        )
+    except (ValueError, KeyError, TypeError) as error:
+        raise SystemExit(f"bench: cannot read the keys from `tessera projects create --json`: {error!r}")
 
 
 def mint_identity_token(secret: str, kid: str | None, claims: dict[str, object]) -> str:

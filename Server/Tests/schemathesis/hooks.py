@@ -126,7 +126,7 @@ class Tessera:
                 BASE_URL + "/v1/admin/identity-secrets", headers={"Authorization": f"Bearer {SECRET_KEY}"}, timeout=10
             )
             if created.status_code == 201:
-                data = created.json()
+                data = created.json()["identity_secret"]
                 with self.lock:
                     self.secret, self.kid = data["secret"], data["kid"]
         else:

@@ -38,23 +38,6 @@ def get(port: int, path: str) -> tuple[int, bytes]:
     return response.status, response.read()
 
 
-def find_value(data: object, *names: str) -> str | None:
-    if isinstance(data, dict):
-        for name in names:
-            if isinstance(data.get(name), str):
-                return data[name]
-        for value in data.values():
-            found = find_value(value, *names)
-            if found is not None:
-                return found
-    elif isinstance(data, list):
-        for value in data:
-            found = find_value(value, *names)
-            if found is not None:
-                return found
-    return None
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tessera", type=Path, required=True)
@@ -78,17 +61,18 @@ def main() -> int:
         if created.returncode != 0:
             print(f"schemathesis: tessera projects create failed: {created.stderr.strip()}", file=sys.stderr)
             return 1
-        project = json.loads(created.stdout)
-        keys = {
-            "TESSERA_ST_PROJECT_ID": find_value(project, "project_id", "id"),
-            "TESSERA_ST_PUBLISHABLE_KEY": find_value(project, "publishable_key"),
-            "TESSERA_ST_SECRET_KEY": find_value(project, "secret_key"),
-            "TESSERA_ST_IDENTITY_SECRET": find_value(project, "identity_secret", "secret", "value"),
-            "TESSERA_ST_IDENTITY_KID": find_value(project, "kid", "identity_secret_kid") or "",
-        }
-        missing = [name for name, value in keys.items() if value is None]
-        if missing:
-            print(f"schemathesis: the CLI's JSON lacks {missing}: {created.stdout[:500]}", file=sys.stderr)
+        # {"project_id", "name", "slug", "publishable_key", "secret_key", "identity_secret": {"kid", "secret"}}
+        try:
+            project = json.loads(created.stdout)
+            keys = {
+                "TESSERA_ST_PROJECT_ID": project["project_id"],
+                "TESSERA_ST_PUBLISHABLE_KEY": project["publishable_key"],
+                "TESSERA_ST_SECRET_KEY": project["secret_key"],
+                "TESSERA_ST_IDENTITY_SECRET": project["identity_secret"]["secret"],
+                "TESSERA_ST_IDENTITY_KID": project["identity_secret"]["kid"],
+            }
+        except (ValueError, KeyError, TypeError) as error:
+            print(f"schemathesis: cannot read the keys from `tessera projects create --json`: {error!r}", file=sys.stderr)
             return 1
 
         log = open(work / "tessera.log", "w")

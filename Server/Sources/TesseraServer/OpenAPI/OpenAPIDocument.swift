@@ -14,7 +14,7 @@ enum OpenAPIDocument {
             "title": "Tessera",
             "version": "1.0.0",
             "summary": "Self-hosted identity and sessions for apps.",
-            "description": "The wire contract between the Tessera server, the Tessera client SDK and the app backends that mint identity tokens. JSON in and out, `snake_case` fields, RFC 3339 UTC times with second precision. Request bodies are capped at 16 KiB. Every response carries `X-Request-Id`; every non-2xx answer is `{\"error\": {\"code\", \"message\"}}`. Credentials go in `Authorization: Bearer …` (scheme word case-insensitive, never in the query string); an endpoint answers `401 invalid_credentials` to a kind of credential it does not take.",
+            "description": "The wire contract between the Tessera server, the Tessera client SDK and the app backends that mint identity tokens.\n\n- JSON in and out, `snake_case` members, times in RFC 3339 UTC with second precision; every session response carries `server_time`.\n- Request bodies are capped at 16 KiB (`413 payload_too_large`).\n- Every response carries `X-Request-Id`. Every non-2xx answer is `{\"error\": {\"code\", \"message\"}}`; bad input never produces a 5xx.\n- Credentials go in `Authorization: Bearer …` (the scheme word is case-insensitive; a credential in the query string is ignored). An endpoint answers `401 invalid_credentials` to a kind of credential it does not take.\n- A path that exists answers other methods with `405 method_not_allowed` and an `Allow` header; an unknown path is `404 not_found`.\n- `503 service_unavailable` means the database is not available; `500 internal_error` is a bug.",
             "license": {
               "name": "Apache-2.0",
               "identifier": "Apache-2.0"
@@ -23,7 +23,7 @@ enum OpenAPIDocument {
           "tags": [
             {
               "name": "Sessions",
-              "description": "Anonymous start, identify, heartbeat, revoke."
+              "description": "Anonymous start, identify, heartbeat, revoke, and the keys that verify session JWTs."
             },
             {
               "name": "Me",
@@ -50,7 +50,7 @@ enum OpenAPIDocument {
                 "tags": [
                   "Sessions"
                 ],
-                "description": "Creates, or restores, the anonymous identity of one app installation and opens a session for it. A known `installation_id` presented with another secret gets `409 installation_conflict`, so knowing an installation ID gives nothing.",
+                "description": "Creates, or restores, the anonymous identity of one app installation and opens a session for it: 201 for a new installation, 200 for a known one (idempotent). A known `installation_id` presented with another secret gets `409 installation_conflict`, so knowing someone's installation ID gives nothing.",
                 "security": [
                   {
                     "publishableKey": []
@@ -67,51 +67,6 @@ enum OpenAPIDocument {
                   }
                 },
                 "responses": {
-                  "201": {
-                    "description": "A new installation: its anonymous profile was created and a session opened.",
-                    "headers": {
-                      "X-Request-Id": {
-                        "$ref": "#/components/headers/X-Request-Id"
-                      }
-                    },
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/SessionEnvelope"
-                        }
-                      }
-                    },
-                    "links": {
-                      "DeleteSession": {
-                        "operationId": "deleteSession",
-                        "parameters": {
-                          "session_id": "$response.body#/session/id"
-                        },
-                        "description": "Ends the session this response opened (with a credential of the same profile)."
-                      },
-                      "GetProfile": {
-                        "operationId": "getProfile",
-                        "parameters": {
-                          "profile_id": "$response.body#/profile/id"
-                        },
-                        "description": "The profile of this session, through the admin API."
-                      },
-                      "ListProfileSessions": {
-                        "operationId": "listProfileSessions",
-                        "parameters": {
-                          "profile_id": "$response.body#/profile/id"
-                        },
-                        "description": "The live sessions of this profile, through the admin API."
-                      },
-                      "EraseProfile": {
-                        "operationId": "eraseProfile",
-                        "parameters": {
-                          "profile_id": "$response.body#/profile/id"
-                        },
-                        "description": "Erases this profile, through the admin API."
-                      }
-                    }
-                  },
                   "200": {
                     "description": "A known installation with its secret: its anonymous profile restored and a new session opened.",
                     "headers": {
@@ -139,21 +94,94 @@ enum OpenAPIDocument {
                         "parameters": {
                           "profile_id": "$response.body#/profile/id"
                         },
-                        "description": "The profile of this session, through the admin API."
+                        "description": "The session's profile, through the admin API."
                       },
                       "ListProfileSessions": {
                         "operationId": "listProfileSessions",
                         "parameters": {
                           "profile_id": "$response.body#/profile/id"
                         },
-                        "description": "The live sessions of this profile, through the admin API."
+                        "description": "The profile's live sessions, through the admin API."
+                      },
+                      "ListProfileDevices": {
+                        "operationId": "listProfileDevices",
+                        "parameters": {
+                          "profile_id": "$response.body#/profile/id"
+                        },
+                        "description": "The profile's live push tokens, through the admin API."
+                      },
+                      "RevokeProfileSessions": {
+                        "operationId": "revokeProfileSessions",
+                        "parameters": {
+                          "profile_id": "$response.body#/profile/id"
+                        },
+                        "description": "Ends every session of the profile, through the admin API."
                       },
                       "EraseProfile": {
                         "operationId": "eraseProfile",
                         "parameters": {
                           "profile_id": "$response.body#/profile/id"
                         },
-                        "description": "Erases this profile, through the admin API."
+                        "description": "Erases the profile, through the admin API."
+                      }
+                    }
+                  },
+                  "201": {
+                    "description": "A new installation: its anonymous profile was created and a session opened.",
+                    "headers": {
+                      "X-Request-Id": {
+                        "$ref": "#/components/headers/X-Request-Id"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/SessionEnvelope"
+                        }
+                      }
+                    },
+                    "links": {
+                      "DeleteSession": {
+                        "operationId": "deleteSession",
+                        "parameters": {
+                          "session_id": "$response.body#/session/id"
+                        },
+                        "description": "Ends the session this response opened (with a credential of the same profile)."
+                      },
+                      "GetProfile": {
+                        "operationId": "getProfile",
+                        "parameters": {
+                          "profile_id": "$response.body#/profile/id"
+                        },
+                        "description": "The session's profile, through the admin API."
+                      },
+                      "ListProfileSessions": {
+                        "operationId": "listProfileSessions",
+                        "parameters": {
+                          "profile_id": "$response.body#/profile/id"
+                        },
+                        "description": "The profile's live sessions, through the admin API."
+                      },
+                      "ListProfileDevices": {
+                        "operationId": "listProfileDevices",
+                        "parameters": {
+                          "profile_id": "$response.body#/profile/id"
+                        },
+                        "description": "The profile's live push tokens, through the admin API."
+                      },
+                      "RevokeProfileSessions": {
+                        "operationId": "revokeProfileSessions",
+                        "parameters": {
+                          "profile_id": "$response.body#/profile/id"
+                        },
+                        "description": "Ends every session of the profile, through the admin API."
+                      },
+                      "EraseProfile": {
+                        "operationId": "eraseProfile",
+                        "parameters": {
+                          "profile_id": "$response.body#/profile/id"
+                        },
+                        "description": "Erases the profile, through the admin API."
                       }
                     }
                   },
@@ -171,6 +199,9 @@ enum OpenAPIDocument {
                   },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -190,10 +221,13 @@ enum OpenAPIDocument {
                 ],
                 "responses": {
                   "200": {
-                    "description": "The project's session-JWT verification keys, with `kid`; retired keys stay listed until their JWTs expire.",
+                    "description": "The project's session-JWT verification keys (JWK Set, RFC 7517), with `kid`; retired keys stay listed until their JWTs expire.",
                     "headers": {
                       "X-Request-Id": {
                         "$ref": "#/components/headers/X-Request-Id"
+                      },
+                      "Cache-Control": {
+                        "$ref": "#/components/headers/Cache-Control"
                       }
                     },
                     "content": {
@@ -207,8 +241,14 @@ enum OpenAPIDocument {
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -220,7 +260,7 @@ enum OpenAPIDocument {
                 "tags": [
                   "Sessions"
                 ],
-                "description": "Signed form `{identity_token}`: verifies the token with the project's identity secrets (the project comes from the credential) and yields a verified session (`capabilities.authenticated = true`). Client-asserted form `{user_id}`: only when the project allows it; yields `verified = false`, `authenticated = false`. Called with an anonymous session, its profile is promoted or merged and that session ends; called with a session of another identified user: `409 external_user_id_changed`.",
+                "description": "Signed form `{identity_token}`: verifies the token with the project's identity secrets (the project comes from the credential, never from the token) and yields a verified profile and session (`capabilities.authenticated = true`), creating or updating the profile from the token's claims; a token with `jti` is single-use until its `exp`. Client-asserted form `{user_id}`: only when the project allows it (`403 unverified_identify_disabled` otherwise); yields `verified = false`, `authenticated = false`. Called with an anonymous session, its profile is promoted or merged and that session ends; called with a session of another identified user: `409 external_user_id_changed`.",
                 "security": [
                   {
                     "publishableKey": []
@@ -251,7 +291,7 @@ enum OpenAPIDocument {
                 },
                 "responses": {
                   "200": {
-                    "description": "The identified session. With an anonymous calling session, `merge` says what became of its profile; the calling session is ended.",
+                    "description": "The identified session: a new session, always (no session fixation). With a calling anonymous session, `merge` says what became of its profile, and that session has ended.",
                     "headers": {
                       "X-Request-Id": {
                         "$ref": "#/components/headers/X-Request-Id"
@@ -260,7 +300,7 @@ enum OpenAPIDocument {
                     "content": {
                       "application/json": {
                         "schema": {
-                          "$ref": "#/components/schemas/SessionEnvelope"
+                          "$ref": "#/components/schemas/IdentifyEnvelope"
                         }
                       }
                     },
@@ -277,21 +317,35 @@ enum OpenAPIDocument {
                         "parameters": {
                           "profile_id": "$response.body#/profile/id"
                         },
-                        "description": "The profile of this session, through the admin API."
+                        "description": "The session's profile, through the admin API."
                       },
                       "ListProfileSessions": {
                         "operationId": "listProfileSessions",
                         "parameters": {
                           "profile_id": "$response.body#/profile/id"
                         },
-                        "description": "The live sessions of this profile, through the admin API."
+                        "description": "The profile's live sessions, through the admin API."
+                      },
+                      "ListProfileDevices": {
+                        "operationId": "listProfileDevices",
+                        "parameters": {
+                          "profile_id": "$response.body#/profile/id"
+                        },
+                        "description": "The profile's live push tokens, through the admin API."
+                      },
+                      "RevokeProfileSessions": {
+                        "operationId": "revokeProfileSessions",
+                        "parameters": {
+                          "profile_id": "$response.body#/profile/id"
+                        },
+                        "description": "Ends every session of the profile, through the admin API."
                       },
                       "EraseProfile": {
                         "operationId": "eraseProfile",
                         "parameters": {
                           "profile_id": "$response.body#/profile/id"
                         },
-                        "description": "Erases this profile, through the admin API."
+                        "description": "Erases the profile, through the admin API."
                       }
                     }
                   },
@@ -312,6 +366,9 @@ enum OpenAPIDocument {
                   },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -323,7 +380,7 @@ enum OpenAPIDocument {
                 "tags": [
                   "Sessions"
                 ],
-                "description": "Without a duration (or without a body) it only checks the session and returns a fresh session JWT. With `session_duration_minutes` it also extends: `expires_at = max(expires_at, now + duration)`. A session JWT whose own `exp` has passed is accepted here while its signature is good and its session alive.",
+                "description": "Without a duration (or without a body) it only checks the session — the heartbeat — and returns a fresh session JWT. With `session_duration_minutes` it also extends: `expires_at = max(expires_at, now + duration)`. A session JWT whose own `exp` has passed is accepted here while its signature is good and its session alive.",
                 "security": [
                   {
                     "sessionToken": []
@@ -344,7 +401,7 @@ enum OpenAPIDocument {
                 },
                 "responses": {
                   "200": {
-                    "description": "The session is alive; a fresh session JWT.",
+                    "description": "The session is alive: its state and a fresh session JWT.",
                     "headers": {
                       "X-Request-Id": {
                         "$ref": "#/components/headers/X-Request-Id"
@@ -369,6 +426,9 @@ enum OpenAPIDocument {
                   },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -390,7 +450,7 @@ enum OpenAPIDocument {
                 ],
                 "responses": {
                   "204": {
-                    "description": "The session ended, with every device token it registered.",
+                    "description": "The session ended at once, with every device token it registered.",
                     "headers": {
                       "X-Request-Id": {
                         "$ref": "#/components/headers/X-Request-Id"
@@ -400,8 +460,14 @@ enum OpenAPIDocument {
                   "401": {
                     "$ref": "#/components/responses/SessionUnauthorized"
                   },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -440,8 +506,14 @@ enum OpenAPIDocument {
                   "401": {
                     "$ref": "#/components/responses/SessionUnauthorized"
                   },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -453,6 +525,7 @@ enum OpenAPIDocument {
                 "tags": [
                   "Sessions"
                 ],
+                "description": "Ends a live session of the caller's profile; anyone else's session, or one that is not alive, is a 404.",
                 "security": [
                   {
                     "sessionToken": []
@@ -475,17 +548,20 @@ enum OpenAPIDocument {
                       }
                     }
                   },
-                  "400": {
-                    "$ref": "#/components/responses/InvalidRequest"
-                  },
                   "401": {
                     "$ref": "#/components/responses/SessionUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -524,8 +600,14 @@ enum OpenAPIDocument {
                   "401": {
                     "$ref": "#/components/responses/SessionUnauthorized"
                   },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -537,7 +619,7 @@ enum OpenAPIDocument {
                 "tags": [
                   "Devices"
                 ],
-                "description": "Binds the push token to the calling session. A token already bound elsewhere moves to this session. A session that ends (revoke, expiry, sign-out, erasure) takes its device tokens with it.",
+                "description": "Binds the push token to the calling session. A token already bound elsewhere in the project moves to this session. A session that ends — revoke, expiry, identify, erasure — takes its device tokens with it.",
                 "security": [
                   {
                     "sessionToken": []
@@ -592,6 +674,9 @@ enum OpenAPIDocument {
                   },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -625,17 +710,20 @@ enum OpenAPIDocument {
                       }
                     }
                   },
-                  "400": {
-                    "$ref": "#/components/responses/InvalidRequest"
-                  },
                   "401": {
                     "$ref": "#/components/responses/SessionUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -665,7 +753,7 @@ enum OpenAPIDocument {
                 ],
                 "responses": {
                   "200": {
-                    "description": "The profiles with this external ID (at most one).",
+                    "description": "The profiles with this external ID.",
                     "headers": {
                       "X-Request-Id": {
                         "$ref": "#/components/headers/X-Request-Id"
@@ -680,13 +768,19 @@ enum OpenAPIDocument {
                     }
                   },
                   "400": {
-                    "$ref": "#/components/responses/InvalidRequest"
+                    "$ref": "#/components/responses/InvalidQuery"
                   },
                   "401": {
                     "$ref": "#/components/responses/ApiKeyUnauthorized"
                   },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -724,17 +818,20 @@ enum OpenAPIDocument {
                       }
                     }
                   },
-                  "400": {
-                    "$ref": "#/components/responses/InvalidRequest"
-                  },
                   "401": {
                     "$ref": "#/components/responses/ApiKeyUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               },
@@ -763,17 +860,20 @@ enum OpenAPIDocument {
                       }
                     }
                   },
-                  "400": {
-                    "$ref": "#/components/responses/InvalidRequest"
-                  },
                   "401": {
                     "$ref": "#/components/responses/ApiKeyUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -811,17 +911,20 @@ enum OpenAPIDocument {
                       }
                     }
                   },
-                  "400": {
-                    "$ref": "#/components/responses/InvalidRequest"
-                  },
                   "401": {
                     "$ref": "#/components/responses/ApiKeyUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -852,17 +955,20 @@ enum OpenAPIDocument {
                       }
                     }
                   },
-                  "400": {
-                    "$ref": "#/components/responses/InvalidRequest"
-                  },
                   "401": {
                     "$ref": "#/components/responses/ApiKeyUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -900,17 +1006,20 @@ enum OpenAPIDocument {
                       }
                     }
                   },
-                  "400": {
-                    "$ref": "#/components/responses/InvalidRequest"
-                  },
                   "401": {
                     "$ref": "#/components/responses/ApiKeyUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -918,7 +1027,7 @@ enum OpenAPIDocument {
             "/v1/admin/project": {
               "get": {
                 "operationId": "getProject",
-                "summary": "The project's settings",
+                "summary": "The project and its settings",
                 "tags": [
                   "Admin"
                 ],
@@ -929,7 +1038,7 @@ enum OpenAPIDocument {
                 ],
                 "responses": {
                   "200": {
-                    "description": "The settings.",
+                    "description": "The project.",
                     "headers": {
                       "X-Request-Id": {
                         "$ref": "#/components/headers/X-Request-Id"
@@ -938,7 +1047,7 @@ enum OpenAPIDocument {
                     "content": {
                       "application/json": {
                         "schema": {
-                          "$ref": "#/components/schemas/ProjectSettings"
+                          "$ref": "#/components/schemas/Project"
                         }
                       }
                     }
@@ -946,8 +1055,14 @@ enum OpenAPIDocument {
                   "401": {
                     "$ref": "#/components/responses/ApiKeyUnauthorized"
                   },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               },
@@ -974,7 +1089,7 @@ enum OpenAPIDocument {
                 },
                 "responses": {
                   "200": {
-                    "description": "The settings after the change.",
+                    "description": "The project after the change.",
                     "headers": {
                       "X-Request-Id": {
                         "$ref": "#/components/headers/X-Request-Id"
@@ -983,7 +1098,7 @@ enum OpenAPIDocument {
                     "content": {
                       "application/json": {
                         "schema": {
-                          "$ref": "#/components/schemas/ProjectSettings"
+                          "$ref": "#/components/schemas/Project"
                         }
                       }
                     }
@@ -994,11 +1109,17 @@ enum OpenAPIDocument {
                   "401": {
                     "$ref": "#/components/responses/ApiKeyUnauthorized"
                   },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
                   "413": {
                     "$ref": "#/components/responses/PayloadTooLarge"
                   },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -1010,6 +1131,7 @@ enum OpenAPIDocument {
                 "tags": [
                   "Admin"
                 ],
+                "description": "For rotation: a project has at most 3 active identity secrets; identity tokens without `kid` are tried against each.",
                 "security": [
                   {
                     "secretKey": []
@@ -1034,20 +1156,26 @@ enum OpenAPIDocument {
                       "DeleteIdentitySecret": {
                         "operationId": "deleteIdentitySecret",
                         "parameters": {
-                          "kid": "$response.body#/kid"
+                          "kid": "$response.body#/identity_secret/kid"
                         },
                         "description": "Retires this secret."
                       }
                     }
                   },
-                  "400": {
-                    "$ref": "#/components/responses/InvalidRequest"
-                  },
                   "401": {
                     "$ref": "#/components/responses/ApiKeyUnauthorized"
                   },
+                  "409": {
+                    "$ref": "#/components/responses/IdentitySecretLimitReached"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -1078,17 +1206,23 @@ enum OpenAPIDocument {
                       }
                     }
                   },
-                  "400": {
-                    "$ref": "#/components/responses/InvalidRequest"
-                  },
                   "401": {
                     "$ref": "#/components/responses/ApiKeyUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
+                  "409": {
+                    "$ref": "#/components/responses/LastIdentitySecret"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
                   "429": {
                     "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -1116,6 +1250,12 @@ enum OpenAPIDocument {
                         }
                       }
                     }
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   }
                 }
               }
@@ -1130,7 +1270,7 @@ enum OpenAPIDocument {
                 "security": [],
                 "responses": {
                   "200": {
-                    "description": "Prometheus text exposition format.",
+                    "description": "Prometheus text exposition format 0.0.4: request counts and latencies by route and status, sessions created, identify outcomes, verification failures by code.",
                     "headers": {
                       "X-Request-Id": {
                         "$ref": "#/components/headers/X-Request-Id"
@@ -1143,6 +1283,9 @@ enum OpenAPIDocument {
                         }
                       }
                     }
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
                   }
                 }
               }
@@ -1170,6 +1313,9 @@ enum OpenAPIDocument {
                         }
                       }
                     }
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
                   }
                 }
               }
@@ -1181,35 +1327,36 @@ enum OpenAPIDocument {
                 "type": "http",
                 "scheme": "bearer",
                 "bearerFormat": "pk_…",
-                "description": "The project's publishable key, `pk_` followed by base64url. Public: it ships in the app binary. Grants the project's public endpoints (anonymous start, identify)."
+                "description": "The project's publishable key: `pk_` followed by base64url. Public, it ships in the app binary. Grants the project's public endpoints (anonymous start, identify). An unknown `pk_` key: `401 invalid_api_key`."
               },
               "secretKey": {
                 "type": "http",
                 "scheme": "bearer",
                 "bearerFormat": "sk_…",
-                "description": "The project's secret key, `sk_` followed by base64url. Held by the app's backend only. Grants the admin endpoints of its own project; another project's resources answer 404."
+                "description": "The project's secret key: `sk_` followed by base64url. Held by the app's backend only. Grants the admin endpoints of its own project; another project's resources are a plain 404. An unknown `sk_` key: `401 invalid_api_key`."
               },
               "sessionToken": {
                 "type": "http",
                 "scheme": "bearer",
                 "bearerFormat": "st_…",
-                "description": "An opaque session token, `st_` followed by the base64url of at least 256 random bits. Returned when a session opens; the server stores only its SHA-256. Grants the session and private endpoints while the session is alive."
+                "description": "An opaque session token: `st_` followed by the base64url of at least 256 random bits. Returned when a session opens and never rotated; the server stores only its SHA-256. Grants the session and private endpoints while the session is alive (`401 session_not_found | session_expired | session_revoked` otherwise)."
               },
               "sessionJWT": {
                 "type": "http",
                 "scheme": "bearer",
                 "bearerFormat": "JWT",
-                "description": "A session JWT: compact JWS, ES256, header `typ: session+jwt` and `kid`, claims `iss`, `aud` (project ID), `sub` (profile ID), `sid` (session ID), `exp` (5 minutes after issue), `iat`, `nbf`, `kind`, `external_id`. Verifiable offline through `GET /v1/projects/{project_id}/jwks.json`. The server accepts it only while its session is alive (it checks `sid`); `POST /v1/sessions/authenticate` also accepts one whose own `exp` has passed."
+                "description": "A session JWT: a compact JWS, ES256, header `typ: session+jwt` and `kid`; claims `iss` (the server's base URL), `aud` (project ID), `sub` (profile ID), `sid` (session ID), `exp` (5 minutes after issue), `iat`, `nbf`, `kind`, `external_id`. Verifiable offline through `GET /v1/projects/{project_id}/jwks.json`. The server accepts it only while its session is alive (it checks `sid`), so a revoke takes effect at once; `POST /v1/sessions/authenticate` also accepts one whose own `exp` has passed while its signature is good and its session alive. A bad one: `401 invalid_credentials`."
               }
             },
             "headers": {
               "X-Request-Id": {
-                "description": "The request's ID, on every response; quote it when reporting a problem. It appears in the server's logs.",
+                "description": "The request's ID, on every response and in the server's logs; quote it when reporting a problem. A plain client-supplied `X-Request-Id` (at most 128 of `A-Z a-z 0-9 - _ . :`) is echoed, otherwise the server makes one.",
                 "required": true,
                 "schema": {
                   "type": "string",
                   "minLength": 1,
-                  "maxLength": 200
+                  "maxLength": 128,
+                  "pattern": "^[A-Za-z0-9._:-]+$"
                 }
               },
               "Retry-After": {
@@ -1218,6 +1365,13 @@ enum OpenAPIDocument {
                 "schema": {
                   "type": "integer",
                   "minimum": 0
+                }
+              },
+              "Cache-Control": {
+                "description": "How long verifiers may cache the key set.",
+                "required": true,
+                "schema": {
+                  "type": "string"
                 }
               }
             },
@@ -1244,7 +1398,7 @@ enum OpenAPIDocument {
                 "name": "profile_id",
                 "in": "path",
                 "required": true,
-                "description": "A profile ID (`usr_…`); an alias left by a merge resolves to the profile it was merged into.",
+                "description": "A profile ID (`usr_…`); the ID of an anonymous profile merged into another resolves to that one (an alias).",
                 "schema": {
                   "$ref": "#/components/schemas/ProfileId"
                 }
@@ -1298,7 +1452,7 @@ enum OpenAPIDocument {
               },
               "ErrorCode": {
                 "type": "string",
-                "description": "A stable, machine-readable error code. Clients must tolerate codes they do not know.",
+                "description": "A stable, machine-readable error code. Clients must tolerate codes they do not know yet.",
                 "enum": [
                   "invalid_request",
                   "payload_too_large",
@@ -1324,14 +1478,19 @@ enum OpenAPIDocument {
                   "session_expired",
                   "session_revoked",
                   "not_found",
-                  "rate_limited"
+                  "method_not_allowed",
+                  "identity_secret_limit_reached",
+                  "last_identity_secret",
+                  "rate_limited",
+                  "internal_error",
+                  "service_unavailable"
                 ]
               },
               "Timestamp": {
                 "type": "string",
                 "format": "date-time",
                 "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
-                "description": "RFC 3339 in UTC with second precision, e.g. `2026-11-20T12:00:00Z`.",
+                "description": "RFC 3339 in UTC with second precision.",
                 "examples": [
                   "2026-11-20T12:00:00Z"
                 ]
@@ -1339,22 +1498,22 @@ enum OpenAPIDocument {
               "ProjectId": {
                 "type": "string",
                 "pattern": "^prj_[A-Za-z0-9_-]+$",
-                "maxLength": 64
+                "maxLength": 128
               },
               "ProfileId": {
                 "type": "string",
                 "pattern": "^usr_[A-Za-z0-9_-]+$",
-                "maxLength": 64
+                "maxLength": 128
               },
               "SessionId": {
                 "type": "string",
                 "pattern": "^ses_[A-Za-z0-9_-]+$",
-                "maxLength": 64
+                "maxLength": 128
               },
               "DeviceId": {
                 "type": "string",
                 "pattern": "^dev_[A-Za-z0-9_-]+$",
-                "maxLength": 64
+                "maxLength": 128
               },
               "KeyId": {
                 "type": "string",
@@ -1365,12 +1524,6 @@ enum OpenAPIDocument {
                 "format": "uuid",
                 "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
                 "description": "A client-generated UUID, lower-case with dashes."
-              },
-              "SessionDurationMinutes": {
-                "type": "integer",
-                "minimum": 5,
-                "maximum": 525600,
-                "description": "Session lifetime in minutes, 5 … 525600 (one year; a deliberate deviation from OWASP ASVS for apps that keep users signed in). A project may set a lower maximum. Absent: the project's default for the kind of session."
               },
               "ExternalId": {
                 "type": "string",
@@ -1413,7 +1566,7 @@ enum OpenAPIDocument {
                         "type": "null"
                       }
                     ],
-                    "description": "The identity token's `sub`, or the unverified user ID, or null for an anonymous profile."
+                    "description": "The identity token's `sub`, or the client-asserted user ID, or `null` for an anonymous profile."
                   },
                   "verified": {
                     "type": "boolean",
@@ -1424,7 +1577,8 @@ enum OpenAPIDocument {
                       "string",
                       "null"
                     ],
-                    "maxLength": 200
+                    "maxLength": 200,
+                    "description": "From the identity token's `name`, `display_name` or `displayName`."
                   },
                   "avatar_url": {
                     "type": [
@@ -1433,7 +1587,8 @@ enum OpenAPIDocument {
                     ],
                     "format": "uri",
                     "pattern": "^https://",
-                    "maxLength": 2048
+                    "maxLength": 2048,
+                    "description": "From the identity token's `avatar_url`, `avatarUrl` or `picture`."
                   },
                   "email": {
                     "type": [
@@ -1441,7 +1596,8 @@ enum OpenAPIDocument {
                       "null"
                     ],
                     "format": "email",
-                    "maxLength": 254
+                    "maxLength": 254,
+                    "description": "From the identity token's `email`."
                   },
                   "created_at": {
                     "$ref": "#/components/schemas/Timestamp"
@@ -1519,7 +1675,7 @@ enum OpenAPIDocument {
                   "outcome",
                   "from_profile_id"
                 ],
-                "description": "What identify did with the calling anonymous profile.",
+                "description": "What identify did with the calling session's profile.",
                 "properties": {
                   "outcome": {
                     "type": "string",
@@ -1528,7 +1684,7 @@ enum OpenAPIDocument {
                       "merged",
                       "unchanged"
                     ],
-                    "description": "`promoted`: no profile had this `sub`, the anonymous profile became it. `merged`: a profile had it; the anonymous profile was folded into it and kept as an alias. `unchanged`: the session already belonged to this user."
+                    "description": "`promoted`: no profile had this `sub`, the anonymous profile became it. `merged`: a profile had it; the anonymous profile was folded into it in one transaction and kept as an alias. `unchanged`: the session already belonged to this user."
                   },
                   "from_profile_id": {
                     "$ref": "#/components/schemas/ProfileId"
@@ -1556,12 +1712,68 @@ enum OpenAPIDocument {
                   "capabilities",
                   "server_time"
                 ],
+                "description": "The answer of every call that creates or checks a session.",
                 "properties": {
                   "session": {
                     "$ref": "#/components/schemas/Session"
                   },
                   "session_token": {
-                    "$ref": "#/components/schemas/SessionToken"
+                    "oneOf": [
+                      {
+                        "$ref": "#/components/schemas/SessionToken"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ],
+                    "description": "The opaque session token. `null` when the request authenticated with a session JWT, which does not reveal it."
+                  },
+                  "session_jwt": {
+                    "$ref": "#/components/schemas/SessionJWT"
+                  },
+                  "profile": {
+                    "$ref": "#/components/schemas/Profile"
+                  },
+                  "capabilities": {
+                    "$ref": "#/components/schemas/Capabilities"
+                  },
+                  "server_time": {
+                    "allOf": [
+                      {
+                        "$ref": "#/components/schemas/Timestamp"
+                      }
+                    ],
+                    "description": "The server's clock, to correct client skew."
+                  }
+                }
+              },
+              "IdentifyEnvelope": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "session",
+                  "session_token",
+                  "session_jwt",
+                  "profile",
+                  "capabilities",
+                  "server_time",
+                  "merge"
+                ],
+                "description": "The session envelope of identify, with `merge`.",
+                "properties": {
+                  "session": {
+                    "$ref": "#/components/schemas/Session"
+                  },
+                  "session_token": {
+                    "oneOf": [
+                      {
+                        "$ref": "#/components/schemas/SessionToken"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ],
+                    "description": "The opaque session token. `null` when the request authenticated with a session JWT, which does not reveal it."
                   },
                   "session_jwt": {
                     "$ref": "#/components/schemas/SessionJWT"
@@ -1581,7 +1793,15 @@ enum OpenAPIDocument {
                     "description": "The server's clock, to correct client skew."
                   },
                   "merge": {
-                    "$ref": "#/components/schemas/Merge"
+                    "oneOf": [
+                      {
+                        "$ref": "#/components/schemas/Merge"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ],
+                    "description": "What became of the calling session's profile; `null` when identify was called with the publishable key."
                   }
                 }
               },
@@ -1634,8 +1854,8 @@ enum OpenAPIDocument {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 4096,
-                "pattern": "^[\\x21-\\x7E]+$",
-                "description": "The APNs device token (hex) or FCM registration token."
+                "pattern": "^[!-~]+$",
+                "description": "The APNs device token or FCM registration token: 1–4096 printable ASCII characters."
               },
               "Device": {
                 "type": "object",
@@ -1647,7 +1867,7 @@ enum OpenAPIDocument {
                   "session_id",
                   "created_at"
                 ],
-                "description": "A push registration. The push token itself is returned only to the secret key.",
+                "description": "A push registration, bound to the session that registered it. The push token itself is returned only to the secret key.",
                 "properties": {
                   "id": {
                     "$ref": "#/components/schemas/DeviceId"
@@ -1677,6 +1897,7 @@ enum OpenAPIDocument {
                   "created_at",
                   "token"
                 ],
+                "description": "A push registration with its push token, for the backend that sends pushes.",
                 "properties": {
                   "id": {
                     "$ref": "#/components/schemas/DeviceId"
@@ -1748,7 +1969,8 @@ enum OpenAPIDocument {
                     "type": "array",
                     "items": {
                       "$ref": "#/components/schemas/Profile"
-                    }
+                    },
+                    "description": "At most one verified and one unverified profile can share an external ID."
                   }
                 }
               },
@@ -1756,76 +1978,183 @@ enum OpenAPIDocument {
                 "type": "object",
                 "additionalProperties": false,
                 "required": [
-                  "id",
-                  "name",
-                  "slug",
                   "allow_unverified_identify",
                   "require_audience",
+                  "expected_issuer",
                   "max_identity_token_lifetime_seconds",
                   "leeway_seconds",
                   "anonymous_session_minutes",
                   "identified_session_minutes"
                 ],
                 "properties": {
-                  "id": {
-                    "$ref": "#/components/schemas/ProjectId"
-                  },
-                  "name": {
-                    "type": "string"
-                  },
-                  "slug": {
-                    "type": "string"
-                  },
                   "allow_unverified_identify": {
-                    "type": "boolean"
+                    "type": "boolean",
+                    "description": "Whether identify accepts the client-asserted `{user_id}` form. Default false."
                   },
                   "require_audience": {
-                    "type": "boolean"
+                    "type": "boolean",
+                    "description": "Whether identity tokens must carry an `aud` with the project ID or slug. Default false."
+                  },
+                  "expected_issuer": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "minLength": 1,
+                    "maxLength": 2048,
+                    "description": "When set, identity tokens must carry exactly this `iss`. Default null."
                   },
                   "max_identity_token_lifetime_seconds": {
                     "type": "integer",
-                    "minimum": 60,
-                    "maximum": 86400
+                    "minimum": 1,
+                    "maximum": 86400,
+                    "description": "How far ahead an identity token's `exp` may be. Default 3600."
                   },
                   "leeway_seconds": {
                     "type": "integer",
                     "minimum": 0,
-                    "maximum": 300
+                    "maximum": 600,
+                    "description": "Clock leeway for `exp`, `nbf`, `iat`. Default 60."
                   },
                   "anonymous_session_minutes": {
-                    "$ref": "#/components/schemas/SessionDurationMinutes"
+                    "type": "integer",
+                    "minimum": 5,
+                    "maximum": 525600,
+                    "description": "The longest, and default, anonymous session. Default 525600."
                   },
                   "identified_session_minutes": {
-                    "$ref": "#/components/schemas/SessionDurationMinutes"
+                    "type": "integer",
+                    "minimum": 5,
+                    "maximum": 525600,
+                    "description": "The longest, and default, identified session. Default 43200."
+                  }
+                }
+              },
+              "Project": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "project"
+                ],
+                "properties": {
+                  "project": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "id",
+                      "name",
+                      "slug",
+                      "created_at",
+                      "updated_at",
+                      "settings",
+                      "identity_secrets"
+                    ],
+                    "properties": {
+                      "id": {
+                        "$ref": "#/components/schemas/ProjectId"
+                      },
+                      "name": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 200
+                      },
+                      "slug": {
+                        "type": "string",
+                        "pattern": "^[a-z0-9][a-z0-9-]{0,63}$"
+                      },
+                      "created_at": {
+                        "$ref": "#/components/schemas/Timestamp"
+                      },
+                      "updated_at": {
+                        "$ref": "#/components/schemas/Timestamp"
+                      },
+                      "settings": {
+                        "$ref": "#/components/schemas/ProjectSettings"
+                      },
+                      "identity_secrets": {
+                        "type": "array",
+                        "maxItems": 3,
+                        "description": "The active identity secrets (never their values).",
+                        "items": {
+                          "type": "object",
+                          "additionalProperties": false,
+                          "required": [
+                            "kid",
+                            "created_at"
+                          ],
+                          "properties": {
+                            "kid": {
+                              "$ref": "#/components/schemas/KeyId"
+                            },
+                            "created_at": {
+                              "$ref": "#/components/schemas/Timestamp"
+                            }
+                          }
+                        }
+                      }
+                    }
                   }
                 }
               },
               "ProjectSettingsPatch": {
                 "type": "object",
                 "additionalProperties": false,
-                "minProperties": 1,
+                "description": "The settings to change; members left out (or `null`, except `expected_issuer`) keep their value. Unknown members are rejected (`400 invalid_request`): a misspelt security setting must not be silently ignored.",
                 "properties": {
                   "allow_unverified_identify": {
-                    "type": "boolean"
+                    "type": [
+                      "boolean",
+                      "null"
+                    ]
                   },
                   "require_audience": {
-                    "type": "boolean"
+                    "type": [
+                      "boolean",
+                      "null"
+                    ]
+                  },
+                  "expected_issuer": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "minLength": 1,
+                    "maxLength": 2048,
+                    "description": "`null` clears it. At most 2048 UTF-8 bytes."
                   },
                   "max_identity_token_lifetime_seconds": {
-                    "type": "integer",
-                    "minimum": 60,
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 1,
                     "maximum": 86400
                   },
                   "leeway_seconds": {
-                    "type": "integer",
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
                     "minimum": 0,
-                    "maximum": 300
+                    "maximum": 600
                   },
                   "anonymous_session_minutes": {
-                    "$ref": "#/components/schemas/SessionDurationMinutes"
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 5,
+                    "maximum": 525600,
+                    "description": "The longest, and default, anonymous session."
                   },
                   "identified_session_minutes": {
-                    "$ref": "#/components/schemas/SessionDurationMinutes"
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 5,
+                    "maximum": 525600,
+                    "description": "The longest, and default, identified session."
                   }
                 }
               },
@@ -1833,21 +2162,30 @@ enum OpenAPIDocument {
                 "type": "object",
                 "additionalProperties": false,
                 "required": [
-                  "kid",
-                  "secret",
-                  "created_at"
+                  "identity_secret"
                 ],
                 "properties": {
-                  "kid": {
-                    "$ref": "#/components/schemas/KeyId"
-                  },
-                  "secret": {
-                    "type": "string",
-                    "minLength": 32,
-                    "description": "The secret, shown once. The HMAC key is its UTF-8 bytes."
-                  },
-                  "created_at": {
-                    "$ref": "#/components/schemas/Timestamp"
+                  "identity_secret": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "kid",
+                      "secret",
+                      "created_at"
+                    ],
+                    "properties": {
+                      "kid": {
+                        "$ref": "#/components/schemas/KeyId"
+                      },
+                      "secret": {
+                        "type": "string",
+                        "minLength": 32,
+                        "description": "The secret, shown once; generated from 32 random bytes. The HMAC key is its UTF-8 bytes, exactly as a backend passes it to a JWT library."
+                      },
+                      "created_at": {
+                        "$ref": "#/components/schemas/Timestamp"
+                      }
+                    }
                   }
                 }
               },
@@ -1859,9 +2197,7 @@ enum OpenAPIDocument {
                   "crv",
                   "x",
                   "y",
-                  "kid",
-                  "use",
-                  "alg"
+                  "kid"
                 ],
                 "properties": {
                   "kty": {
@@ -1913,20 +2249,17 @@ enum OpenAPIDocument {
                 ],
                 "properties": {
                   "status": {
-                    "type": "string",
-                    "enum": [
-                      "ok"
-                    ]
+                    "const": "ok"
                   }
                 }
               },
               "AnonymousSessionRequest": {
                 "type": "object",
-                "additionalProperties": false,
                 "required": [
                   "installation_id",
                   "installation_secret"
                 ],
+                "description": "Unknown members are ignored, so that a newer SDK keeps working against an older server (mobile apps stay installed for years; servers are upgraded on their own schedule).",
                 "properties": {
                   "installation_id": {
                     "$ref": "#/components/schemas/InstallationId"
@@ -1936,63 +2269,93 @@ enum OpenAPIDocument {
                     "minLength": 43,
                     "maxLength": 512,
                     "pattern": "^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{4}|[A-Za-z0-9_-]{3}[AEIMQUYcgkosw048]|[A-Za-z0-9_-]{2}[AQgw])$",
-                    "description": "At least 32 random bytes in canonical base64url without padding, generated and kept by the SDK. Only its SHA-256 is stored."
+                    "description": "At least 32 random bytes in canonical base64url without padding, generated and kept by the SDK; at most 512 characters. Only its SHA-256 is stored."
                   },
                   "session_duration_minutes": {
-                    "$ref": "#/components/schemas/SessionDurationMinutes"
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 5,
+                    "maximum": 525600,
+                    "description": "Session lifetime in minutes, 5 … 525600 (one year: a deliberate deviation from OWASP ASVS session lifetimes, for apps that keep users signed in), else `400 invalid_session_duration`. It is capped by the project's maximum for the kind of session (`anonymous_session_minutes`, `identified_session_minutes`); absent, that maximum is used. `null` is the same as leaving it out."
                   }
                 }
               },
               "IdentifyWithToken": {
                 "type": "object",
-                "additionalProperties": false,
                 "required": [
                   "identity_token"
                 ],
                 "title": "Signed identify",
+                "description": "Unknown members are ignored, so that a newer SDK keeps working against an older server (mobile apps stay installed for years; servers are upgraded on their own schedule).",
                 "properties": {
                   "identity_token": {
                     "type": "string",
                     "maxLength": 8192,
-                    "description": "A compact JWS (HS256) minted by the app's backend with one of the project's identity secrets."
+                    "description": "A compact JWS (HS256) minted by the app's backend with one of the project's identity secrets; see the contract for its claims. Over 8 KiB: `401 invalid_identity_token`."
+                  },
+                  "user_id": {
+                    "type": "null"
                   },
                   "session_duration_minutes": {
-                    "$ref": "#/components/schemas/SessionDurationMinutes"
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 5,
+                    "maximum": 525600,
+                    "description": "Session lifetime in minutes, 5 … 525600 (one year: a deliberate deviation from OWASP ASVS session lifetimes, for apps that keep users signed in), else `400 invalid_session_duration`. It is capped by the project's maximum for the kind of session (`anonymous_session_minutes`, `identified_session_minutes`); absent, that maximum is used. `null` is the same as leaving it out."
                   }
                 }
               },
               "IdentifyWithUserId": {
                 "type": "object",
-                "additionalProperties": false,
                 "required": [
                   "user_id"
                 ],
                 "title": "Client-asserted identify",
+                "description": "Unknown members are ignored, so that a newer SDK keeps working against an older server (mobile apps stay installed for years; servers are upgraded on their own schedule).",
                 "properties": {
                   "user_id": {
                     "$ref": "#/components/schemas/ExternalId"
                   },
+                  "identity_token": {
+                    "type": "null"
+                  },
                   "session_duration_minutes": {
-                    "$ref": "#/components/schemas/SessionDurationMinutes"
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 5,
+                    "maximum": 525600,
+                    "description": "Session lifetime in minutes, 5 … 525600 (one year: a deliberate deviation from OWASP ASVS session lifetimes, for apps that keep users signed in), else `400 invalid_session_duration`. It is capped by the project's maximum for the kind of session (`anonymous_session_minutes`, `identified_session_minutes`); absent, that maximum is used. `null` is the same as leaving it out."
                   }
                 }
               },
               "AuthenticateRequest": {
                 "type": "object",
-                "additionalProperties": false,
+                "description": "Unknown members are ignored, so that a newer SDK keeps working against an older server (mobile apps stay installed for years; servers are upgraded on their own schedule).",
                 "properties": {
                   "session_duration_minutes": {
-                    "$ref": "#/components/schemas/SessionDurationMinutes"
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 5,
+                    "maximum": 525600,
+                    "description": "Session lifetime in minutes, 5 … 525600 (one year: a deliberate deviation from OWASP ASVS session lifetimes, for apps that keep users signed in), else `400 invalid_session_duration`. It is capped by the project's maximum for the kind of session (`anonymous_session_minutes`, `identified_session_minutes`); absent, that maximum is used. `null` is the same as leaving it out."
                   }
                 }
               },
               "RegisterDeviceRequest": {
                 "type": "object",
-                "additionalProperties": false,
                 "required": [
                   "platform",
                   "token"
                 ],
+                "description": "Unknown members are ignored, so that a newer SDK keeps working against an older server (mobile apps stay installed for years; servers are upgraded on their own schedule).",
                 "properties": {
                   "platform": {
                     "$ref": "#/components/schemas/Platform"
@@ -2001,19 +2364,54 @@ enum OpenAPIDocument {
                     "$ref": "#/components/schemas/PushToken"
                   },
                   "environment": {
-                    "allOf": [
+                    "oneOf": [
                       {
                         "$ref": "#/components/schemas/Environment"
+                      },
+                      {
+                        "type": "null"
                       }
                     ],
-                    "description": "Default `production`."
+                    "description": "Default `production`. `null` is the same as leaving it out."
                   }
                 }
               }
             },
             "responses": {
               "InvalidRequest": {
-                "description": "The request is malformed: bad JSON, a missing or wrongly typed field, an unknown field, a bad parameter.",
+                "description": "The request is malformed: not a JSON object, a missing or wrongly typed member, a value out of range.",
+                "headers": {
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Error"
+                        },
+                        {
+                          "properties": {
+                            "error": {
+                              "properties": {
+                                "code": {
+                                  "enum": [
+                                    "invalid_request"
+                                  ]
+                                }
+                              }
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "InvalidQuery": {
+                "description": "A query parameter is missing or malformed.",
                 "headers": {
                   "X-Request-Id": {
                     "$ref": "#/components/headers/X-Request-Id"
@@ -2045,7 +2443,7 @@ enum OpenAPIDocument {
                 }
               },
               "InvalidSessionRequest": {
-                "description": "The request is malformed, or `session_duration_minutes` is outside 5 … 525600 or above the project's maximum.",
+                "description": "The request is malformed, or `session_duration_minutes` is outside 5 … 525600.",
                 "headers": {
                   "X-Request-Id": {
                     "$ref": "#/components/headers/X-Request-Id"
@@ -2115,7 +2513,7 @@ enum OpenAPIDocument {
                 }
               },
               "ApiKeyUnauthorized": {
-                "description": "No credential, an unknown key (`invalid_api_key`), or a kind of credential this endpoint does not take (`invalid_credentials`).",
+                "description": "No credential or another kind of credential (`invalid_credentials`), or an unknown key (`invalid_api_key`).",
                 "headers": {
                   "X-Request-Id": {
                     "$ref": "#/components/headers/X-Request-Id"
@@ -2148,7 +2546,7 @@ enum OpenAPIDocument {
                 }
               },
               "SessionUnauthorized": {
-                "description": "No credential, a kind this endpoint does not take, a bad session JWT (`invalid_credentials`), or a session that is not alive.",
+                "description": "No credential, another kind of credential or a bad session JWT (`invalid_credentials`), or a session that is not alive.",
                 "headers": {
                   "X-Request-Id": {
                     "$ref": "#/components/headers/X-Request-Id"
@@ -2183,7 +2581,7 @@ enum OpenAPIDocument {
                 }
               },
               "IdentifyUnauthorized": {
-                "description": "A bad credential or session, or an identity token that fails verification.",
+                "description": "A bad credential or session, or an identity token that fails verification (checked signature first).",
                 "headers": {
                   "X-Request-Id": {
                     "$ref": "#/components/headers/X-Request-Id"
@@ -2227,7 +2625,7 @@ enum OpenAPIDocument {
                 }
               },
               "UnverifiedIdentifyDisabled": {
-                "description": "The project does not allow client-asserted identify.",
+                "description": "The project does not allow the client-asserted `{user_id}` form.",
                 "headers": {
                   "X-Request-Id": {
                     "$ref": "#/components/headers/X-Request-Id"
@@ -2291,7 +2689,7 @@ enum OpenAPIDocument {
                 }
               },
               "InstallationConflict": {
-                "description": "This installation is known with another installation secret.",
+                "description": "This installation ID is registered with another installation secret.",
                 "headers": {
                   "X-Request-Id": {
                     "$ref": "#/components/headers/X-Request-Id"
@@ -2323,7 +2721,7 @@ enum OpenAPIDocument {
                 }
               },
               "ExternalUserIdChanged": {
-                "description": "The calling session belongs to another identified user; sign out first.",
+                "description": "The calling session belongs to another identified user (or the same ID at another verification level); sign out first.",
                 "headers": {
                   "X-Request-Id": {
                     "$ref": "#/components/headers/X-Request-Id"
@@ -2343,6 +2741,70 @@ enum OpenAPIDocument {
                                 "code": {
                                   "enum": [
                                     "external_user_id_changed"
+                                  ]
+                                }
+                              }
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "IdentitySecretLimitReached": {
+                "description": "The project already has 3 active identity secrets; delete one first.",
+                "headers": {
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Error"
+                        },
+                        {
+                          "properties": {
+                            "error": {
+                              "properties": {
+                                "code": {
+                                  "enum": [
+                                    "identity_secret_limit_reached"
+                                  ]
+                                }
+                              }
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "LastIdentitySecret": {
+                "description": "This is the project's only identity secret; create another first.",
+                "headers": {
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Error"
+                        },
+                        {
+                          "properties": {
+                            "error": {
+                              "properties": {
+                                "code": {
+                                  "enum": [
+                                    "last_identity_secret"
                                   ]
                                 }
                               }
@@ -2410,6 +2872,38 @@ enum OpenAPIDocument {
                                 "code": {
                                   "enum": [
                                     "rate_limited"
+                                  ]
+                                }
+                              }
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "ServiceUnavailable": {
+                "description": "The database is not available.",
+                "headers": {
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Error"
+                        },
+                        {
+                          "properties": {
+                            "error": {
+                              "properties": {
+                                "code": {
+                                  "enum": [
+                                    "service_unavailable"
                                   ]
                                 }
                               }
