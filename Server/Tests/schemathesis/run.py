@@ -101,6 +101,11 @@ def main() -> int:
         if check.returncode != 0:
             return 1
 
+        environment_st = {**environment, **keys, "TESSERA_ST_URL": base_url,
+                          "SCHEMATHESIS_HOOKS": str(HERE / "hooks.py")}
+        probe = subprocess.run([sys.executable, str(HERE / "contract_probe.py")], env=environment_st)
+        probe_failed = probe.returncode != 0
+
         max_time = arguments.max_time or (60 if arguments.quick else 240)
         command = [
             str(Path(sys.executable).parent / "schemathesis"), "--config-file", str(HERE / "schemathesis.toml"),
@@ -115,8 +120,6 @@ def main() -> int:
         if arguments.quick:
             command += ["--max-examples", "12", "--phases", "examples,coverage,fuzzing,stateful"]
         command += arguments.extra
-        environment_st = {**environment, **keys, "TESSERA_ST_URL": base_url,
-                          "SCHEMATHESIS_HOOKS": str(HERE / "hooks.py")}
         print(f"› schemathesis against {base_url} ({'quick, ' if arguments.quick else ''}≤ {max_time} s)", file=sys.stderr)
         result = subprocess.run(command, env=environment_st, cwd=work)
 
@@ -129,11 +132,15 @@ def main() -> int:
                   file=sys.stderr)
             keep = True
             return 1
+        if probe_failed:
+            keep = True
+            print("schemathesis: the contract probes FAILED (see above)", file=sys.stderr)
+            return 1
         if result.returncode != 0:
             keep = True
             print(f"schemathesis: FAILED (exit {result.returncode}); reports in {work / 'reports'}", file=sys.stderr)
             return result.returncode
-        print("schemathesis: OK — no server error, no schema violation, every check passed")
+        print("schemathesis: OK — contract probes pass; no server error, no schema violation, every check passed")
         return 0
     finally:
         if server is not None and server.poll() is None:
