@@ -1,8 +1,12 @@
 import ArgumentParser
-import TesseraServer
 
+/// The `tessera` command: parses arguments and calls the `TesseraServer` library.
 @main
 struct TesseraCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "tessera", abstract: "The Tessera server.")
-    func run() async throws {}
+    static let configuration = CommandConfiguration(
+        commandName: "tessera",
+        abstract: "The Tessera identity and session server.",
+        subcommands: [ServeCommand.self, ProjectsCommand.self, TokenCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
 }

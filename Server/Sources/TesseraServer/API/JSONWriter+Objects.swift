@@ -1,0 +1,88 @@
+extension JSONWriter {
+    mutating func profile(_ profile: ProfileRecord) {
+        objectStart()
+        field("id", profile.id)
+        field("kind", profile.kind.rawValue)
+        field("external_id", profile.externalID)
+        field("verified", profile.verified)
+        field("name", profile.name)
+        field("avatar_url", profile.avatarURL)
+        field("email", profile.email)
+        time("created_at", profile.createdAt)
+        time("updated_at", profile.updatedAt)
+        objectEnd()
+    }
+
+    mutating func session(_ session: SessionRecord) {
+        objectStart()
+        field("id", session.id)
+        field("profile_id", session.profileID)
+        field("installation_id", session.installationID)
+        time("created_at", session.createdAt)
+        time("last_authenticated_at", session.lastAuthenticatedAt)
+        time("expires_at", session.expiresAt)
+        objectEnd()
+    }
+
+    mutating func capabilities(_ session: SessionRecord) {
+        objectStart()
+        field("authenticated", session.kind == .verified)
+        field("kind", session.kind.rawValue)
+        objectEnd()
+    }
+
+    mutating func device(_ device: DeviceRecord, includeToken: Bool) {
+        objectStart()
+        field("id", device.id)
+        field("platform", device.platform)
+        field("environment", device.environment)
+        field("session_id", device.sessionID)
+        time("created_at", device.createdAt)
+        if includeToken {
+            field("token", device.token)
+        }
+        objectEnd()
+    }
+
+    mutating func sessions(_ sessions: [SessionRecord]) {
+        objectStart()
+        key("sessions")
+        arrayStart()
+        for session in sessions { self.session(session) }
+        arrayEnd()
+        objectEnd()
+    }
+
+    mutating func project(_ project: ProjectRecord, secrets: [IdentitySecretRecord]) {
+        objectStart()
+        key("project")
+        objectStart()
+        field("id", project.id)
+        field("name", project.name)
+        field("slug", project.slug)
+        time("created_at", project.createdAt)
+        time("updated_at", project.updatedAt)
+        key("settings")
+        objectStart()
+        let settings = project.settings
+        field("allow_unverified_identify", settings.allowUnverifiedIdentify)
+        field("require_audience", settings.requireAudience)
+        field("expected_issuer", settings.expectedIssuer)
+        field("max_identity_token_lifetime_seconds", settings.maxIdentityTokenLifetimeSeconds)
+        field("leeway_seconds", settings.leewaySeconds)
+        field("anonymous_session_minutes", settings.anonymousSessionMinutes)
+        field("identified_session_minutes", settings.identifiedSessionMinutes)
+        objectEnd()
+        key("identity_secrets")
+        arrayStart()
+        for secret in secrets {
+            objectStart()
+            field("kid", secret.kid)
+            time("created_at", secret.createdAt)
+            objectEnd()
+        }
+        arrayEnd()
+        objectEnd()
+        objectEnd()
+    }
+}

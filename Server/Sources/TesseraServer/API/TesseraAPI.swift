@@ -1,0 +1,224 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import TesseraTokens
+
+/// The request handlers: credentials, bodies and the calls into the store.
+///
+/// Routes only translate HTTP into calls on this type; the store does the persistence.
+struct TesseraAPI: Sendable {
+    let store: any TesseraStore
+    let projects: ProjectCache
+    let configuration: ServerConfiguration
+    let metrics: ServerMetrics
+    let issuer: String
+
+    /// The current time as a `Date` and as whole Unix seconds.
+    func currentTime() -> (date: Date, seconds: Int64) {
+        let date = configuration.now()
+        return (date, Int64(date.timeIntervalSince1970.rounded(.down)))
+    }
+
+    // MARK: Credentials
+
+    /// The project of a request that must carry the publishable key.
+    func requirePublishableKey(_ request: Request) async throws -> ProjectRuntime {
+        switch Credential(headers: request.headers) {
+        case .none: throw APIError.missingCredentials
+        case .publishableKey(let key):
+            guard let runtime = try await projects.runtime(publishableKey: key) else { throw APIError.invalidAPIKey }
+            return runtime
+        default: throw APIError.wrongCredential("the publishable key (pk_…)")
+        }
+    }
+
+    /// The project of a request that must carry the secret key.
+    func requireSecretKey(_ request: Request) async throws -> ProjectRuntime {
+        switch Credential(headers: request.headers) {
+        case .none: throw APIError.missingCredentials
+        case .secretKey(let key):
+            guard let runtime = try await projects.runtime(secretKey: key) else { throw APIError.invalidAPIKey }
+            return runtime
+        default: throw APIError.wrongCredential("the secret key (sk_…)")
+        }
+    }
+
+    /// The live session of a request that carries a session token or session JWT.
+    ///
+    /// - Parameter allowExpiredJWT: accept a session JWT whose own `exp` has passed (authenticate only).
+    func requireSession(_ request: Request, allowExpiredJWT: Bool = false) async throws -> Caller {
+        guard let credential = Credential(headers: request.headers) else { throw APIError.missingCredentials }
+        return try await session(for: credential, allowExpiredJWT: allowExpiredJWT)
+    }
+
+    func session(for credential: Credential, allowExpiredJWT: Bool) async throws -> Caller {
+        let now = currentTime()
+        switch credential {
+        case .sessionToken(let token):
+            guard let context = try await store.sessionContext(tokenHash: OpaqueToken.sha256(token)) else {
+                throw APIError.sessionNotFound
+            }
+            try checkAlive(context.session, now: now.seconds)
+            guard let runtime = try await projects.runtime(projectID: context.session.projectID) else {
+                throw APIError.sessionNotFound
+            }
+            return Caller(runtime: runtime, context: context, sessionToken: token)
+        case .jws(let token):
+            guard let unverified = try? SessionClaims.unverified(from: token),
+                let runtime = try await projects.runtime(projectID: unverified.audience)
+            else {
+                metrics.verificationFailed(code: "invalid_session_jwt")
+                throw APIError(.unauthorized, .invalidCredentials, "The session JWT is not valid.")
+            }
+            let claims: SessionClaims
+            do {
+                claims = try runtime.keyRing.verify(
+                    token, now: now.date, leeway: Double(configuration.sessionJWTLeewaySeconds),
+                    allowExpired: allowExpiredJWT)
+            } catch {
+                metrics.verificationFailed(code: error.code.rawValue)
+                let message =
+                    error.code == .tokenExpired
+                    ? "The session JWT has expired; use the session token or authenticate again."
+                    : "The session JWT is not valid."
+                throw APIError(.unauthorized, .invalidCredentials, message)
+            }
+            guard let context = try await store.sessionContext(sessionID: claims.sessionID) else {
+                throw APIError.sessionNotFound
+            }
+            guard context.session.projectID == runtime.id, context.session.profileID == claims.subject else {
+                throw APIError(.unauthorized, .invalidCredentials, "The session JWT is not valid.")
+            }
+            try checkAlive(context.session, now: now.seconds)
+            return Caller(runtime: runtime, context: context, sessionToken: nil)
+        case .publishableKey, .secretKey, .unknown:
+            throw APIError.wrongCredential("a session token (st_…) or session JWT")
+        }
+    }
+
+    func checkAlive(_ session: SessionRecord, now: Int64) throws {
+        if session.revokedAt != nil { throw APIError.sessionRevoked }
+        if session.expiresAt <= now { throw APIError.sessionExpired }
+    }
+
+    // MARK: Bodies
+
+    /// The request body, at most `maximumBodySize` bytes.
+    func body(of request: Request) async throws -> ByteBuffer {
+        var request = request
+        do {
+            return try await request.collectBody(upTo: configuration.maximumBodySize)
+        } catch is NIOTooManyBytesError {
+            throw APIError.payloadTooLarge(configuration.maximumBodySize)
+        }
+    }
+
+    /// Decodes a JSON object body; an empty body decodes as `{}` when `allowEmpty`.
+    func decode<T: Decodable>(_ type: T.Type, from request: Request, allowEmpty: Bool = false) async throws -> T {
+        var buffer = try await body(of: request)
+        let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+        let isBlank = bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        if isBlank {
+            guard allowEmpty else { throw APIError.invalidRequest("The request needs a JSON object body.") }
+            return try RequestJSON.decode(type, from: Array("{}".utf8))
+        }
+        return try RequestJSON.decode(type, from: bytes)
+    }
+
+    // MARK: Responses
+
+    func json(_ status: HTTPResponse.Status = .ok, _ write: (inout JSONWriter) -> Void) -> Response {
+        var writer = JSONWriter()
+        write(&writer)
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
+    }
+
+    func noContent() -> Response {
+        Response(status: .noContent)
+    }
+
+    // MARK: Sessions
+
+    /// A new session for `profileID`, with its token; the store fills in profile and installation.
+    func newSession(projectID: String, kind: SessionRecord.Kind, minutes: Int64, now: Int64) -> (
+        record: SessionRecord, token: String, tokenHash: [UInt8]
+    ) {
+        let token = OpaqueToken.sessionToken()
+        let record = SessionRecord(
+            id: OpaqueToken.identifier(prefix: "ses_"), projectID: projectID, profileID: "", installationID: nil,
+            kind: kind, createdAt: now, lastAuthenticatedAt: now, expiresAt: now + minutes * 60)
+        return (record, token, OpaqueToken.sha256(token))
+    }
+
+    /// The session length to use: the requested minutes (validated) capped by the project, or the project's.
+    func sessionMinutes(requested: Int64?, kind: SessionRecord.Kind, settings: ProjectSettings) throws -> Int64 {
+        let maximum = kind == .anonymous ? settings.anonymousSessionMinutes : settings.identifiedSessionMinutes
+        guard let requested else { return maximum }
+        guard ProjectSettings.sessionMinutesRange.contains(requested) else {
+            throw APIError(
+                .badRequest, .invalidSessionDuration, "session_duration_minutes must be between 5 and 525600.")
+        }
+        return min(requested, maximum)
+    }
+
+    /// Signs a fresh session JWT for a session.
+    func sessionJWT(for context: SessionContext, runtime: ProjectRuntime, now: Int64) -> String {
+        let expiration = min(now + configuration.sessionJWTLifetimeSeconds, max(context.session.expiresAt, now + 1))
+        let claims = SessionClaims(
+            issuer: issuer, audience: runtime.id, subject: context.profile.id, sessionID: context.session.id,
+            expiration: Date(timeIntervalSince1970: Double(expiration)),
+            issuedAt: Date(timeIntervalSince1970: Double(now)), notBefore: Date(timeIntervalSince1970: Double(now)),
+            kind: context.session.kind.rawValue, externalID: context.profile.externalID)
+        return runtime.keyRing.sign(claims)
+    }
+
+    /// The session envelope: session, token, JWT, profile, capabilities, server time (and merge).
+    func envelope(
+        _ status: HTTPResponse.Status, context: SessionContext, token: String?, runtime: ProjectRuntime, now: Int64,
+        merge: (outcome: MergeOutcome, fromProfileID: String)?? = nil
+    ) -> Response {
+        let jwt = sessionJWT(for: context, runtime: runtime, now: now)
+        return json(status) { writer in
+            writer.objectStart()
+            writer.key("session")
+            writer.session(context.session)
+            writer.field("session_token", token)
+            writer.field("session_jwt", jwt)
+            writer.key("profile")
+            writer.profile(context.profile)
+            writer.key("capabilities")
+            writer.capabilities(context.session)
+            writer.time("server_time", now)
+            if let merge {
+                writer.key("merge")
+                if let merge {
+                    writer.objectStart()
+                    writer.field("outcome", merge.outcome.rawValue)
+                    writer.field("from_profile_id", merge.fromProfileID)
+                    writer.objectEnd()
+                } else {
+                    writer.null()
+                }
+            }
+            writer.objectEnd()
+        }
+    }
+}
+
+/// The authenticated session of a request.
+struct Caller: Sendable {
+    let runtime: ProjectRuntime
+    let context: SessionContext
+    /// The session token, when the request presented it (a JWT does not reveal it).
+    let sessionToken: String?
+}
+
+extension APIError {
+    static func payloadTooLarge(_ limit: Int) -> APIError {
+        APIError(.contentTooLarge, .payloadTooLarge, "Request bodies are limited to \(limit) bytes.")
+    }
+}

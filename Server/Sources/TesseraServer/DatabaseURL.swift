@@ -1,0 +1,40 @@
+/// Where the server keeps its data: `sqlite:PATH` or `postgres://…`.
+public enum DatabaseURL: Sendable, Hashable, CustomStringConvertible {
+    case sqlite(path: String)
+    case postgres(url: String)
+
+    /// Parses `sqlite:PATH` (also `sqlite://PATH`) or `postgres://…` / `postgresql://…`.
+    public init(_ text: String) throws {
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            self = .postgres(url: text)
+            return
+        }
+        guard text.hasPrefix("sqlite:") else {
+            throw ConfigurationError("the database URL must be sqlite:PATH or postgres://…, not \(text.prefix(16))…")
+        }
+        var path = String(text.dropFirst("sqlite:".count))
+        if path.hasPrefix("//") { path = String(path.dropFirst(2)) }
+        guard !path.isEmpty else {
+            throw ConfigurationError("sqlite: needs a file path, e.g. sqlite:.tessera/tessera.sqlite")
+        }
+        self = .sqlite(path: path)
+    }
+
+    /// The URL without any password.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): return "sqlite:\(path)"
+        case .postgres: return "postgres://…"
+        }
+    }
+
+    /// Opens the store this URL names.
+    public func makeStore() throws -> any TesseraStore {
+        switch self {
+        case .sqlite(let path):
+            return try SQLiteStore(path: path)
+        case .postgres:
+            throw ConfigurationError("PostgreSQL is not supported by this build yet; use sqlite:PATH")
+        }
+    }
+}

@@ -1,0 +1,141 @@
+/// A small, fast JSON writer for response bodies: explicit `null`s, fields in a fixed order.
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+    private var needsComma = false
+
+    init() {
+        bytes.reserveCapacity(1024)
+    }
+
+    private mutating func separator() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    mutating func objectStart() {
+        separator()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    mutating func objectEnd() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    mutating func arrayStart() {
+        separator()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    mutating func arrayEnd() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// Writes a member name; the next value written belongs to it.
+    mutating func key(_ name: String) {
+        separator()
+        appendString(name)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    mutating func string(_ value: String) {
+        separator()
+        appendString(value)
+        needsComma = true
+    }
+
+    mutating func null() {
+        separator()
+        bytes.append(contentsOf: "null".utf8)
+        needsComma = true
+    }
+
+    mutating func bool(_ value: Bool) {
+        separator()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        needsComma = true
+    }
+
+    mutating func integer(_ value: Int64) {
+        separator()
+        bytes.append(contentsOf: String(value).utf8)
+        needsComma = true
+    }
+
+    mutating func raw(_ json: [UInt8]) {
+        separator()
+        bytes.append(contentsOf: json)
+        needsComma = true
+    }
+
+    mutating func field(_ name: String, _ value: String) {
+        key(name)
+        string(value)
+    }
+
+    mutating func field(_ name: String, _ value: String?) {
+        key(name)
+        if let value { string(value) } else { null() }
+    }
+
+    mutating func field(_ name: String, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
+
+    mutating func field(_ name: String, _ value: Int64) {
+        key(name)
+        integer(value)
+    }
+
+    mutating func field(_ name: String, _ value: Int) {
+        key(name)
+        integer(Int64(value))
+    }
+
+    /// Writes a time as an RFC 3339 UTC string with second precision.
+    mutating func time(_ name: String, _ seconds: Int64) {
+        key(name)
+        string(RFC3339.string(seconds))
+    }
+
+    mutating func time(_ name: String, _ seconds: Int64?) {
+        key(name)
+        if let seconds { string(RFC3339.string(seconds)) } else { null() }
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private mutating func appendString(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case UInt8(ascii: "\\"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case 0x0A:
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "n"))
+            case 0x0D:
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "r"))
+            case 0x09:
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "t"))
+            case 0..<0x20, 0x7F:
+                bytes.append(contentsOf: "\\u00".utf8)
+                bytes.append(Self.hex[Int(byte >> 4)])
+                bytes.append(Self.hex[Int(byte & 0x0F)])
+            default:
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

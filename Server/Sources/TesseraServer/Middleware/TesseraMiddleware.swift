@@ -1,0 +1,89 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Wraps every request: assigns its request ID (echoed in `X-Request-Id`), answers every error
+/// in the JSON error shape, tells 404 from 405, and records metrics.
+///
+/// Rate limiting (`429 rate_limited`) belongs here, before `next`, when it comes.
+struct TesseraMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    let routes: RouteTable
+    let metrics: ServerMetrics
+    let maximumBodySize: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        let start = ContinuousClock.now
+        let requestID = Self.requestID(from: request.headers) ?? context.id
+        var context = context
+        context.logger[metadataKey: "request_id"] = .string(requestID)
+        var response: Response
+        do {
+            if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximumBodySize {
+                throw APIError.payloadTooLarge(maximumBodySize)
+            }
+            response = try await next(request, context)
+        } catch {
+            response = errorResponse(error, request: request, context: context)
+        }
+        response.headers[.xRequestID] = requestID
+        let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? "unmatched"
+        metrics.recordRequest(
+            route: route, method: request.method.rawValue, status: response.status.code,
+            duration: start.duration(to: .now))
+        if response.status.code >= 500 {
+            context.logger.error(
+                "request failed",
+                metadata: ["method": "\(request.method)", "route": "\(route)", "status": "\(response.status.code)"])
+        } else {
+            context.logger.debug(
+                "request",
+                metadata: ["method": "\(request.method)", "route": "\(route)", "status": "\(response.status.code)"])
+        }
+        return response
+    }
+
+    private func errorResponse(_ error: any Error, request: Request, context: Context) -> Response {
+        switch error {
+        case let error as APIError:
+            return error.response()
+        case is NIOTooManyBytesError:
+            return APIError.payloadTooLarge(maximumBodySize).response()
+        case let error as HTTPError where error.status == .notFound:
+            let allowed = routes.allowedMethods(for: request.uri.path)
+            if allowed.isEmpty || allowed.contains(request.method) {
+                return APIError(.notFound, .notFound, "There is no such resource.").response()
+            }
+            return APIError(
+                .methodNotAllowed, .methodNotAllowed, "\(request.method) is not allowed here.",
+                headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")]
+            ).response()
+        case let error as HTTPError where error.status.code < 500:
+            return APIError(error.status, .invalidRequest, error.body ?? "The request is not valid.").response()
+        case let error as SQLiteError:
+            context.logger.error("database error", metadata: ["error": "\(error)"])
+            return APIError(.serviceUnavailable, .serviceUnavailable, "The database is not available.").response()
+        default:
+            context.logger.error("unexpected error", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            return APIError(.internalServerError, .internalError, "An internal error occurred.").response()
+        }
+    }
+
+    /// A client-supplied request ID, when it is short and plain.
+    static func requestID(from headers: HTTPFields) -> String? {
+        guard let value = headers[.xRequestID], !value.isEmpty, value.utf8.count <= 128 else { return nil }
+        let plain = value.utf8.allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D
+                || $0 == 0x5F || $0 == 0x2E || $0 == 0x3A
+        }
+        return plain ? value : nil
+    }
+}
+
+extension HTTPField.Name {
+    static let xRequestID = HTTPField.Name("X-Request-Id")!
+}

@@ -1,0 +1,26 @@
+import HTTPTypes
+
+/// The server's routes as templates, to tell `404 not_found` (no such path) from
+/// `405 method_not_allowed` (the path exists, with other methods).
+struct RouteTable: Sendable {
+    private var routes: [(method: HTTPRequest.Method, segments: [Substring])] = []
+
+    mutating func add(_ method: HTTPRequest.Method, _ path: String) {
+        routes.append((method, path.split(separator: "/")))
+    }
+
+    /// The methods that the routes matching `path` answer; empty when no route matches.
+    func allowedMethods(for path: String) -> [HTTPRequest.Method] {
+        let segments = path.split(separator: "/")
+        var methods: [HTTPRequest.Method] = []
+        for route in routes where route.segments.count == segments.count {
+            let matches = zip(route.segments, segments).allSatisfy { template, segment in
+                template.hasPrefix(":") || template == segment
+            }
+            if matches, !methods.contains(route.method) {
+                methods.append(route.method)
+            }
+        }
+        return methods
+    }
+}

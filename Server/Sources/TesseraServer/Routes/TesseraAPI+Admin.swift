@@ -1,0 +1,203 @@
+import Hummingbird
+import TesseraTokens
+
+/// The body of `PATCH /v1/admin/project`: every member optional, unknown members rejected.
+private struct SettingsPatch: Decodable {
+    var allowUnverifiedIdentify: Bool?
+    var requireAudience: Bool?
+    var expectedIssuer: String??
+    var maxIdentityTokenLifetimeSeconds: Int64?
+    var leewaySeconds: Int64?
+    var anonymousSessionMinutes: Int64?
+    var identifiedSessionMinutes: Int64?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case allowUnverifiedIdentify = "allow_unverified_identify"
+        case requireAudience = "require_audience"
+        case expectedIssuer = "expected_issuer"
+        case maxIdentityTokenLifetimeSeconds = "max_identity_token_lifetime_seconds"
+        case leewaySeconds = "leeway_seconds"
+        case anonymousSessionMinutes = "anonymous_session_minutes"
+        case identifiedSessionMinutes = "identified_session_minutes"
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let all = try decoder.container(keyedBy: AnyKey.self)
+        let known = Set(CodingKeys.allCases.map(\.rawValue))
+        if let unknown = all.allKeys.first(where: { !known.contains($0.stringValue) }) {
+            throw APIError.invalidRequest("\(unknown.stringValue) is not a project setting.")
+        }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        allowUnverifiedIdentify = try container.decodeIfPresent(Bool.self, forKey: .allowUnverifiedIdentify)
+        requireAudience = try container.decodeIfPresent(Bool.self, forKey: .requireAudience)
+        if container.contains(.expectedIssuer) {
+            expectedIssuer = .some(
+                try container.decodeNil(forKey: .expectedIssuer)
+                    ? nil : try container.decode(String.self, forKey: .expectedIssuer))
+        }
+        maxIdentityTokenLifetimeSeconds = try container.decodeIfPresent(
+            Int64.self, forKey: .maxIdentityTokenLifetimeSeconds)
+        leewaySeconds = try container.decodeIfPresent(Int64.self, forKey: .leewaySeconds)
+        anonymousSessionMinutes = try container.decodeIfPresent(Int64.self, forKey: .anonymousSessionMinutes)
+        identifiedSessionMinutes = try container.decodeIfPresent(Int64.self, forKey: .identifiedSessionMinutes)
+    }
+}
+
+extension TesseraAPI {
+    private func adminProfile(_ request: Request, _ profileID: String) async throws -> (ProjectRuntime, ProfileRecord) {
+        let runtime = try await requireSecretKey(request)
+        guard let profile = try await store.profile(projectID: runtime.id, id: profileID) else {
+            throw APIError.notFound
+        }
+        return (runtime, profile)
+    }
+
+    /// `GET /v1/admin/profiles/{profile_id}`
+    func adminGetProfile(_ request: Request, profileID: String) async throws -> Response {
+        let (_, profile) = try await adminProfile(request, profileID)
+        return json { writer in
+            writer.objectStart()
+            writer.key("profile")
+            writer.profile(profile)
+            writer.objectEnd()
+        }
+    }
+
+    /// `GET /v1/admin/profiles?external_id=…`
+    func adminFindProfiles(_ request: Request) async throws -> Response {
+        let runtime = try await requireSecretKey(request)
+        guard let externalID = request.uri.queryParameters.get("external_id"), InputRules.isExternalID(externalID)
+        else {
+            throw APIError.invalidRequest("The external_id query parameter (1 to 255 characters) is required.")
+        }
+        let profiles = try await store.profiles(projectID: runtime.id, externalID: externalID)
+        return json { writer in
+            writer.objectStart()
+            writer.key("profiles")
+            writer.arrayStart()
+            for profile in profiles { writer.profile(profile) }
+            writer.arrayEnd()
+            writer.objectEnd()
+        }
+    }
+
+    /// `GET /v1/admin/profiles/{profile_id}/sessions`
+    func adminListSessions(_ request: Request, profileID: String) async throws -> Response {
+        let (_, profile) = try await adminProfile(request, profileID)
+        let sessions = try await store.liveSessions(profileID: profile.id, now: currentTime().seconds)
+        return json { $0.sessions(sessions) }
+    }
+
+    /// `POST /v1/admin/profiles/{profile_id}/sessions/revoke`
+    func adminRevokeSessions(_ request: Request, profileID: String) async throws -> Response {
+        let (runtime, profile) = try await adminProfile(request, profileID)
+        _ = try await store.revokeSessions(projectID: runtime.id, profileID: profile.id, now: currentTime().seconds)
+        return noContent()
+    }
+
+    /// `GET /v1/admin/profiles/{profile_id}/devices`
+    func adminListDevices(_ request: Request, profileID: String) async throws -> Response {
+        let (_, profile) = try await adminProfile(request, profileID)
+        let devices = try await store.liveDevices(profileID: profile.id, now: currentTime().seconds)
+        return json { writer in
+            writer.objectStart()
+            writer.key("devices")
+            writer.arrayStart()
+            for device in devices { writer.device(device, includeToken: true) }
+            writer.arrayEnd()
+            writer.objectEnd()
+        }
+    }
+
+    /// `DELETE /v1/admin/profiles/{profile_id}`
+    func adminEraseProfile(_ request: Request, profileID: String) async throws -> Response {
+        let runtime = try await requireSecretKey(request)
+        guard try await store.eraseProfile(projectID: runtime.id, profileID: profileID) else { throw APIError.notFound }
+        return noContent()
+    }
+
+    /// `GET /v1/admin/project`
+    func adminGetProject(_ request: Request) async throws -> Response {
+        let runtime = try await requireSecretKey(request)
+        let secrets = try await store.identitySecrets(projectID: runtime.id)
+        return json { $0.project(runtime.project, secrets: secrets) }
+    }
+
+    /// `PATCH /v1/admin/project`
+    func adminUpdateProject(_ request: Request) async throws -> Response {
+        let runtime = try await requireSecretKey(request)
+        let patch = try await decode(SettingsPatch.self, from: request)
+        var settings = runtime.settings
+        if let value = patch.allowUnverifiedIdentify { settings.allowUnverifiedIdentify = value }
+        if let value = patch.requireAudience { settings.requireAudience = value }
+        if let value = patch.expectedIssuer {
+            if let issuer = value, issuer.isEmpty || issuer.utf8.count > 2048 {
+                throw APIError.invalidRequest("expected_issuer must be 1 to 2048 characters, or null.")
+            }
+            settings.expectedIssuer = value
+        }
+        if let value = patch.maxIdentityTokenLifetimeSeconds {
+            guard ProjectSettings.identityTokenLifetimeRange.contains(value) else {
+                throw APIError.invalidRequest("max_identity_token_lifetime_seconds must be between 1 and 86400.")
+            }
+            settings.maxIdentityTokenLifetimeSeconds = value
+        }
+        if let value = patch.leewaySeconds {
+            guard ProjectSettings.leewayRange.contains(value) else {
+                throw APIError.invalidRequest("leeway_seconds must be between 0 and 600.")
+            }
+            settings.leewaySeconds = value
+        }
+        for (value, name) in [
+            (patch.anonymousSessionMinutes, "anonymous_session_minutes"),
+            (patch.identifiedSessionMinutes, "identified_session_minutes"),
+        ] {
+            if let value, !ProjectSettings.sessionMinutesRange.contains(value) {
+                throw APIError.invalidRequest("\(name) must be between 5 and 525600.")
+            }
+        }
+        if let value = patch.anonymousSessionMinutes { settings.anonymousSessionMinutes = value }
+        if let value = patch.identifiedSessionMinutes { settings.identifiedSessionMinutes = value }
+        guard
+            let project = try await store.updateProjectSettings(
+                projectID: runtime.id, settings: settings, now: currentTime().seconds)
+        else { throw APIError.notFound }
+        projects.invalidate(projectID: runtime.id)
+        let secrets = try await store.identitySecrets(projectID: runtime.id)
+        return json { $0.project(project, secrets: secrets) }
+    }
+
+    /// `POST /v1/admin/identity-secrets`
+    func adminCreateIdentitySecret(_ request: Request) async throws -> Response {
+        let runtime = try await requireSecretKey(request)
+        let secret = IdentitySecret.generate()
+        let record = IdentitySecretRecord(kid: secret.kid, value: secret.value, createdAt: currentTime().seconds)
+        try await store.addIdentitySecret(projectID: runtime.id, secret: record, limit: 3)
+        projects.invalidate(projectID: runtime.id)
+        return json(.created) { writer in
+            writer.objectStart()
+            writer.key("identity_secret")
+            writer.objectStart()
+            writer.field("kid", record.kid)
+            writer.field("secret", record.value)
+            writer.time("created_at", record.createdAt)
+            writer.objectEnd()
+            writer.objectEnd()
+        }
+    }
+
+    /// `DELETE /v1/admin/identity-secrets/{kid}`
+    func adminDeleteIdentitySecret(_ request: Request, kid: String) async throws -> Response {
+        let runtime = try await requireSecretKey(request)
+        guard try await store.deleteIdentitySecret(projectID: runtime.id, kid: kid) else { throw APIError.notFound }
+        projects.invalidate(projectID: runtime.id)
+        return noContent()
+    }
+}

@@ -1,0 +1,43 @@
+import Hummingbird
+import NIOCore
+
+extension TesseraAPI {
+    /// `GET /health`: 200 when the database answers, else 503.
+    func health(_ request: Request) async throws -> Response {
+        do {
+            try await store.ping()
+        } catch {
+            throw APIError(.serviceUnavailable, .serviceUnavailable, "The database does not answer.")
+        }
+        return json { writer in
+            writer.objectStart()
+            writer.field("status", "ok")
+            writer.objectEnd()
+        }
+    }
+
+    /// `GET /metrics`: the Prometheus text format.
+    func metricsExposition(_ request: Request) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+    }
+
+    /// `GET /openapi.json`
+    func openAPI(_ request: Request) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+    }
+
+    /// `GET /v1/projects/{project_id}/jwks.json`: the keys that verify the project's session JWTs.
+    func jwks(_ request: Request, projectID: String) async throws -> Response {
+        guard InputRules.isIdentifier(projectID, prefix: "prj_"),
+            let runtime = try await projects.runtime(projectID: projectID)
+        else { throw APIError.notFound }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "public, max-age=300"],
+            body: .init(byteBuffer: ByteBuffer(bytes: runtime.jwksJSON)))
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import Hummingbird
+import TesseraTokens
+
+private struct AnonymousBody: Decodable {
+    var installationID: String
+    var installationSecret: String
+    var sessionDurationMinutes: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case installationID = "installation_id"
+        case installationSecret = "installation_secret"
+        case sessionDurationMinutes = "session_duration_minutes"
+    }
+}
+
+private struct IdentifyBody: Decodable {
+    var identityToken: String?
+    var userID: String?
+    var sessionDurationMinutes: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case identityToken = "identity_token"
+        case userID = "user_id"
+        case sessionDurationMinutes = "session_duration_minutes"
+    }
+}
+
+private struct DurationBody: Decodable {
+    var sessionDurationMinutes: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case sessionDurationMinutes = "session_duration_minutes"
+    }
+}
+
+extension TesseraAPI {
+    /// `POST /v1/sessions/anonymous`
+    func startAnonymous(_ request: Request) async throws -> Response {
+        let runtime = try await requirePublishableKey(request)
+        let body = try await decode(AnonymousBody.self, from: request)
+        guard InputRules.isInstallationID(body.installationID) else {
+            throw APIError.invalidRequest("installation_id must be a lower-case UUID with dashes.")
+        }
+        guard let secretBytes = Base64URL.decode(body.installationSecret), secretBytes.count >= 32,
+            body.installationSecret.utf8.count <= 512
+        else {
+            throw APIError.invalidRequest("installation_secret must be at least 32 random bytes in base64url.")
+        }
+        let minutes = try sessionMinutes(
+            requested: body.sessionDurationMinutes, kind: .anonymous, settings: runtime.settings)
+        let now = currentTime().seconds
+        let session = newSession(projectID: runtime.id, kind: .anonymous, minutes: minutes, now: now)
+        let result = try await store.startAnonymousSession(
+            AnonymousStart(
+                projectID: runtime.id, installationID: body.installationID,
+                installationSecretHash: OpaqueToken.sha256(body.installationSecret),
+                newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session.record,
+                sessionTokenHash: session.tokenHash))
+        metrics.sessionCreated(kind: "anonymous")
+        return envelope(
+            result.createdInstallation ? .created : .ok, context: result.context, token: session.token,
+            runtime: runtime, now: now)
+    }
+
+    /// `POST /v1/sessions/identify`
+    func identify(_ request: Request) async throws -> Response {
+        let runtime: ProjectRuntime
+        let caller: Caller?
+        switch Credential(headers: request.headers) {
+        case .none:
+            throw APIError.missingCredentials
+        case .publishableKey:
+            runtime = try await requirePublishableKey(request)
+            caller = nil
+        case .sessionToken, .jws:
+            let session = try await requireSession(request)
+            runtime = session.runtime
+            caller = session
+        case .secretKey, .unknown:
+            throw APIError.wrongCredential("the publishable key, a session token or a session JWT")
+        }
+        let body = try await decode(IdentifyBody.self, from: request)
+        let now = currentTime()
+        let externalID: String
+        let verified: Bool
+        var claims: IdentityClaims?
+        switch (body.identityToken, body.userID) {
+        case (let token?, nil):
+            guard let verifier = runtime.verifier else {
+                metrics.verificationFailed(code: "invalid_signature")
+                throw APIError(
+                    .unauthorized, .init(rawValue: "invalid_signature"), "The project has no identity secret.")
+            }
+            do {
+                claims = try verifier.verify(token, now: now.date)
+            } catch {
+                metrics.verificationFailed(code: error.code.rawValue)
+                throw APIError(
+                    error.httpStatus == 400 ? .badRequest : .unauthorized, .init(rawValue: error.code.rawValue),
+                    error.message)
+            }
+            externalID = claims!.subject
+            verified = true
+        case (nil, let userID?):
+            guard runtime.settings.allowUnverifiedIdentify else {
+                throw APIError(
+                    .forbidden, .unverifiedIdentifyDisabled,
+                    "This project accepts only signed identity tokens (identity_token).")
+            }
+            guard InputRules.isExternalID(userID) else {
+                throw APIError.invalidRequest("user_id must be 1 to 255 characters without control characters.")
+            }
+            externalID = userID
+            verified = false
+        default:
+            throw APIError.invalidRequest("Send exactly one of identity_token and user_id.")
+        }
+        let kind: SessionRecord.Kind = verified ? .verified : .unverified
+        let minutes = try sessionMinutes(requested: body.sessionDurationMinutes, kind: kind, settings: runtime.settings)
+        let session = newSession(projectID: runtime.id, kind: kind, minutes: minutes, now: now.seconds)
+        let tokenID = claims?.tokenID.map { jti in
+            (
+                value: jti,
+                expiresAt: Int64(claims!.expiration.timeIntervalSince1970.rounded(.up)) + runtime.settings.leewaySeconds
+            )
+        }
+        let result = try await store.identify(
+            IdentifyCommand(
+                projectID: runtime.id, callerSessionID: caller?.context.session.id, externalID: externalID,
+                verified: verified, name: claims?.name, avatarURL: claims?.avatarURL, email: claims?.email,
+                tokenID: tokenID, newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session.record,
+                sessionTokenHash: session.tokenHash, now: now.seconds))
+        metrics.sessionCreated(kind: kind.rawValue)
+        metrics.identified(
+            outcome: result.merge?.outcome.rawValue ?? (result.createdProfile ? "created" : "signed_in"))
+        return envelope(
+            .ok, context: result.context, token: session.token, runtime: runtime, now: now.seconds,
+            merge: .some(result.merge))
+    }
+
+    /// `POST /v1/sessions/authenticate`
+    func authenticate(_ request: Request) async throws -> Response {
+        let caller = try await requireSession(request, allowExpiredJWT: true)
+        let body = try await decode(DurationBody.self, from: request, allowEmpty: true)
+        let now = currentTime().seconds
+        var context = caller.context
+        if let requested = body.sessionDurationMinutes {
+            let minutes = try sessionMinutes(
+                requested: requested, kind: context.session.kind, settings: caller.runtime.settings)
+            guard
+                let extended = try await store.extendSession(
+                    sessionID: context.session.id, expiresAt: now + minutes * 60, now: now)
+            else {
+                guard let current = try await store.sessionContext(sessionID: context.session.id) else {
+                    throw APIError.sessionNotFound
+                }
+                try checkAlive(current.session, now: now)
+                throw APIError.sessionNotFound
+            }
+            context = extended
+        }
+        return envelope(.ok, context: context, token: caller.sessionToken, runtime: caller.runtime, now: now)
+    }
+
+    /// `POST /v1/sessions/revoke`
+    func revoke(_ request: Request) async throws -> Response {
+        let caller = try await requireSession(request)
+        let now = currentTime().seconds
+        guard try await store.revokeSession(sessionID: caller.context.session.id, profileID: nil, now: now) else {
+            throw APIError.sessionRevoked
+        }
+        return noContent()
+    }
+
+    /// `GET /v1/sessions`
+    func listSessions(_ request: Request) async throws -> Response {
+        let caller = try await requireSession(request)
+        let sessions = try await store.liveSessions(profileID: caller.context.profile.id, now: currentTime().seconds)
+        return json { $0.sessions(sessions) }
+    }
+
+    /// `DELETE /v1/sessions/{session_id}`
+    func deleteSession(_ request: Request, sessionID: String) async throws -> Response {
+        let caller = try await requireSession(request)
+        guard
+            try await store.revokeSession(
+                sessionID: sessionID, profileID: caller.context.profile.id, now: currentTime().seconds)
+        else { throw APIError.notFound }
+        return noContent()
+    }
+}

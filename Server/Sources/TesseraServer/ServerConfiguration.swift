@@ -1,0 +1,73 @@
+public import Foundation
+public import Logging
+
+/// Everything `buildApplication(configuration:)` needs, with a default for every field.
+public struct ServerConfiguration: Sendable {
+    /// The address to listen on.
+    public var host = "127.0.0.1"
+    /// The port to listen on (0 picks a free one).
+    public var port = 8080
+    /// Where the data lives.
+    public var database = DatabaseURL.sqlite(path: ".tessera/tessera.sqlite")
+    /// The server's public base URL, used as the session JWT `iss`; `http://HOST:PORT` when nil.
+    public var publicURL: String? = nil
+    /// The log level of the server's logger.
+    public var logLevel = Logger.Level.info
+    /// The current time; tests inject a controllable clock.
+    public var now: @Sendable () -> Date = { Date() }
+    /// Request bodies larger than this are answered `413 payload_too_large`.
+    public var maximumBodySize = 16 * 1024
+    /// The lifetime of a session JWT.
+    public var sessionJWTLifetimeSeconds: Int64 = 300
+    /// Leeway when checking a session JWT's `exp`/`nbf`.
+    public var sessionJWTLeewaySeconds: Int64 = 60
+    /// How often the background cleanup runs, and how many rows of each kind one pass deletes.
+    public var cleanupInterval = Duration.seconds(60)
+    public var cleanupBatchSize = 500
+    /// How long project settings and keys are cached before being read again (for multi-node setups).
+    public var projectCacheSeconds: Int64 = 5
+    /// Create and print a development project when the database has none.
+    public var createDevelopmentProject = true
+    /// Where the development project's keys are printed.
+    public var announce: @Sendable (String) -> Void = { print($0) }
+
+    public init() {}
+
+    /// The configuration from `TESSERA_HOST`, `TESSERA_PORT`, `TESSERA_DATABASE_URL`,
+    /// `TESSERA_LOG_LEVEL` and `TESSERA_PUBLIC_URL`; unset variables keep the defaults.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> ServerConfiguration
+    {
+        var configuration = ServerConfiguration()
+        if let host = environment["TESSERA_HOST"], !host.isEmpty { configuration.host = host }
+        if let port = environment["TESSERA_PORT"], !port.isEmpty {
+            guard let number = Int(port), (0...65535).contains(number) else {
+                throw ConfigurationError("TESSERA_PORT must be a port number, not \(port)")
+            }
+            configuration.port = number
+        }
+        if let url = environment["TESSERA_DATABASE_URL"], !url.isEmpty { configuration.database = try DatabaseURL(url) }
+        if let level = environment["TESSERA_LOG_LEVEL"], !level.isEmpty {
+            guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+                throw ConfigurationError(
+                    "TESSERA_LOG_LEVEL must be one of trace, debug, info, notice, warning, error, critical")
+            }
+            configuration.logLevel = parsed
+        }
+        if let url = environment["TESSERA_PUBLIC_URL"], !url.isEmpty { configuration.publicURL = url }
+        return configuration
+    }
+
+    /// The `iss` of session JWTs.
+    var issuer: String {
+        if let publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "http://\(shownHost):\(port)"
+    }
+}
+
+/// A configuration value that cannot be used.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Deletes expired sessions (with their devices) and used identity-token IDs in the background,
+/// in batches, so no single transaction holds the writer for long.
+struct CleanupService: Service {
+    let store: any TesseraStore
+    let interval: Duration
+    let batchSize: Int
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            await runOnce()
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// Runs passes until a pass deletes less than a full batch of everything.
+    func runOnce() async {
+        do {
+            while true {
+                let seconds = Int64(now().timeIntervalSince1970.rounded(.down))
+                let counts = try await store.deleteExpired(now: seconds, batchSize: batchSize)
+                if counts.total > 0 {
+                    logger.debug(
+                        "cleanup",
+                        metadata: [
+                            "sessions": "\(counts.sessions)", "devices": "\(counts.devices)",
+                            "token_ids": "\(counts.tokenIDs)",
+                        ])
+                }
+                if counts.sessions < batchSize && counts.tokenIDs < batchSize { return }
+                await Task.yield()
+            }
+        } catch {
+            logger.warning("cleanup failed", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// Closes the store after everything else in the service group has shut down.
+struct StoreService: Service {
+    let store: any TesseraStore
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await store.close()
+    }
+}

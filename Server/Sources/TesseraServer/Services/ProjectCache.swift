@@ -1,0 +1,106 @@
+import Synchronization
+import TesseraTokens
+
+/// Projects, their secrets and keys, cached for a few seconds so the hot paths read no project rows.
+///
+/// Local changes invalidate at once; the time-to-live bounds staleness when several nodes share a
+/// database.
+final class ProjectCache: Sendable {
+    private struct State {
+        var byID: [String: ProjectRuntime] = [:]
+        var idByKeyHash: [[UInt8]: String] = [:]
+    }
+
+    private let store: any TesseraStore
+    private let timeToLive: Duration
+    private let retiredKeyWindow: Int64
+    private let now: @Sendable () -> Int64
+    private let state = Mutex(State())
+
+    init(
+        store: any TesseraStore, timeToLiveSeconds: Int64, retiredKeyWindow: Int64, now: @escaping @Sendable () -> Int64
+    ) {
+        self.store = store
+        self.timeToLive = .seconds(timeToLiveSeconds)
+        self.retiredKeyWindow = retiredKeyWindow
+        self.now = now
+    }
+
+    /// The project with this ID, or nil.
+    func runtime(projectID: String) async throws -> ProjectRuntime? {
+        if let cached = fresh(projectID) { return cached }
+        guard let project = try await store.project(id: projectID) else { return nil }
+        return try await load(project)
+    }
+
+    /// The project whose publishable key is `key`, or nil.
+    func runtime(publishableKey key: String) async throws -> ProjectRuntime? {
+        let hash = OpaqueToken.sha256(key)
+        if let id = state.withLock({ $0.idByKeyHash[hash] }), let cached = fresh(id) { return cached }
+        guard let project = try await store.project(publishableKeyHash: hash) else { return nil }
+        state.withLock { $0.idByKeyHash[hash] = project.id }
+        return try await load(project)
+    }
+
+    /// The project whose secret key is `key`, or nil.
+    func runtime(secretKey key: String) async throws -> ProjectRuntime? {
+        let hash = OpaqueToken.sha256(key)
+        if let id = state.withLock({ $0.idByKeyHash[hash] }), let cached = fresh(id) { return cached }
+        guard let project = try await store.project(secretKeyHash: hash) else { return nil }
+        state.withLock { $0.idByKeyHash[hash] = project.id }
+        return try await load(project)
+    }
+
+    /// Forgets a project, so the next request reads it again.
+    func invalidate(projectID: String) {
+        state.withLock { _ = $0.byID.removeValue(forKey: projectID) }
+    }
+
+    private func fresh(_ projectID: String) -> ProjectRuntime? {
+        guard let runtime = state.withLock({ $0.byID[projectID] }) else { return nil }
+        return runtime.loadedAt.duration(to: .now) < timeToLive ? runtime : nil
+    }
+
+    private func load(_ project: ProjectRecord) async throws -> ProjectRuntime {
+        let secrets = try await store.identitySecrets(projectID: project.id)
+        var keys = try await store.sessionKeys(projectID: project.id)
+        if !keys.contains(where: { $0.retiredAt == nil }) {
+            let key = SessionSigningKey.generate()
+            let record = SessionKeyRecord(kid: key.kid, privateKey: key.privateKeyRawRepresentation, createdAt: now())
+            try await store.rotateSessionKey(projectID: project.id, newKey: record, now: now())
+            keys = try await store.sessionKeys(projectID: project.id)
+        }
+        let runtime = try Self.makeRuntime(
+            project: project, secrets: secrets, keys: keys, now: now(), retiredKeyWindow: retiredKeyWindow)
+        state.withLock { $0.byID[project.id] = runtime }
+        return runtime
+    }
+
+    static func makeRuntime(
+        project: ProjectRecord, secrets: [IdentitySecretRecord], keys: [SessionKeyRecord], now: Int64,
+        retiredKeyWindow: Int64
+    ) throws -> ProjectRuntime {
+        let settings = project.settings
+        let identitySecrets = try secrets.map { try IdentitySecret(kid: $0.kid, value: $0.value) }
+        let verifier: IdentityTokenVerifier? =
+            identitySecrets.isEmpty
+            ? nil
+            : try IdentityTokenVerifier(
+                secrets: Array(identitySecrets.suffix(3)),
+                configuration: .init(
+                    projectID: project.id, projectSlug: project.slug, requireAudience: settings.requireAudience,
+                    expectedIssuer: settings.expectedIssuer, leeway: Double(settings.leewaySeconds),
+                    maximumLifetime: Double(settings.maxIdentityTokenLifetimeSeconds)))
+        guard let current = keys.last(where: { $0.retiredAt == nil }) else {
+            throw ConfigurationError("project \(project.id) has no session signing key")
+        }
+        let signingKey = try SessionSigningKey(kid: current.kid, privateKeyRawRepresentation: current.privateKey)
+        let retired = try keys.filter { key in
+            guard let retiredAt = key.retiredAt else { return false }
+            return retiredAt + retiredKeyWindow > now
+        }.map { try SessionSigningKey(kid: $0.kid, privateKeyRawRepresentation: $0.privateKey).publicJWK }
+        let keyRing = try SessionKeyRing(signingKey: signingKey, retiredKeys: retired)
+        return ProjectRuntime(
+            project: project, verifier: verifier, keyRing: keyRing, jwksJSON: keyRing.jwks.jsonData(), loadedAt: .now)
+    }
+}

@@ -1,0 +1,91 @@
+/// Starts (or restores) the anonymous identity of an installation and opens a session for it.
+public struct AnonymousStart: Sendable {
+    public var projectID: String
+    public var installationID: String
+    public var installationSecretHash: [UInt8]
+    /// The profile to create when the installation has none.
+    public var newProfileID: String
+    public var newSession: SessionRecord
+    public var sessionTokenHash: [UInt8]
+
+    public init(
+        projectID: String, installationID: String, installationSecretHash: [UInt8], newProfileID: String,
+        newSession: SessionRecord, sessionTokenHash: [UInt8]
+    ) {
+        self.projectID = projectID
+        self.installationID = installationID
+        self.installationSecretHash = installationSecretHash
+        self.newProfileID = newProfileID
+        self.newSession = newSession
+        self.sessionTokenHash = sessionTokenHash
+    }
+}
+
+/// The answer of ``TesseraStore/startAnonymousSession(_:)``.
+public struct AnonymousStartResult: Sendable {
+    /// True when the installation was new.
+    public var createdInstallation: Bool
+    public var context: SessionContext
+}
+
+/// One identify: the verified (or asserted) user, the caller, and the session to open.
+public struct IdentifyCommand: Sendable {
+    public var projectID: String
+    /// The session that called identify, if any; it is ended.
+    public var callerSessionID: String?
+    public var externalID: String
+    public var verified: Bool
+    public var name: String?
+    public var avatarURL: String?
+    public var email: String?
+    /// The identity token's `jti` and when it expires: recorded as used, once.
+    public var tokenID: (value: String, expiresAt: Int64)?
+    /// The profile ID to use when a new profile is created.
+    public var newProfileID: String
+    /// The session to open; its `profileID` and `installationID` are filled in by the store.
+    public var newSession: SessionRecord
+    public var sessionTokenHash: [UInt8]
+    public var now: Int64
+
+    public init(
+        projectID: String, callerSessionID: String?, externalID: String, verified: Bool, name: String?,
+        avatarURL: String?, email: String?, tokenID: (value: String, expiresAt: Int64)?, newProfileID: String,
+        newSession: SessionRecord, sessionTokenHash: [UInt8], now: Int64
+    ) {
+        self.projectID = projectID
+        self.callerSessionID = callerSessionID
+        self.externalID = externalID
+        self.verified = verified
+        self.name = name
+        self.avatarURL = avatarURL
+        self.email = email
+        self.tokenID = tokenID
+        self.newProfileID = newProfileID
+        self.newSession = newSession
+        self.sessionTokenHash = sessionTokenHash
+        self.now = now
+    }
+}
+
+/// How identify treated the caller's profile.
+public enum MergeOutcome: String, Sendable {
+    case promoted, merged, unchanged
+}
+
+/// The answer of ``TesseraStore/identify(_:)``.
+public struct IdentifyResult: Sendable {
+    public var context: SessionContext
+    /// Present when identify was called with a session.
+    public var merge: (outcome: MergeOutcome, fromProfileID: String)?
+    /// True when a new profile was created (no caller, no existing profile).
+    public var createdProfile: Bool
+}
+
+/// What one cleanup pass deleted.
+public struct CleanupCounts: Sendable, Hashable {
+    public var sessions = 0
+    public var devices = 0
+    public var tokenIDs = 0
+    public init() {}
+    public var total: Int { sessions + devices + tokenIDs }
+}

@@ -1,0 +1,88 @@
+extension SQLiteStore {
+    static let profileColumns =
+        "id, project_id, kind, external_id, verified, name, avatar_url, email, created_at, updated_at"
+    static let sessionColumns =
+        "id, project_id, profile_id, installation_id, kind, created_at, last_authenticated_at, expires_at, revoked_at"
+    static let projectColumns = """
+        id, name, slug, allow_unverified_identify, require_audience, expected_issuer,
+        max_identity_token_lifetime_seconds, leeway_seconds, anonymous_session_minutes,
+        identified_session_minutes, created_at, updated_at
+        """
+    static let deviceColumns = "id, project_id, session_id, profile_id, platform, environment, token, created_at"
+    static let contextColumns = """
+        s.id, s.project_id, s.profile_id, s.installation_id, s.kind, s.created_at, s.last_authenticated_at,
+        s.expires_at, s.revoked_at, p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url,
+        p.email, p.created_at, p.updated_at
+        """
+
+    static func profile(_ row: SQLiteRow, at offset: Int = 0) -> ProfileRecord {
+        ProfileRecord(
+            id: row.text(offset), projectID: row.text(offset + 1),
+            kind: ProfileRecord.Kind(rawValue: row.text(offset + 2)) ?? .anonymous,
+            externalID: row.optionalText(offset + 3), verified: row.bool(offset + 4),
+            name: row.optionalText(offset + 5),
+            avatarURL: row.optionalText(offset + 6), email: row.optionalText(offset + 7),
+            createdAt: row.int(offset + 8),
+            updatedAt: row.int(offset + 9))
+    }
+
+    static func session(_ row: SQLiteRow, at offset: Int = 0) -> SessionRecord {
+        SessionRecord(
+            id: row.text(offset), projectID: row.text(offset + 1), profileID: row.text(offset + 2),
+            installationID: row.optionalText(offset + 3),
+            kind: SessionRecord.Kind(rawValue: row.text(offset + 4)) ?? .anonymous, createdAt: row.int(offset + 5),
+            lastAuthenticatedAt: row.int(offset + 6), expiresAt: row.int(offset + 7),
+            revokedAt: row.optionalInt(offset + 8))
+    }
+
+    static func context(_ row: SQLiteRow) -> SessionContext {
+        SessionContext(session: session(row), profile: profile(row, at: 9))
+    }
+
+    static func project(_ row: SQLiteRow) -> ProjectRecord {
+        var settings = ProjectSettings()
+        settings.allowUnverifiedIdentify = row.bool(3)
+        settings.requireAudience = row.bool(4)
+        settings.expectedIssuer = row.optionalText(5)
+        settings.maxIdentityTokenLifetimeSeconds = row.int(6)
+        settings.leewaySeconds = row.int(7)
+        settings.anonymousSessionMinutes = row.int(8)
+        settings.identifiedSessionMinutes = row.int(9)
+        return ProjectRecord(
+            id: row.text(0), name: row.text(1), slug: row.text(2), settings: settings, createdAt: row.int(10),
+            updatedAt: row.int(11))
+    }
+
+    static func device(_ row: SQLiteRow) -> DeviceRecord {
+        DeviceRecord(
+            id: row.text(0), projectID: row.text(1), sessionID: row.text(2), profileID: row.text(3),
+            platform: row.text(4), environment: row.text(5), token: row.text(6), createdAt: row.int(7))
+    }
+
+    static func insert(profile: ProfileRecord, into connection: SQLiteConnection) throws {
+        try connection.run(
+            "INSERT INTO profiles (\(profileColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                .init(profile.id), .init(profile.projectID), .init(profile.kind.rawValue), .init(profile.externalID),
+                .init(profile.verified), .init(profile.name), .init(profile.avatarURL), .init(profile.email),
+                .init(profile.createdAt), .init(profile.updatedAt),
+            ])
+    }
+
+    static func insert(session: SessionRecord, tokenHash: [UInt8], into connection: SQLiteConnection) throws {
+        try connection.run(
+            "INSERT INTO sessions (\(sessionColumns), token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                .init(session.id), .init(session.projectID), .init(session.profileID), .init(session.installationID),
+                .init(session.kind.rawValue), .init(session.createdAt), .init(session.lastAuthenticatedAt),
+                .init(session.expiresAt), .init(session.revokedAt), .init(tokenHash),
+            ])
+    }
+
+    /// Ends a session now and deletes the devices it registered.
+    static func end(sessionID: String, now: Int64, in connection: SQLiteConnection) throws {
+        try connection.run(
+            "UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [.init(now), .init(sessionID)])
+        try connection.run("DELETE FROM devices WHERE session_id = ?", [.init(sessionID)])
+    }
+}

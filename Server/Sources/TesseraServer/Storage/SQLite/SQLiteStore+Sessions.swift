@@ -1,0 +1,230 @@
+import TesseraTokens
+
+extension SQLiteStore {
+    public func startAnonymousSession(_ request: AnonymousStart) async throws -> AnonymousStartResult {
+        try await writer.write { connection in
+            let now = request.newSession.createdAt
+            let existing = try connection.queryFirst(
+                "SELECT secret_hash, profile_id FROM installations WHERE project_id = ? AND installation_id = ?",
+                [.init(request.projectID), .init(request.installationID)])
+            var profileID = existing?.optionalText(1)
+            if let existing {
+                guard OpaqueToken.constantTimeEquals(existing.blob(0), request.installationSecretHash) else {
+                    throw APIError(
+                        .conflict, .installationConflict,
+                        "This installation ID is registered with another installation secret.")
+                }
+            }
+            if profileID == nil {
+                let profile = ProfileRecord(
+                    id: request.newProfileID, projectID: request.projectID, kind: .anonymous, externalID: nil,
+                    verified: false, createdAt: now, updatedAt: now)
+                try Self.insert(profile: profile, into: connection)
+                profileID = profile.id
+                if existing == nil {
+                    try connection.run(
+                        """
+                        INSERT INTO installations (project_id, installation_id, secret_hash, profile_id, created_at)
+                        VALUES (?, ?, ?, ?, ?)
+                        """,
+                        [
+                            .init(request.projectID), .init(request.installationID),
+                            .init(request.installationSecretHash),
+                            .init(profile.id), .init(now),
+                        ])
+                } else {
+                    try connection.run(
+                        "UPDATE installations SET profile_id = ? WHERE project_id = ? AND installation_id = ?",
+                        [.init(profile.id), .init(request.projectID), .init(request.installationID)])
+                }
+            }
+            var session = request.newSession
+            session.profileID = profileID!
+            session.installationID = request.installationID
+            try Self.insert(session: session, tokenHash: request.sessionTokenHash, into: connection)
+            guard
+                let profile = try connection.queryFirst(
+                    "SELECT \(Self.profileColumns) FROM profiles WHERE id = ?", [.init(session.profileID)]
+                ).map({ Self.profile($0) })
+            else { throw SQLiteError(code: 1, message: "profile vanished") }
+            return AnonymousStartResult(
+                createdInstallation: existing == nil, context: SessionContext(session: session, profile: profile))
+        }
+    }
+
+    public func identify(_ command: IdentifyCommand) async throws -> IdentifyResult {
+        try await writer.write { connection in
+            let now = command.now
+            if let tokenID = command.tokenID {
+                do {
+                    try connection.run(
+                        "INSERT INTO used_token_ids (project_id, jti, expires_at) VALUES (?, ?, ?)",
+                        [.init(command.projectID), .init(tokenID.value), .init(tokenID.expiresAt)])
+                } catch let error as SQLiteError where error.isUniqueViolation {
+                    throw APIError(.unauthorized, .identityTokenReplayed, "This identity token has already been used.")
+                }
+            }
+            var caller: SessionContext?
+            if let callerSessionID = command.callerSessionID {
+                guard
+                    let context = try connection.queryFirst(
+                        "SELECT \(Self.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id WHERE s.id = ?",
+                        [.init(callerSessionID)]
+                    ).map(Self.context)
+                else { throw APIError.sessionNotFound }
+                if context.session.revokedAt != nil { throw APIError.sessionRevoked }
+                if context.session.expiresAt <= now { throw APIError.sessionExpired }
+                caller = context
+            }
+            let existing = try connection.queryFirst(
+                """
+                SELECT \(Self.profileColumns) FROM profiles
+                WHERE project_id = ? AND verified = ? AND external_id = ?
+                """,
+                [.init(command.projectID), .init(command.verified), .init(command.externalID)]
+            ).map { Self.profile($0) }
+            let plan = try IdentifyPlan.decide(
+                caller: caller?.profile, existing: existing, externalID: command.externalID, verified: command.verified)
+
+            var profileID: String
+            var merge: (outcome: MergeOutcome, fromProfileID: String)?
+            var created = false
+            switch plan {
+            case .create:
+                let profile = ProfileRecord(
+                    id: command.newProfileID, projectID: command.projectID, kind: .identified,
+                    externalID: command.externalID, verified: command.verified, createdAt: now, updatedAt: now)
+                try Self.insert(profile: profile, into: connection)
+                profileID = profile.id
+                created = true
+            case .useExisting(let profile):
+                profileID = profile.id
+            case .unchanged(let profile):
+                profileID = profile.id
+                merge = (.unchanged, profile.id)
+            case .promote(let anonymous):
+                try connection.run(
+                    "UPDATE profiles SET kind = 'identified', external_id = ?, verified = ?, updated_at = ? WHERE id = ?",
+                    [.init(command.externalID), .init(command.verified), .init(now), .init(anonymous.id)])
+                try connection.run(
+                    "UPDATE installations SET profile_id = NULL WHERE profile_id = ?", [.init(anonymous.id)])
+                profileID = anonymous.id
+                merge = (.promoted, anonymous.id)
+            case .merge(let anonymous, let target):
+                try connection.run(
+                    "UPDATE installations SET profile_id = NULL WHERE profile_id = ?", [.init(anonymous.id)])
+                try connection.run(
+                    "UPDATE profile_aliases SET profile_id = ? WHERE profile_id = ?",
+                    [.init(target.id), .init(anonymous.id)])
+                try connection.run(
+                    "INSERT INTO profile_aliases (alias_id, project_id, profile_id, created_at) VALUES (?, ?, ?, ?)",
+                    [.init(anonymous.id), .init(command.projectID), .init(target.id), .init(now)])
+                // The anonymous profile's sessions and their devices go with it.
+                try connection.run(
+                    "DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = ?)",
+                    [.init(anonymous.id)])
+                try connection.run("DELETE FROM profiles WHERE id = ?", [.init(anonymous.id)])
+                profileID = target.id
+                merge = (.merged, anonymous.id)
+            }
+            if let caller, caller.profile.id == profileID {
+                try Self.end(sessionID: caller.session.id, now: now, in: connection)
+            }
+            try connection.run(
+                """
+                UPDATE profiles SET name = COALESCE(?, name), avatar_url = COALESCE(?, avatar_url),
+                    email = COALESCE(?, email), updated_at = ?
+                WHERE id = ?
+                """,
+                [.init(command.name), .init(command.avatarURL), .init(command.email), .init(now), .init(profileID)])
+            var session = command.newSession
+            session.profileID = profileID
+            session.installationID = caller?.session.installationID
+            try Self.insert(session: session, tokenHash: command.sessionTokenHash, into: connection)
+            guard
+                let profile = try connection.queryFirst(
+                    "SELECT \(Self.profileColumns) FROM profiles WHERE id = ?", [.init(profileID)]
+                ).map({ Self.profile($0) })
+            else { throw SQLiteError(code: 1, message: "profile vanished") }
+            return IdentifyResult(
+                context: SessionContext(session: session, profile: profile), merge: merge, createdProfile: created)
+        }
+    }
+
+    public func sessionContext(tokenHash: [UInt8]) async throws -> SessionContext? {
+        try readers.read {
+            try $0.queryFirst(
+                "SELECT \(Self.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id WHERE s.token_hash = ?",
+                [.init(tokenHash)]
+            ).map(Self.context)
+        }
+    }
+
+    public func sessionContext(sessionID: String) async throws -> SessionContext? {
+        try readers.read {
+            try $0.queryFirst(
+                "SELECT \(Self.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id WHERE s.id = ?",
+                [.init(sessionID)]
+            ).map(Self.context)
+        }
+    }
+
+    public func extendSession(sessionID: String, expiresAt: Int64, now: Int64) async throws -> SessionContext? {
+        try await writer.write { connection in
+            let changed = try connection.run(
+                """
+                UPDATE sessions SET expires_at = MAX(expires_at, ?), last_authenticated_at = ?
+                WHERE id = ? AND revoked_at IS NULL AND expires_at > ?
+                """,
+                [.init(expiresAt), .init(now), .init(sessionID), .init(now)])
+            guard changed == 1 else { return nil }
+            return try connection.queryFirst(
+                "SELECT \(Self.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id WHERE s.id = ?",
+                [.init(sessionID)]
+            ).map(Self.context)
+        }
+    }
+
+    public func revokeSession(sessionID: String, profileID: String?, now: Int64) async throws -> Bool {
+        try await writer.write { connection in
+            let changed = try connection.run(
+                """
+                UPDATE sessions SET revoked_at = ?
+                WHERE id = ? AND (? IS NULL OR profile_id = ?) AND revoked_at IS NULL AND expires_at > ?
+                """,
+                [.init(now), .init(sessionID), .init(profileID), .init(profileID), .init(now)])
+            guard changed == 1 else { return false }
+            try connection.run("DELETE FROM devices WHERE session_id = ?", [.init(sessionID)])
+            return true
+        }
+    }
+
+    public func revokeSessions(projectID: String, profileID: String, now: Int64) async throws -> Int {
+        try await writer.write { connection in
+            try connection.run(
+                """
+                DELETE FROM devices WHERE session_id IN
+                    (SELECT id FROM sessions WHERE profile_id = ? AND project_id = ? AND revoked_at IS NULL)
+                """,
+                [.init(profileID), .init(projectID)])
+            return try connection.run(
+                """
+                UPDATE sessions SET revoked_at = ?
+                WHERE profile_id = ? AND project_id = ? AND revoked_at IS NULL AND expires_at > ?
+                """,
+                [.init(now), .init(profileID), .init(projectID), .init(now)])
+        }
+    }
+
+    public func liveSessions(profileID: String, now: Int64) async throws -> [SessionRecord] {
+        try readers.read {
+            try $0.query(
+                """
+                SELECT \(Self.sessionColumns) FROM sessions
+                WHERE profile_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at, id
+                """,
+                [.init(profileID), .init(now)]
+            ).map { Self.session($0) }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+
+/// The embedded SQLite backend: WAL, `synchronous=FULL`, foreign keys, one serialised writer with
+/// group commit, and a pool of concurrent readers.
+public final class SQLiteStore: TesseraStore {
+    let writer: SQLiteWriter
+    let readers: SQLiteReaderPool
+
+    /// Opens (and creates) the database at `path`; its directory is created when missing.
+    ///
+    /// - Parameters:
+    ///   - path: the database file.
+    ///   - busyTimeoutMilliseconds: how long a connection waits for a lock before failing.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let connection = try SQLiteConnection(
+            path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, queryOnly: false)
+        let mode = try connection.queryFirst("PRAGMA journal_mode = WAL")?.optionalText(0)
+        guard mode?.lowercased() == "wal" else {
+            throw SQLiteError(code: 1, message: "cannot switch \(path) to WAL mode")
+        }
+        self.writer = SQLiteWriter(connection: connection)
+        self.readers = SQLiteReaderPool(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    }
+
+    deinit {
+        writer.stop()
+        readers.close()
+    }
+
+    public func close() async throws {
+        writer.stop()
+        readers.close()
+    }
+
+    public func migrate() async throws {
+        try await writer.write { connection in
+            try connection.run(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)"
+            )
+            let applied = Set(try connection.query("SELECT version FROM schema_migrations").map { $0.int(0) })
+            for migration in SQLiteMigrations.all where !applied.contains(Int64(migration.version)) {
+                try connection.execute(migration.sql)
+                try connection.run(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                    [.init(migration.version), .init(Int64(Date().timeIntervalSince1970))])
+            }
+        }
+    }
+
+    public func ping() async throws {
+        _ = try readers.read { try $0.queryFirst("SELECT 1") }
+    }
+
+    // MARK: Projects
+
+    public func createProject(_ project: NewProject) async throws -> ProjectRecord {
+        try await writer.write { connection in
+            let record = project.record
+            let settings = record.settings
+            do {
+                try connection.run(
+                    """
+                    INSERT INTO projects (\(Self.projectColumns), publishable_key_hash, secret_key_hash)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .init(record.id), .init(record.name), .init(record.slug),
+                        .init(settings.allowUnverifiedIdentify),
+                        .init(settings.requireAudience), .init(settings.expectedIssuer),
+                        .init(settings.maxIdentityTokenLifetimeSeconds), .init(settings.leewaySeconds),
+                        .init(settings.anonymousSessionMinutes), .init(settings.identifiedSessionMinutes),
+                        .init(record.createdAt), .init(record.updatedAt), .init(project.publishableKeyHash),
+                        .init(project.secretKeyHash),
+                    ])
+            } catch let error as SQLiteError where error.isUniqueViolation {
+                throw APIError(.conflict, .slugTaken, "A project with this slug already exists.")
+            }
+            try connection.run(
+                "INSERT INTO identity_secrets (project_id, kid, secret, created_at) VALUES (?, ?, ?, ?)",
+                [
+                    .init(record.id), .init(project.identitySecret.kid), .init(project.identitySecret.value),
+                    .init(project.identitySecret.createdAt),
+                ])
+            try connection.run(
+                "INSERT INTO session_keys (project_id, kid, private_key, created_at) VALUES (?, ?, ?, ?)",
+                [
+                    .init(record.id), .init(project.sessionKey.kid), .init(project.sessionKey.privateKey),
+                    .init(project.sessionKey.createdAt),
+                ])
+            return record
+        }
+    }
+
+    public func projectCount() async throws -> Int {
+        try readers.read { Int(try $0.queryFirst("SELECT COUNT(*) FROM projects")?.int(0) ?? 0) }
+    }
+
+    public func project(id: String) async throws -> ProjectRecord? {
+        try readers.read {
+            try $0.queryFirst("SELECT \(Self.projectColumns) FROM projects WHERE id = ?", [.init(id)]).map(Self.project)
+        }
+    }
+
+    public func project(publishableKeyHash: [UInt8]) async throws -> ProjectRecord? {
+        try readers.read {
+            try $0.queryFirst(
+                "SELECT \(Self.projectColumns) FROM projects WHERE publishable_key_hash = ?",
+                [.init(publishableKeyHash)]
+            ).map(Self.project)
+        }
+    }
+
+    public func project(secretKeyHash: [UInt8]) async throws -> ProjectRecord? {
+        try readers.read {
+            try $0.queryFirst(
+                "SELECT \(Self.projectColumns) FROM projects WHERE secret_key_hash = ?", [.init(secretKeyHash)]
+            )
+            .map(Self.project)
+        }
+    }
+
+    public func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64) async throws
+        -> ProjectRecord?
+    {
+        try await writer.write { connection in
+            try connection.run(
+                """
+                UPDATE projects SET allow_unverified_identify = ?, require_audience = ?, expected_issuer = ?,
+                    max_identity_token_lifetime_seconds = ?, leeway_seconds = ?, anonymous_session_minutes = ?,
+                    identified_session_minutes = ?, updated_at = ?
+                WHERE id = ?
+                """,
+                [
+                    .init(settings.allowUnverifiedIdentify), .init(settings.requireAudience),
+                    .init(settings.expectedIssuer),
+                    .init(settings.maxIdentityTokenLifetimeSeconds), .init(settings.leewaySeconds),
+                    .init(settings.anonymousSessionMinutes), .init(settings.identifiedSessionMinutes), .init(now),
+                    .init(projectID),
+                ])
+            return try connection.queryFirst(
+                "SELECT \(Self.projectColumns) FROM projects WHERE id = ?", [.init(projectID)]
+            )
+            .map(Self.project)
+        }
+    }
+
+    public func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord] {
+        try readers.read {
+            try $0.query(
+                "SELECT kid, secret, created_at FROM identity_secrets WHERE project_id = ? ORDER BY created_at, kid",
+                [.init(projectID)]
+            ).map { IdentitySecretRecord(kid: $0.text(0), value: $0.text(1), createdAt: $0.int(2)) }
+        }
+    }
+
+    public func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int) async throws {
+        try await writer.write { connection in
+            let count =
+                try connection.queryFirst(
+                    "SELECT COUNT(*) FROM identity_secrets WHERE project_id = ?", [.init(projectID)])?.int(0) ?? 0
+            guard count < limit else {
+                throw APIError(
+                    .conflict, .identitySecretLimitReached,
+                    "A project has at most \(limit) active identity secrets; delete one first.")
+            }
+            try connection.run(
+                "INSERT INTO identity_secrets (project_id, kid, secret, created_at) VALUES (?, ?, ?, ?)",
+                [.init(projectID), .init(secret.kid), .init(secret.value), .init(secret.createdAt)])
+        }
+    }
+
+    public func deleteIdentitySecret(projectID: String, kid: String) async throws -> Bool {
+        try await writer.write { connection in
+            let kids = try connection.query("SELECT kid FROM identity_secrets WHERE project_id = ?", [.init(projectID)])
+                .map { $0.text(0) }
+            guard kids.contains(kid) else { return false }
+            guard kids.count > 1 else {
+                throw APIError(
+                    .conflict, .lastIdentitySecret, "This is the project's only identity secret; create another first.")
+            }
+            try connection.run(
+                "DELETE FROM identity_secrets WHERE project_id = ? AND kid = ?", [.init(projectID), .init(kid)])
+            return true
+        }
+    }
+
+    public func sessionKeys(projectID: String) async throws -> [SessionKeyRecord] {
+        try readers.read {
+            try $0.query(
+                "SELECT kid, private_key, created_at, retired_at FROM session_keys WHERE project_id = ? ORDER BY created_at",
+                [.init(projectID)]
+            ).map {
+                SessionKeyRecord(
+                    kid: $0.text(0), privateKey: $0.blob(1), createdAt: $0.int(2), retiredAt: $0.optionalInt(3))
+            }
+        }
+    }
+
+    public func rotateSessionKey(projectID: String, newKey: SessionKeyRecord, now: Int64) async throws {
+        try await writer.write { connection in
+            try connection.run(
+                "UPDATE session_keys SET retired_at = ? WHERE project_id = ? AND retired_at IS NULL",
+                [.init(now), .init(projectID)])
+            try connection.run(
+                "DELETE FROM session_keys WHERE project_id = ? AND retired_at IS NOT NULL AND retired_at < ?",
+                [.init(projectID), .init(now - 86_400)])
+            try connection.run(
+                "INSERT INTO session_keys (project_id, kid, private_key, created_at) VALUES (?, ?, ?, ?)",
+                [.init(projectID), .init(newKey.kid), .init(newKey.privateKey), .init(newKey.createdAt)])
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The one writer of an SQLite database: a dedicated thread that runs write jobs in order.
+///
+/// Jobs that arrive while a transaction commits are grouped into the next transaction, each in its
+/// own savepoint (group commit): a job that fails rolls back only its savepoint, and every
+/// successful job is answered only after the shared `COMMIT` returned. With `synchronous=FULL`
+/// a commit costs one `fsync`, so grouping is what lets many writers share it.
+final class SQLiteWriter: Sendable {
+    private struct Job: Sendable {
+        let run: @Sendable (SQLiteConnection) throws -> @Sendable () -> Void
+        let fail: @Sendable (any Error) -> Void
+    }
+
+    private struct State: ~Copyable {
+        var pending: [Job] = []
+        var stopped = false
+    }
+
+    private let connection: SQLiteConnection
+    private let state = Mutex(State())
+    private let signal = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let maximumBatch: Int
+
+    init(connection: SQLiteConnection, maximumBatch: Int = 256) {
+        self.connection = connection
+        self.maximumBatch = maximumBatch
+        let thread = Thread { [self] in self.loop() }
+        thread.name = "tessera-sqlite-writer"
+        thread.start()
+    }
+
+    /// Runs `body` in a write transaction and returns its value once the transaction committed.
+    func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let job = Job(
+                run: { connection in
+                    let value = try body(connection)
+                    return { continuation.resume(returning: value) }
+                },
+                fail: { continuation.resume(throwing: $0) }
+            )
+            let accepted = state.withLock { state -> Bool in
+                guard !state.stopped else { return false }
+                state.pending.append(job)
+                return true
+            }
+            if accepted {
+                signal.signal()
+            } else {
+                continuation.resume(throwing: SQLiteError(code: 21, message: "the database is closed"))
+            }
+        }
+    }
+
+    /// Finishes the queued jobs and stops the thread.
+    func stop() {
+        let wasRunning = state.withLock { state -> Bool in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        guard wasRunning else { return }
+        signal.signal()
+        finished.wait()
+        connection.close()
+    }
+
+    private func loop() {
+        while true {
+            signal.wait()
+            while true {
+                let (jobs, stopped) = state.withLock { state -> ([Job], Bool) in
+                    let count = min(state.pending.count, maximumBatch)
+                    let jobs = Array(state.pending.prefix(count))
+                    state.pending.removeFirst(count)
+                    return (jobs, state.stopped)
+                }
+                if jobs.isEmpty {
+                    if stopped {
+                        finished.signal()
+                        return
+                    }
+                    break
+                }
+                runBatch(jobs)
+            }
+        }
+    }
+
+    private func runBatch(_ jobs: [Job]) {
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            for job in jobs { job.fail(error) }
+            return
+        }
+        var succeeded: [(job: Job, complete: @Sendable () -> Void)] = []
+        for job in jobs {
+            do {
+                try connection.execute("SAVEPOINT job")
+                let complete = try job.run(connection)
+                try connection.execute("RELEASE job")
+                succeeded.append((job, complete))
+            } catch {
+                try? connection.execute("ROLLBACK TO job")
+                try? connection.execute("RELEASE job")
+                job.fail(error)
+            }
+        }
+        do {
+            try connection.execute("COMMIT")
+            for entry in succeeded { entry.complete() }
+        } catch {
+            try? connection.execute("ROLLBACK")
+            for entry in succeeded { entry.job.fail(error) }
+        }
+    }
+}

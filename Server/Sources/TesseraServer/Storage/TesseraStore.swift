@@ -1,0 +1,70 @@
+/// Everything the server keeps, behind one protocol, so a database can be swapped without touching
+/// the routes.
+///
+/// Every method is one atomic unit: a backend runs each write in one transaction and returns only
+/// after it committed. Times are Unix seconds. Domain failures are thrown as ``APIError`` (for
+/// example `installation_conflict`), storage failures as the backend's own errors (answered 503).
+public protocol TesseraStore: Sendable {
+    /// Brings the schema to the current version.
+    func migrate() async throws
+    /// Answers when the database answers (`/health`).
+    func ping() async throws
+    /// Releases connections and stops background threads.
+    func close() async throws
+
+    // MARK: Projects
+
+    func createProject(_ project: NewProject) async throws -> ProjectRecord
+    func projectCount() async throws -> Int
+    func project(id: String) async throws -> ProjectRecord?
+    func project(publishableKeyHash: [UInt8]) async throws -> ProjectRecord?
+    func project(secretKeyHash: [UInt8]) async throws -> ProjectRecord?
+    /// Replaces the settings; nil when the project does not exist.
+    func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64) async throws -> ProjectRecord?
+    func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord]
+    /// Adds a secret unless the project already has `limit` (`409 identity_secret_limit_reached`).
+    func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int) async throws
+    /// Deletes a secret; false when unknown; `409 last_identity_secret` for the only one.
+    func deleteIdentitySecret(projectID: String, kid: String) async throws -> Bool
+    /// The signing keys: the current one (not retired) and retired ones.
+    func sessionKeys(projectID: String) async throws -> [SessionKeyRecord]
+    /// Retires the current signing key at `now` and makes `newKey` current.
+    func rotateSessionKey(projectID: String, newKey: SessionKeyRecord, now: Int64) async throws
+
+    // MARK: Sessions
+
+    func startAnonymousSession(_ request: AnonymousStart) async throws -> AnonymousStartResult
+    func identify(_ command: IdentifyCommand) async throws -> IdentifyResult
+    /// The session (alive or not) whose token hashes to `tokenHash`, with its profile.
+    func sessionContext(tokenHash: [UInt8]) async throws -> SessionContext?
+    /// The session (alive or not) with this ID, with its profile.
+    func sessionContext(sessionID: String) async throws -> SessionContext?
+    /// Sets `expires_at = max(expires_at, expiresAt)` if the session is alive at `now`, in one
+    /// conditional update; nil when it was not alive.
+    func extendSession(sessionID: String, expiresAt: Int64, now: Int64) async throws -> SessionContext?
+    /// Revokes a live session of `profileID` (any profile when nil) and deletes its devices.
+    func revokeSession(sessionID: String, profileID: String?, now: Int64) async throws -> Bool
+    /// Revokes every live session of a profile and deletes their devices; returns how many.
+    func revokeSessions(projectID: String, profileID: String, now: Int64) async throws -> Int
+    func liveSessions(profileID: String, now: Int64) async throws -> [SessionRecord]
+
+    // MARK: Devices
+
+    /// Binds a push token to a session, moving it from any other session of the project.
+    func registerDevice(_ device: DeviceRecord) async throws -> DeviceRecord
+    func deleteDevice(deviceID: String, profileID: String) async throws -> Bool
+    func liveDevices(profileID: String, now: Int64) async throws -> [DeviceRecord]
+
+    // MARK: Admin
+
+    /// The profile with this ID or alias, within the project.
+    func profile(projectID: String, id: String) async throws -> ProfileRecord?
+    func profiles(projectID: String, externalID: String) async throws -> [ProfileRecord]
+    /// Erases a profile (by ID or alias) with its aliases, sessions and devices.
+    func eraseProfile(projectID: String, profileID: String) async throws -> Bool
+
+    // MARK: Cleanup
+
+    /// Deletes up to `batchSize` rows of each kind that ended before `now`.
+    func deleteExpired(now: Int64, batchSize: Int) async throws -> CleanupCounts
+}

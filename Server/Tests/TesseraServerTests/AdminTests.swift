@@ -1,0 +1,226 @@
+import Foundation
+import TesseraTokens
+import Testing
+
+@testable import TesseraServer
+
+@Suite("Admin API")
+struct AdminTests {
+    @Test("Profiles by ID and by external_id; another project's profile is a plain 404")
+    func profiles() async throws {
+        let environment = try await TestEnvironment.make()
+        let other = try await environment.makeOtherProject()
+        try await environment.withApp { client in
+            let user = try await client.identify(token: environment.identityToken(sub: "ext-1", name: "One"))
+            let profileID = try #require(user.profileID)
+            let byID = try await client.send(.get, "/v1/admin/profiles/\(profileID)", bearer: client.secretKey)
+            #expect(byID.status == .ok)
+            #expect(byID["profile"]["external_id"] as? String == "ext-1")
+            let byExternal = try await client.send(
+                .get, "/v1/admin/profiles?external_id=ext-1", bearer: client.secretKey)
+            #expect((byExternal.json["profiles"] as? [[String: Any]])?.first?["id"] as? String == profileID)
+            let none = try await client.send(.get, "/v1/admin/profiles?external_id=nobody", bearer: client.secretKey)
+            #expect((none.json["profiles"] as? [Any])?.isEmpty == true)
+            let missing = try await client.send(.get, "/v1/admin/profiles", bearer: client.secretKey)
+            #expect(missing.errorCode == "invalid_request")
+            for path in [
+                "/v1/admin/profiles/\(profileID)", "/v1/admin/profiles/\(profileID)/sessions",
+                "/v1/admin/profiles/\(profileID)/devices",
+            ] {
+                let foreign = try await client.send(.get, path, bearer: other.secretKey)
+                #expect(foreign.status == .notFound)
+                #expect(foreign.errorCode == "not_found")
+            }
+            let foreignRevoke = try await client.send(
+                .post, "/v1/admin/profiles/\(profileID)/sessions/revoke", bearer: other.secretKey)
+            #expect(foreignRevoke.status == .notFound)
+            #expect(
+                try await client.send(.delete, "/v1/admin/profiles/\(profileID)", bearer: other.secretKey).status
+                    == .notFound)
+            let foreignSearch = try await client.send(
+                .get, "/v1/admin/profiles?external_id=ext-1", bearer: other.secretKey)
+            #expect((foreignSearch.json["profiles"] as? [Any])?.isEmpty == true)
+            #expect(try await client.send(.get, "/v1/me", bearer: user.sessionToken).status == .ok)
+        }
+    }
+
+    @Test("Admin sessions: list and revoke all (devices go too)")
+    func sessions() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            let one = try await client.identify(token: environment.identityToken(sub: "multi"))
+            let two = try await client.identify(token: environment.identityToken(sub: "multi"))
+            let profileID = try #require(one.profileID)
+            _ = try await client.send(
+                .post, "/v1/devices", bearer: two.sessionToken, body: #"{"platform":"apns","token":"p"}"#)
+            let list = try await client.send(.get, "/v1/admin/profiles/\(profileID)/sessions", bearer: client.secretKey)
+            #expect((list.json["sessions"] as? [Any])?.count == 2)
+            let revoke = try await client.send(
+                .post, "/v1/admin/profiles/\(profileID)/sessions/revoke", bearer: client.secretKey)
+            #expect(revoke.status == .noContent)
+            #expect(try await client.send(.get, "/v1/me", bearer: one.sessionToken).errorCode == "session_revoked")
+            #expect(try await client.send(.get, "/v1/me", bearer: two.sessionJWT).errorCode == "session_revoked")
+            let devices = try await client.send(
+                .get, "/v1/admin/profiles/\(profileID)/devices", bearer: client.secretKey)
+            #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
+            let empty = try await client.send(
+                .get, "/v1/admin/profiles/\(profileID)/sessions", bearer: client.secretKey)
+            #expect((empty.json["sessions"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test("DELETE a profile erases it, its aliases, sessions and devices")
+    func erase() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            let existing = try await client.identify(token: environment.identityToken(sub: "erase-me"))
+            let anonymous = try await client.anonymous()
+            let merged = try await client.identify(
+                token: environment.identityToken(sub: "erase-me"), bearer: anonymous.sessionToken)
+            _ = try await client.send(
+                .post, "/v1/devices", bearer: merged.sessionToken, body: #"{"platform":"apns","token":"e"}"#)
+            let profileID = try #require(existing.profileID)
+            #expect(
+                try await client.send(.delete, "/v1/admin/profiles/\(profileID)", bearer: client.secretKey).status
+                    == .noContent)
+            #expect(
+                try await client.send(.get, "/v1/admin/profiles/\(profileID)", bearer: client.secretKey).status
+                    == .notFound)
+            let alias = try #require(anonymous.profileID)
+            #expect(
+                try await client.send(.get, "/v1/admin/profiles/\(alias)", bearer: client.secretKey).status == .notFound
+            )
+            #expect(try await client.send(.get, "/v1/me", bearer: merged.sessionToken).errorCode == "session_not_found")
+            #expect(
+                try await client.send(.delete, "/v1/admin/profiles/\(profileID)", bearer: client.secretKey).status
+                    == .notFound)
+            let again = try await client.identify(token: environment.identityToken(sub: "erase-me"))
+            #expect(again.profileID != profileID)
+        }
+    }
+
+    @Test("GET and PATCH /v1/admin/project: settings validated, unknown members rejected")
+    func project() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            let get = try await client.send(.get, "/v1/admin/project", bearer: client.secretKey)
+            #expect(get.status == .ok)
+            let project = get["project"]
+            #expect(project["id"] as? String == environment.project.project.id)
+            let settings = project["settings"] as? [String: Any] ?? [:]
+            #expect(settings["allow_unverified_identify"] as? Bool == false)
+            #expect(settings["max_identity_token_lifetime_seconds"] as? Int == 3600)
+            #expect(settings["leeway_seconds"] as? Int == 60)
+            #expect(
+                (project["identity_secrets"] as? [[String: Any]])?.first?["kid"] as? String
+                    == environment.project.identitySecret.kid)
+            #expect((project["identity_secrets"] as? [[String: Any]])?.first?["secret"] == nil)
+            let patch = try await client.send(
+                .patch, "/v1/admin/project", bearer: client.secretKey,
+                body: #"{"leeway_seconds":10,"identified_session_minutes":60,"expected_issuer":"https://backend"}"#)
+            #expect(patch.status == .ok)
+            let patched = patch["project"]["settings"] as? [String: Any] ?? [:]
+            #expect(patched["leeway_seconds"] as? Int == 10)
+            #expect(patched["identified_session_minutes"] as? Int == 60)
+            #expect(patched["expected_issuer"] as? String == "https://backend")
+            for bad in [
+                #"{"leeway_seconds":-1}"#, #"{"identified_session_minutes":4}"#, #"{"unknown":true}"#,
+                #"{"allow_unverified_identify":"yes"}"#, #"{"max_identity_token_lifetime_seconds":0}"#, "[]",
+            ] {
+                let reply = try await client.send(.patch, "/v1/admin/project", bearer: client.secretKey, body: bad)
+                #expect(reply.status == .badRequest, "\(bad)")
+                #expect(reply.errorCode == "invalid_request")
+            }
+            let cleared = try await client.send(
+                .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"expected_issuer":null}"#)
+            #expect((cleared["project"]["settings"] as? [String: Any])?["expected_issuer"] is NSNull)
+            let identified = try await client.identify(
+                token: environment.identityToken(sub: "capped"),
+                extra: #","session_duration_minutes":600"#)
+            #expect(identified["session"]["expires_at"] as? String == RFC3339.string(environment.clock.seconds + 3600))
+        }
+    }
+
+    @Test("Identity secrets: create (shown once), at most 3, delete by kid; rotation keeps old tokens working")
+    func identitySecrets() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            let created = try await client.send(.post, "/v1/admin/identity-secrets", bearer: client.secretKey)
+            #expect(created.status == .created)
+            let kid = try #require(created["identity_secret"]["kid"] as? String)
+            let value = try #require(created["identity_secret"]["secret"] as? String)
+            let newSecret = try IdentitySecret(kid: kid, value: value)
+            #expect(
+                try await client.identify(token: environment.identityToken(sub: "new", secret: newSecret)).status == .ok
+            )
+            #expect(try await client.identify(token: environment.identityToken(sub: "old")).status == .ok)
+            #expect(
+                try await client.send(.post, "/v1/admin/identity-secrets", bearer: client.secretKey).status == .created)
+            let fourth = try await client.send(.post, "/v1/admin/identity-secrets", bearer: client.secretKey)
+            #expect(fourth.status == .conflict)
+            #expect(fourth.errorCode == "identity_secret_limit_reached")
+            let deleted = try await client.send(
+                .delete, "/v1/admin/identity-secrets/\(environment.project.identitySecret.kid)",
+                bearer: client.secretKey)
+            #expect(deleted.status == .noContent)
+            #expect(
+                try await client.identify(token: environment.identityToken(sub: "old")).errorCode == "invalid_signature"
+            )
+            #expect(
+                try await client.send(.delete, "/v1/admin/identity-secrets/ik_nope", bearer: client.secretKey).status
+                    == .notFound)
+        }
+    }
+
+    @Test("The last identity secret cannot be deleted")
+    func lastSecret() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            let reply = try await client.send(
+                .delete, "/v1/admin/identity-secrets/\(environment.project.identitySecret.kid)",
+                bearer: client.secretKey)
+            #expect(reply.status == .conflict)
+            #expect(reply.errorCode == "last_identity_secret")
+        }
+    }
+
+    @Test("JWKS lists the project's key; an unknown project is 404")
+    func jwks() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            let session = try await client.anonymous()
+            let reply = try await client.send(.get, "/v1/projects/\(environment.project.project.id)/jwks.json")
+            #expect(reply.status == .ok)
+            let set = try JSONWebKeySet(json: reply.body)
+            let verifier = try SessionJWTVerifier(
+                jwks: set, issuer: "https://tessera.test", audience: environment.project.project.id)
+            let claims = try verifier.verify(try #require(session.sessionJWT), now: environment.clock.now)
+            #expect(claims.sessionID == session.sessionID)
+            #expect(try await client.send(.get, "/v1/projects/prj_unknown/jwks.json").status == .notFound)
+        }
+    }
+
+    @Test("A rotated session key stays in JWKS until its JWTs expire")
+    func keyRotation() async throws {
+        let environment = try await TestEnvironment.make { $0.projectCacheSeconds = 0 }
+        try await environment.withApp { client in
+            let projectID = environment.project.project.id
+            let before = try JSONWebKeySet(
+                json: try await client.send(.get, "/v1/projects/\(projectID)/jwks.json").body)
+            let newKey = SessionSigningKey.generate()
+            try await environment.store.rotateSessionKey(
+                projectID: projectID,
+                newKey: SessionKeyRecord(
+                    kid: newKey.kid, privateKey: newKey.privateKeyRawRepresentation,
+                    createdAt: environment.clock.seconds),
+                now: environment.clock.seconds)
+            let during = try JSONWebKeySet(
+                json: try await client.send(.get, "/v1/projects/\(projectID)/jwks.json").body)
+            #expect(during.keys.count == 2)
+            #expect(during.keys.contains { $0.kid == before.keys[0].kid })
+            environment.clock.advance(seconds: 361)
+            let after = try JSONWebKeySet(json: try await client.send(.get, "/v1/projects/\(projectID)/jwks.json").body)
+            #expect(after.keys.map(\.kid) == [newKey.kid])
+        }
+    }
+}

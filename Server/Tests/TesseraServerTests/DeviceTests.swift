@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+@testable import TesseraServer
+
+@Suite("Devices")
+struct DeviceTests {
+    @Test("POST /v1/devices binds the token to the session: 201 {device} without the token")
+    func register() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            let session = try await client.anonymous()
+            let reply = try await client.send(
+                .post, "/v1/devices", bearer: session.sessionToken,
+                body: #"{"platform":"fcm","token":"push-1","environment":"sandbox"}"#)
+            #expect(reply.status == .created)
+            let device = reply["device"]
+            #expect((device["id"] as? String)?.hasPrefix("dev_") == true)
+            #expect(device["platform"] as? String == "fcm")
+            #expect(device["environment"] as? String == "sandbox")
+            #expect(device["session_id"] as? String == session.sessionID)
+            #expect(device["created_at"] is String)
+            #expect(device["token"] == nil)
+            let defaulted = try await client.send(
+                .post, "/v1/devices", bearer: session.sessionToken, body: #"{"platform":"apns","token":"push-2"}"#)
+            #expect(defaulted["device"]["environment"] as? String == "production")
+        }
+    }
+
+    @Test(
+        "Bad device bodies are 400 invalid_request",
+        arguments: [
+            #"{"platform":"web","token":"x"}"#, #"{"platform":"apns","token":""}"#,
+            #"{"platform":"apns","token":"x","environment":"dev"}"#, #"{"platform":"apns"}"#,
+            #"{"platform":"apns","token":"has space"}"#,
+        ])
+    func badBodies(body: String) async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            let session = try await client.anonymous()
+            let reply = try await client.send(.post, "/v1/devices", bearer: session.sessionToken, body: body)
+            #expect(reply.status == .badRequest)
+            #expect(reply.errorCode == "invalid_request")
+        }
+    }
+
+    @Test("Registering a token bound elsewhere moves it to this session")
+    func move() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            let alice = try await client.identify(token: environment.identityToken(sub: "alice"))
+            let bob = try await client.identify(token: environment.identityToken(sub: "bob"))
+            _ = try await client.send(
+                .post, "/v1/devices", bearer: alice.sessionToken, body: #"{"platform":"apns","token":"shared"}"#)
+            _ = try await client.send(
+                .post, "/v1/devices", bearer: bob.sessionToken, body: #"{"platform":"apns","token":"shared"}"#)
+            let alices = try await client.send(
+                .get, "/v1/admin/profiles/\(try #require(alice.profileID))/devices", bearer: client.secretKey)
+            #expect((alices.json["devices"] as? [Any])?.isEmpty == true)
+            let bobs = try await client.send(
+                .get, "/v1/admin/profiles/\(try #require(bob.profileID))/devices", bearer: client.secretKey)
+            let devices = bobs.json["devices"] as? [[String: Any]] ?? []
+            #expect(devices.count == 1)
+            #expect(devices.first?["token"] as? String == "shared")
+            #expect(devices.first?["session_id"] as? String == bob.sessionID)
+        }
+    }
+
+    @Test("Devices go with their session: revoke, expiry, identify")
+    func deletedWithSession() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            let user = try await client.identify(token: environment.identityToken(sub: "devices"))
+            let profileID = try #require(user.profileID)
+            _ = try await client.send(
+                .post, "/v1/devices", bearer: user.sessionToken, body: #"{"platform":"apns","token":"t1"}"#)
+            _ = try await client.send(.post, "/v1/sessions/revoke", bearer: user.sessionToken)
+            let afterRevoke = try await client.send(
+                .get, "/v1/admin/profiles/\(profileID)/devices", bearer: client.secretKey)
+            #expect((afterRevoke.json["devices"] as? [Any])?.isEmpty == true)
+
+            let short = try await client.identify(
+                token: environment.identityToken(sub: "devices"), extra: #","session_duration_minutes":5"#)
+            _ = try await client.send(
+                .post, "/v1/devices", bearer: short.sessionToken, body: #"{"platform":"apns","token":"t2"}"#)
+            environment.clock.advance(seconds: 301)
+            let afterExpiry = try await client.send(
+                .get, "/v1/admin/profiles/\(profileID)/devices", bearer: client.secretKey)
+            #expect((afterExpiry.json["devices"] as? [Any])?.isEmpty == true)
+
+            let anonymous = try await client.anonymous()
+            _ = try await client.send(
+                .post, "/v1/devices", bearer: anonymous.sessionToken, body: #"{"platform":"fcm","token":"t3"}"#)
+            let identified = try await client.identify(
+                token: environment.identityToken(sub: "devices"), bearer: anonymous.sessionToken)
+            #expect(identified["merge"]["outcome"] as? String == "merged")
+            let afterIdentify = try await client.send(
+                .get, "/v1/admin/profiles/\(profileID)/devices", bearer: client.secretKey)
+            #expect((afterIdentify.json["devices"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test("DELETE /v1/devices/{id}: 204 for the caller's profile, 404 otherwise")
+    func delete() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            let owner = try await client.anonymous()
+            let stranger = try await client.anonymous()
+            let device = try await client.send(
+                .post, "/v1/devices", bearer: owner.sessionToken, body: #"{"platform":"apns","token":"mine"}"#)
+            let deviceID = try #require(device["device"]["id"] as? String)
+            #expect(
+                try await client.send(.delete, "/v1/devices/\(deviceID)", bearer: stranger.sessionToken).status
+                    == .notFound)
+            #expect(
+                try await client.send(.delete, "/v1/devices/\(deviceID)", bearer: owner.sessionToken).status
+                    == .noContent)
+            #expect(
+                try await client.send(.delete, "/v1/devices/\(deviceID)", bearer: owner.sessionToken).status
+                    == .notFound)
+        }
+    }
+}

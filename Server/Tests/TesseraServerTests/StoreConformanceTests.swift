@@ -1,0 +1,233 @@
+import Foundation
+import TesseraTokens
+import Testing
+
+@testable import TesseraServer
+
+/// The storage contract, run against every backend in ``StoreBackend``.
+@Suite("Store conformance")
+struct StoreConformanceTests {
+    private func newSession(_ projectID: String, kind: SessionRecord.Kind = .anonymous, now: Int64, minutes: Int64 = 60)
+        -> (SessionRecord, [UInt8])
+    {
+        let token = OpaqueToken.sessionToken()
+        return (
+            SessionRecord(
+                id: OpaqueToken.identifier(prefix: "ses_"), projectID: projectID, profileID: "", installationID: nil,
+                kind: kind, createdAt: now, lastAuthenticatedAt: now, expiresAt: now + minutes * 60),
+            OpaqueToken.sha256(token)
+        )
+    }
+
+    private func start(
+        _ environment: TestEnvironment, installationID: String = UUID().uuidString.lowercased(),
+        secretHash: [UInt8] = OpaqueToken.sha256(OpaqueToken.installationSecret()), minutes: Int64 = 60
+    ) async throws -> AnonymousStartResult {
+        let (session, hash) = newSession(
+            environment.project.project.id, now: environment.clock.seconds, minutes: minutes)
+        return try await environment.store.startAnonymousSession(
+            AnonymousStart(
+                projectID: environment.project.project.id, installationID: installationID,
+                installationSecretHash: secretHash,
+                newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session, sessionTokenHash: hash))
+    }
+
+    private func identify(
+        _ environment: TestEnvironment, externalID: String, caller: String? = nil, jti: String? = nil
+    ) async throws -> IdentifyResult {
+        let (session, hash) = newSession(
+            environment.project.project.id, kind: .verified, now: environment.clock.seconds)
+        return try await environment.store.identify(
+            IdentifyCommand(
+                projectID: environment.project.project.id, callerSessionID: caller, externalID: externalID,
+                verified: true,
+                name: "N", avatarURL: nil, email: nil, tokenID: jti.map { ($0, environment.clock.seconds + 60) },
+                newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session, sessionTokenHash: hash,
+                now: environment.clock.seconds))
+    }
+
+    @Test("Migrations are idempotent and the store answers ping", arguments: StoreBackend.allCases)
+    func migrations(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        try await environment.store.migrate()
+        try await environment.store.ping()
+        #expect(try await environment.store.projectCount() == 1)
+    }
+
+    @Test("Projects: lookups by ID and key hashes, unique slugs, settings", arguments: StoreBackend.allCases)
+    func projects(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let project = environment.project
+        let store = environment.store
+        #expect(try await store.project(id: project.project.id) == project.project)
+        #expect(
+            try await store.project(publishableKeyHash: OpaqueToken.sha256(project.publishableKey))?.id
+                == project.project.id)
+        #expect(try await store.project(secretKeyHash: OpaqueToken.sha256(project.secretKey))?.id == project.project.id)
+        #expect(try await store.project(secretKeyHash: OpaqueToken.sha256(project.publishableKey)) == nil)
+        await #expect(throws: APIError.self) {
+            _ = try await ProjectProvisioner.create(name: "Dup", slug: project.project.slug, store: store)
+        }
+        var settings = ProjectSettings()
+        settings.leewaySeconds = 5
+        let updated = try await store.updateProjectSettings(projectID: project.project.id, settings: settings, now: 7)
+        #expect(updated?.settings.leewaySeconds == 5)
+        #expect(updated?.updatedAt == 7)
+        #expect(try await store.updateProjectSettings(projectID: "prj_none", settings: settings, now: 7) == nil)
+    }
+
+    @Test("Identity secrets: limit and last-secret rules", arguments: StoreBackend.allCases)
+    func identitySecrets(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let store = environment.store
+        let projectID = environment.project.project.id
+        for index in 0..<2 {
+            try await store.addIdentitySecret(
+                projectID: projectID, secret: IdentitySecretRecord(kid: "k\(index)", value: "v", createdAt: 1), limit: 3
+            )
+        }
+        await #expect(throws: APIError.self) {
+            try await store.addIdentitySecret(
+                projectID: projectID, secret: IdentitySecretRecord(kid: "k9", value: "v", createdAt: 1), limit: 3)
+        }
+        #expect(try await store.identitySecrets(projectID: projectID).count == 3)
+        #expect(try await store.deleteIdentitySecret(projectID: projectID, kid: "k0"))
+        #expect(try await !store.deleteIdentitySecret(projectID: projectID, kid: "k0"))
+        #expect(try await store.deleteIdentitySecret(projectID: projectID, kid: "k1"))
+        await #expect(throws: APIError.self) {
+            _ = try await store.deleteIdentitySecret(projectID: projectID, kid: environment.project.identitySecret.kid)
+        }
+    }
+
+    @Test("Anonymous start: create, restore, conflict", arguments: StoreBackend.allCases)
+    func anonymous(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let installationID = UUID().uuidString.lowercased()
+        let hash = OpaqueToken.sha256("secret")
+        let first = try await start(environment, installationID: installationID, secretHash: hash)
+        let second = try await start(environment, installationID: installationID, secretHash: hash)
+        #expect(first.createdInstallation)
+        #expect(!second.createdInstallation)
+        #expect(first.context.profile.id == second.context.profile.id)
+        await #expect(throws: APIError.self) {
+            _ = try await start(environment, installationID: installationID, secretHash: OpaqueToken.sha256("other"))
+        }
+    }
+
+    @Test("Identify: promote, merge with alias, unchanged, conflict, replay", arguments: StoreBackend.allCases)
+    func identifyRules(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let store = environment.store
+        let projectID = environment.project.project.id
+        let anonymous = try await start(environment)
+        let promoted = try await identify(environment, externalID: "a", caller: anonymous.context.session.id)
+        #expect(promoted.merge?.outcome == .promoted)
+        #expect(promoted.context.profile.id == anonymous.context.profile.id)
+        #expect(promoted.context.profile.kind == .identified)
+        let ended = try await store.sessionContext(sessionID: anonymous.context.session.id)
+        #expect(ended?.session.revokedAt != nil)
+
+        let second = try await start(environment)
+        let merged = try await identify(environment, externalID: "a", caller: second.context.session.id)
+        #expect(merged.merge?.outcome == .merged)
+        #expect(merged.context.profile.id == promoted.context.profile.id)
+        #expect(
+            try await store.profile(projectID: projectID, id: second.context.profile.id)?.id
+                == promoted.context.profile.id)
+        #expect(try await store.sessionContext(sessionID: second.context.session.id) == nil)
+
+        let unchanged = try await identify(environment, externalID: "a", caller: merged.context.session.id)
+        #expect(unchanged.merge?.outcome == .unchanged)
+        await #expect(throws: APIError.self) {
+            _ = try await identify(environment, externalID: "b", caller: unchanged.context.session.id)
+        }
+        _ = try await identify(environment, externalID: "c", jti: "j")
+        await #expect(throws: APIError.self) { _ = try await identify(environment, externalID: "c", jti: "j") }
+    }
+
+    @Test("Sessions: extend is max(), revoke keeps the row, alive checks", arguments: StoreBackend.allCases)
+    func sessions(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let store = environment.store
+        let now = environment.clock.seconds
+        let started = try await start(environment, minutes: 60)
+        let id = started.context.session.id
+        let shorter = try await store.extendSession(sessionID: id, expiresAt: now + 60, now: now)
+        #expect(shorter?.session.expiresAt == now + 3600)
+        let longer = try await store.extendSession(sessionID: id, expiresAt: now + 7200, now: now + 10)
+        #expect(longer?.session.expiresAt == now + 7200)
+        #expect(longer?.session.lastAuthenticatedAt == now + 10)
+        #expect(try await store.extendSession(sessionID: id, expiresAt: now + 9999, now: now + 7200) == nil)
+        #expect(try await store.liveSessions(profileID: started.context.profile.id, now: now).count == 1)
+        #expect(try await store.revokeSession(sessionID: id, profileID: "usr_other", now: now) == false)
+        #expect(try await store.revokeSession(sessionID: id, profileID: started.context.profile.id, now: now))
+        #expect(try await store.revokeSession(sessionID: id, profileID: nil, now: now) == false)
+        #expect(try await store.extendSession(sessionID: id, expiresAt: now + 9999, now: now) == nil)
+        #expect(try await store.sessionContext(sessionID: id)?.session.revokedAt == now)
+        #expect(try await store.liveSessions(profileID: started.context.profile.id, now: now).isEmpty)
+    }
+
+    @Test("Devices: move, delete by owner, live only", arguments: StoreBackend.allCases)
+    func devices(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let store = environment.store
+        let now = environment.clock.seconds
+        let one = try await start(environment)
+        let two = try await start(environment)
+        func device(_ context: SessionContext) -> DeviceRecord {
+            DeviceRecord(
+                id: OpaqueToken.identifier(prefix: "dev_"), projectID: context.session.projectID,
+                sessionID: context.session.id, profileID: context.profile.id, platform: "apns",
+                environment: "production",
+                token: "tok", createdAt: now)
+        }
+        let first = try await store.registerDevice(device(one.context))
+        let moved = try await store.registerDevice(device(two.context))
+        #expect(try await store.liveDevices(profileID: one.context.profile.id, now: now).isEmpty)
+        #expect(try await store.liveDevices(profileID: two.context.profile.id, now: now).map(\.id) == [moved.id])
+        #expect(try await !store.deleteDevice(deviceID: first.id, profileID: one.context.profile.id))
+        #expect(try await !store.deleteDevice(deviceID: moved.id, profileID: one.context.profile.id))
+        #expect(try await store.deleteDevice(deviceID: moved.id, profileID: two.context.profile.id))
+    }
+
+    @Test("Cleanup deletes expired sessions, their devices and used jtis, in batches", arguments: StoreBackend.allCases)
+    func cleanup(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let store = environment.store
+        let now = environment.clock.seconds
+        for _ in 0..<5 {
+            let started = try await start(environment, minutes: 5)
+            _ = try await store.registerDevice(
+                DeviceRecord(
+                    id: OpaqueToken.identifier(prefix: "dev_"), projectID: started.context.session.projectID,
+                    sessionID: started.context.session.id, profileID: started.context.profile.id, platform: "fcm",
+                    environment: "production", token: UUID().uuidString, createdAt: now))
+        }
+        let keeper = try await start(environment, minutes: 60)
+        _ = try await identify(environment, externalID: "j", jti: "used")
+        #expect(try await store.deleteExpired(now: now, batchSize: 10).total == 0)
+        let first = try await store.deleteExpired(now: now + 301, batchSize: 3)
+        #expect(first.sessions == 3)
+        #expect(first.devices == 3)
+        #expect(first.tokenIDs == 1)
+        let second = try await store.deleteExpired(now: now + 301, batchSize: 3)
+        #expect(second.sessions == 2)
+        #expect(try await store.sessionContext(sessionID: keeper.context.session.id) != nil)
+        _ = try await identify(environment, externalID: "j", jti: "used")
+    }
+
+    @Test("Erasure removes the profile, aliases, sessions and devices", arguments: StoreBackend.allCases)
+    func erasure(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let store = environment.store
+        let projectID = environment.project.project.id
+        let existing = try await identify(environment, externalID: "gone")
+        let anonymous = try await start(environment)
+        _ = try await identify(environment, externalID: "gone", caller: anonymous.context.session.id)
+        #expect(try await store.eraseProfile(projectID: "prj_other", profileID: existing.context.profile.id) == false)
+        #expect(try await store.eraseProfile(projectID: projectID, profileID: anonymous.context.profile.id))
+        #expect(try await store.profile(projectID: projectID, id: existing.context.profile.id) == nil)
+        #expect(try await store.profile(projectID: projectID, id: anonymous.context.profile.id) == nil)
+        #expect(try await store.sessionContext(sessionID: existing.context.session.id) == nil)
+    }
+}
