@@ -63,7 +63,9 @@ public struct IdentityTokenVerifier: Sendable {
 
     /// The rules applied.
     public let configuration: Configuration
-    private let keys: [(kid: String, key: SymmetricKey)]
+    /// Each secret's HMAC with its key already absorbed: copied per token, it saves the two
+    /// key-pad compressions every fresh `HMAC(key:)` performs (the hasher state is copy-on-write).
+    private let keys: [(kid: String, keyed: HMAC<SHA256>)]
 
     /// Creates a verifier.
     /// - Parameters:
@@ -88,12 +90,18 @@ public struct IdentityTokenVerifier: Sendable {
     /// Creates a verifier from raw key bytes, without the checks on length and count (for test vectors).
     init(rawKeys: [(kid: String, key: [UInt8])], configuration: Configuration) {
         self.configuration = configuration
-        self.keys = rawKeys.map { ($0.kid, SymmetricKey(data: $0.key)) }
+        self.keys = rawKeys.map { ($0.kid, HMAC<SHA256>(key: SymmetricKey(data: $0.key))) }
     }
 
     /// Verifies `token` at time `now` and returns its claims.
     /// - Throws: ``TokenError`` with one of the wire contract's identity-token codes.
     public func verify(_ token: some StringProtocol, now: Date) throws(TokenError) -> IdentityClaims {
+        try verify(String(token), now: now)
+    }
+
+    /// Verifies `token` at time `now` and returns its claims.
+    /// - Throws: ``TokenError`` with one of the wire contract's identity-token codes.
+    public func verify(_ token: String, now: Date) throws(TokenError) -> IdentityClaims {
         guard let payload = StrictJSONReader.object(from: try verifiedPayload(token)) else {
             throw TokenError(.invalidIdentityToken, "The payload is not a strict JSON object.")
         }
@@ -101,40 +109,59 @@ public struct IdentityTokenVerifier: Sendable {
     }
 
     /// The JWS layer alone: structure, header, MAC. Returns the payload bytes, not yet parsed.
-    func verifiedPayload(_ token: some StringProtocol) throws(TokenError) -> [UInt8] {
-        try CompactJWS.withParsed(token, malformed: .invalidIdentityToken) { jws, signingInput throws(TokenError) in
+    func verifiedPayload(_ token: String) throws(TokenError) -> [UInt8] {
+        let jws = try CompactJWS.parse(token, malformed: .invalidIdentityToken)
+        do {
             try jws.requireAlgorithm("HS256", malformed: .invalidIdentityToken)
             if let typ = try jws.type(malformed: .invalidIdentityToken) {
-                let lowered = typ.lowercased()
-                guard lowered == "jwt" || lowered == "application/jwt" else {
+                guard
+                    typ.utf8.elementsEqual("JWT".utf8, by: Self.asciiCaseInsensitive)
+                        || typ.utf8.elementsEqual("application/jwt".utf8, by: Self.asciiCaseInsensitive)
+                else {
                     throw TokenError(.invalidIdentityToken, "The typ header, when present, must be JWT.")
                 }
             }
-            try checkMAC(jws, signingInput: signingInput)
-            return jws.payload
+        }
+        try checkMAC(jws)
+        return jws.payload
+    }
+
+    private static func asciiCaseInsensitive(_ a: UInt8, _ b: UInt8) -> Bool {
+        func lower(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+        return lower(a) == lower(b)
+    }
+
+    private static func isValid(_ signature: [UInt8], _ input: UnsafeRawBufferPointer, _ keyed: HMAC<SHA256>) -> Bool {
+        var hmac = keyed
+        hmac.update(data: input)
+        let code = hmac.finalize()
+        return code.withUnsafeBytes { computed in
+            var difference: UInt8 = 0
+            for index in 0..<SHA256.byteCount { difference |= computed[index] ^ signature[index] }
+            return difference == 0
         }
     }
 
-    private func checkMAC(_ jws: CompactJWS, signingInput: UnsafeRawBufferPointer) throws(TokenError) {
+    private func checkMAC(_ jws: CompactJWS) throws(TokenError) {
         guard jws.signature.count == SHA256.byteCount else {
             throw TokenError(.invalidSignature, "An HS256 signature is 32 bytes.")
         }
-        var matched = false
+        let matched: Bool
         if let kid = jws.keyID {
-            guard let entry = keys.first(where: { $0.kid.utf8.elementsEqual(kid.utf8) }) else {
+            // Both kids are validated ASCII, for which `==` compares bytes.
+            guard let entry = keys.first(where: { $0.kid == kid }) else {
                 throw TokenError(.invalidSignature, "The kid names no active identity secret of this project.")
             }
-            matched = HMAC<SHA256>.isValidAuthenticationCode(
-                jws.signature, authenticating: signingInput, using: entry.key)
+            matched = jws.withSigningInput { input in Self.isValid(jws.signature, input, entry.keyed) }
         } else {
-            for entry in keys {
-                // Every key is tried, so the time taken does not tell which one matched.
-                let valid = HMAC<SHA256>.isValidAuthenticationCode(
-                    jws.signature,
-                    authenticating: signingInput,
-                    using: entry.key
-                )
-                matched = matched || valid
+            matched = jws.withSigningInput { input in
+                var matched = false
+                for entry in keys {
+                    // Every key is tried, so the time taken does not tell which one matched.
+                    let valid = Self.isValid(jws.signature, input, entry.keyed)
+                    matched = matched || valid
+                }
+                return matched
             }
         }
         guard matched else { throw TokenError(.invalidSignature, "The signature does not verify.") }

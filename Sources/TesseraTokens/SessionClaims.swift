@@ -50,10 +50,9 @@ public struct SessionClaims: Sendable, Hashable, Codable {
     /// expires. Never use this to make an authorization decision: use ``SessionKeyRing`` or
     /// ``SessionJWTVerifier``.
     public static func unverified(from token: some StringProtocol) throws(TokenError) -> SessionClaims {
-        try CompactJWS.withParsed(token, malformed: .invalidToken) { jws, _ throws(TokenError) in
-            try jws.requireAlgorithm("ES256", malformed: .invalidToken)
-            return try SessionClaims(payload: jws.payload)
-        }
+        let jws = try CompactJWS.parse(String(token), malformed: .invalidToken)
+        try jws.requireAlgorithm("ES256", malformed: .invalidToken)
+        return try SessionClaims(payload: jws.payload)
     }
 
     init(payload: [UInt8]) throws(TokenError) {

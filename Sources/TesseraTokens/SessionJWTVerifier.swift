@@ -24,7 +24,7 @@ public struct SessionJWTVerifier: Sendable {
     public func verify(_ token: some StringProtocol, now: Date, leeway: TimeInterval = 60) throws(TokenError)
         -> SessionClaims
     {
-        let claims = try verifier.verify(token, now: now, leeway: leeway, allowExpired: false)
+        let claims = try verifier.verify(String(token), now: now, leeway: leeway, allowExpired: false)
         if let issuer, !claims.issuer.utf8.elementsEqual(issuer.utf8) {
             throw TokenError(.invalidClaims, "iss does not match.")
         }

@@ -52,6 +52,6 @@ public struct SessionKeyRing: Sendable {
         leeway: TimeInterval = 60,
         allowExpired: Bool = false
     ) throws(TokenError) -> SessionClaims {
-        try verifier.verify(token, now: now, leeway: leeway, allowExpired: allowExpired)
+        try verifier.verify(String(token), now: now, leeway: leeway, allowExpired: allowExpired)
     }
 }

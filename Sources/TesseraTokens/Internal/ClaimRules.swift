@@ -71,25 +71,55 @@ enum ClaimRules {
         (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
     }
 
+    private static let atextSymbols: [UInt8] = Array("!#$%&'*+/=?^_`{|}~-".utf8)
+
     /// An addr-spec of RFC 5322 with a dot-atom local part and a DNS host name, ASCII only.
     static func isValidEmail(_ email: String) -> Bool {
-        let bytes = Array(email.utf8)
-        guard bytes.count <= maximumEmailLength, let at = bytes.lastIndex(of: UInt8(ascii: "@")) else { return false }
-        let local = bytes[..<at]
-        let domain = bytes[(at + 1)...]
-        guard (1...64).contains(local.count), (1...253).contains(domain.count) else { return false }
-        let atext = Set("!#$%&'*+/=?^_`{|}~-".utf8)
-        for atom in local.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
-            guard !atom.isEmpty, atom.allSatisfy({ isAlphanumeric($0) || atext.contains($0) }) else { return false }
+        var email = email
+        return email.withUTF8 { bytes in
+            guard bytes.count <= maximumEmailLength, let at = bytes.lastIndex(of: UInt8(ascii: "@")) else {
+                return false
+            }
+            let localCount = at
+            let domainCount = bytes.count - at - 1
+            guard (1...64).contains(localCount), (1...253).contains(domainCount) else { return false }
+            // Local part: dot-separated non-empty atoms of atext.
+            var previousWasDot = true
+            for index in 0..<at {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: ".") {
+                    if previousWasDot { return false }
+                    previousWasDot = true
+                } else {
+                    guard isAlphanumeric(byte) || atextSymbols.contains(byte) else { return false }
+                    previousWasDot = false
+                }
+            }
+            if previousWasDot { return false }
+            // Domain: at least two labels of 1–63 letters, digits and inner hyphens; the last not all digits.
+            var labels = 0
+            var labelLength = 0
+            var labelAllDigits = true
+            var previous: UInt8 = UInt8(ascii: ".")
+            for index in (at + 1)..<bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: ".") {
+                    guard labelLength > 0, previous != UInt8(ascii: "-") else { return false }
+                    labels += 1
+                    labelLength = 0
+                    labelAllDigits = true
+                } else {
+                    guard isAlphanumeric(byte) || byte == UInt8(ascii: "-") else { return false }
+                    if byte == UInt8(ascii: "-") && labelLength == 0 { return false }
+                    labelLength += 1
+                    guard labelLength <= 63 else { return false }
+                    if !(0x30...0x39).contains(byte) { labelAllDigits = false }
+                }
+                previous = byte
+            }
+            guard labelLength > 0, previous != UInt8(ascii: "-") else { return false }
+            labels += 1
+            return labels >= 2 && !labelAllDigits
         }
-        let labels = domain.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard labels.count >= 2 else { return false }
-        for label in labels {
-            guard (1...63).contains(label.count),
-                label.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "-") }),
-                label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-")
-            else { return false }
-        }
-        return !labels.last!.allSatisfy { (0x30...0x39).contains($0) }
     }
 }

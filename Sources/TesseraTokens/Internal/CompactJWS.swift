@@ -13,6 +13,10 @@ struct CompactJWS {
 
     /// The decoded header.
     let header: JSONObject
+    /// The `alg` header member, unvalidated.
+    let algorithm: JSONValue?
+    /// The `typ` header member, unvalidated.
+    let type: JSONValue?
     /// The decoded payload bytes (not yet parsed).
     let payload: [UInt8]
     /// The decoded signature bytes.
@@ -20,23 +24,20 @@ struct CompactJWS {
     /// The `kid` header, validated as `[A-Za-z0-9_-]{1,64}` when present.
     let keyID: String?
 
-    /// Header members that are refused outright: critical extensions, content types, unencoded
-    /// payloads and keys embedded in, or fetched on behalf of, the token.
-    private static let forbiddenHeaderMembers = ["crit", "cty", "b64", "jwk", "jku", "x5u", "x5c", "x5t", "x5t#S256"]
+    /// The token text, kept so the signing input can be read without a copy.
+    private let token: String
+    /// The number of leading bytes of `token` that are the signing input.
+    private let signingInputCount: Int
 
-    /// Parses `token`, then calls `body` with the parts and the signing input bytes.
-    static func withParsed<Result>(
-        _ token: some StringProtocol,
-        limits: Limits = .standard,
-        malformed: TokenError.Code,
-        _ body: (CompactJWS, UnsafeRawBufferPointer) throws(TokenError) -> Result
-    ) throws(TokenError) -> Result {
-        var text = String(token)
-        let outcome: Swift.Result<Result, TokenError> = text.withUTF8 { utf8 in
-            let bytes = UnsafeRawBufferPointer(utf8)
+    /// Parses `token`: structure, size caps, base64url, header JSON, forbidden header members, `kid`.
+    static func parse(_ token: String, limits: Limits = .standard, malformed: TokenError.Code) throws(TokenError)
+        -> CompactJWS
+    {
+        var text = token
+        let outcome: Swift.Result<CompactJWS, TokenError> = text.withUTF8 { utf8 in
             do throws(TokenError) {
-                let (jws, signingInputCount) = try parse(bytes, limits: limits, malformed: malformed)
-                return .success(try body(jws, UnsafeRawBufferPointer(rebasing: bytes[0..<signingInputCount])))
+                return .success(
+                    try parse(UnsafeRawBufferPointer(utf8), token: token, limits: limits, malformed: malformed))
             } catch {
                 return .failure(error)
             }
@@ -44,11 +45,20 @@ struct CompactJWS {
         return try outcome.get()
     }
 
+    /// Calls `body` with the signing input (the first two segments and their dot).
+    func withSigningInput(_ body: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        var text = token
+        return text.withUTF8 {
+            body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer($0)[0..<signingInputCount]))
+        }
+    }
+
     private static func parse(
         _ bytes: UnsafeRawBufferPointer,
+        token: String,
         limits: Limits,
         malformed: TokenError.Code
-    ) throws(TokenError) -> (CompactJWS, Int) {
+    ) throws(TokenError) -> CompactJWS {
         guard !bytes.isEmpty else { throw TokenError(malformed, "The token is empty.") }
         guard bytes.count <= limits.token else {
             throw TokenError(malformed, "The token is longer than \(limits.token) bytes.")
@@ -83,31 +93,42 @@ struct CompactJWS {
         guard let header = StrictJSONReader.object(from: headerBytes) else {
             throw TokenError(malformed, "The header is not a strict JSON object.")
         }
-        for name in forbiddenHeaderMembers where header.contains(name) {
-            throw TokenError(malformed, "The header member \"\(name)\" is not accepted.")
-        }
         var keyID: String?
-        if let kidValue = header["kid"] {
-            guard case .string(let kid) = kidValue, KeyID.isValid(kid) else {
-                throw TokenError(malformed, "The kid header must be 1 to 64 characters of A-Z a-z 0-9 - _.")
+        var algorithm: JSONValue?
+        var type: JSONValue?
+        for member in header.members where member.isASCII {
+            switch member.name {
+            case "alg": algorithm = member.value
+            case "typ": type = member.value
+            case "kid":
+                guard case .string(let kid) = member.value, KeyID.isValid(kid) else {
+                    throw TokenError(malformed, "The kid header must be 1 to 64 characters of A-Z a-z 0-9 - _.")
+                }
+                keyID = kid
+            case "crit", "cty", "b64", "jwk", "jku", "x5u", "x5c", "x5t", "x5t#S256":
+                throw TokenError(malformed, "The header member \"\(member.name)\" is not accepted.")
+            default:
+                continue
             }
-            keyID = kid
         }
-        return (CompactJWS(header: header, payload: payload, signature: signature, keyID: keyID), dots.1)
+        return CompactJWS(
+            header: header, algorithm: algorithm, type: type, payload: payload, signature: signature, keyID: keyID,
+            token: token, signingInputCount: dots.1
+        )
     }
 
     /// Checks `alg` byte for byte.
     func requireAlgorithm(_ expected: String, malformed: TokenError.Code) throws(TokenError) {
-        guard let value = header["alg"] else { throw TokenError(malformed, "The header has no alg.") }
+        guard let value = algorithm else { throw TokenError(malformed, "The header has no alg.") }
         guard case .string(let alg) = value else { throw TokenError(malformed, "The alg header is not a string.") }
-        guard alg.utf8.elementsEqual(expected.utf8) else {
+        guard alg == expected, alg.utf8.count == expected.utf8.count else {
             throw TokenError(.unsupportedAlgorithm, "Only \(expected) is accepted here.")
         }
     }
 
     /// The `typ` header, if present and a string; throws if present and not a string.
     func type(malformed: TokenError.Code) throws(TokenError) -> String? {
-        guard let value = header["typ"] else { return nil }
+        guard let value = type else { return nil }
         guard case .string(let typ) = value else { throw TokenError(malformed, "The typ header is not a string.") }
         return typ
     }

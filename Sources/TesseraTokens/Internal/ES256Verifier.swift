@@ -19,7 +19,7 @@ struct ES256Verifier: Sendable {
     }
 
     func verify(
-        _ token: some StringProtocol,
+        _ token: String,
         now: Date,
         leeway: TimeInterval,
         allowExpired: Bool
@@ -36,24 +36,25 @@ struct ES256Verifier: Sendable {
     }
 
     /// The JWS layer alone: structure, header, signature. Returns the payload bytes, not yet parsed.
-    func verifiedPayload(_ token: some StringProtocol, requireType: Bool) throws(TokenError) -> [UInt8] {
-        try CompactJWS.withParsed(token, malformed: .invalidToken) { jws, signingInput throws(TokenError) in
+    func verifiedPayload(_ token: String, requireType: Bool) throws(TokenError) -> [UInt8] {
+        let jws = try CompactJWS.parse(token, malformed: .invalidToken)
+        do {
             try jws.requireAlgorithm("ES256", malformed: .invalidToken)
             let typ = try jws.type(malformed: .invalidToken)
             if requireType, !(typ?.utf8.elementsEqual(Self.tokenType.utf8) ?? false) {
                 throw TokenError(.invalidToken, "A session JWT has typ \(Self.tokenType).")
             }
             guard let kid = jws.keyID else { throw TokenError(.invalidToken, "A session JWT names its kid.") }
-            guard let entry = keys.first(where: { $0.kid.utf8.elementsEqual(kid.utf8) }) else {
+            guard let entry = keys.first(where: { $0.kid == kid }) else {
                 throw TokenError(.invalidSignature, "The kid names no known session key.")
             }
             guard jws.signature.count == 64,
                 let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
-                entry.key.isValidSignature(signature, for: signingInput)
+                jws.withSigningInput({ entry.key.isValidSignature(signature, for: $0) })
             else {
                 throw TokenError(.invalidSignature, "The signature does not verify.")
             }
-            return jws.payload
         }
+        return jws.payload
     }
 }

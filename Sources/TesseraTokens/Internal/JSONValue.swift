@@ -10,24 +10,35 @@ enum JSONValue: Sendable, Equatable {
 
 /// A JSON object whose member names are unique, in document order.
 struct JSONObject: Sendable, Equatable {
-    var members: [(name: String, value: JSONValue)]
+    struct Member: Sendable, Equatable {
+        var name: String
+        /// Whether `name` is pure ASCII. Only such names can equal the ASCII names the codec looks for,
+        /// and for them Swift's `==` is a byte comparison (no Unicode canonical equivalence applies).
+        var isASCII: Bool
+        var value: JSONValue
 
-    init(members: [(name: String, value: JSONValue)] = []) { self.members = members }
+        static func == (lhs: Member, rhs: Member) -> Bool {
+            lhs.name.utf8.elementsEqual(rhs.name.utf8) && lhs.value == rhs.value
+        }
+    }
 
-    /// The member named `name`, compared byte for byte (no Unicode normalisation).
+    var members: [Member]
+
+    init(members: [Member] = []) { self.members = members }
+
+    init(members: [(name: String, value: JSONValue)]) {
+        self.members = members.map {
+            Member(name: $0.name, isASCII: $0.name.utf8.allSatisfy { $0 < 0x80 }, value: $0.value)
+        }
+    }
+
+    /// The member named `name`, an ASCII string, compared byte for byte.
     subscript(name: String) -> JSONValue? {
-        for member in members where member.name.utf8.elementsEqual(name.utf8) {
+        for member in members where member.isASCII && member.name == name {
             return member.value
         }
         return nil
     }
 
     func contains(_ name: String) -> Bool { self[name] != nil }
-
-    static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        lhs.members.count == rhs.members.count
-            && zip(lhs.members, rhs.members).allSatisfy {
-                $0.name.utf8.elementsEqual($1.name.utf8) && $0.value == $1.value
-            }
-    }
 }

@@ -47,7 +47,7 @@ struct StrictJSONReader {
         switch bytes[index] {
         case UInt8(ascii: "{"): return readObject()
         case UInt8(ascii: "["): return readArray()
-        case UInt8(ascii: "\""): return readString().map(JSONValue.string)
+        case UInt8(ascii: "\""): return readString().map { JSONValue.string($0.0) }
         case UInt8(ascii: "t"): return readLiteral("true", .bool(true))
         case UInt8(ascii: "f"): return readLiteral("false", .bool(false))
         case UInt8(ascii: "n"): return readLiteral("null", .null)
@@ -72,7 +72,7 @@ struct StrictJSONReader {
         defer { depth -= 1 }
         guard depth <= Self.maximumDepth else { return nil }
         index += 1  // {
-        var members: [(name: String, value: JSONValue)] = []
+        var members: [JSONObject.Member] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -80,16 +80,18 @@ struct StrictJSONReader {
         }
         while true {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let name = readString() else { return nil }
-            for member in members where member.name.utf8.elementsEqual(name.utf8) {
-                return nil  // duplicate member name
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let (name, isASCII) = readString()
+            else { return nil }
+            for member in members where member.isASCII == isASCII && member.name.utf8.count == name.utf8.count {
+                // Duplicate member names, compared byte for byte (ASCII: `==` is a byte comparison).
+                if isASCII ? member.name == name : member.name.utf8.elementsEqual(name.utf8) { return nil }
             }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
             index += 1
             skipWhitespace()
             guard let value = readValue() else { return nil }
-            members.append((name, value))
+            members.append(JSONObject.Member(name: name, isASCII: isASCII, value: value))
             skipWhitespace()
             guard index < bytes.count else { return nil }
             if bytes[index] == UInt8(ascii: ",") {
@@ -161,16 +163,18 @@ struct StrictJSONReader {
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     /// Reads a string starting at its opening quote; validates UTF-8 and escapes.
-    private mutating func readString() -> String? {
+    /// Returns the string and whether it is pure ASCII.
+    private mutating func readString() -> (String, Bool)? {
         index += 1  // opening quote
         let start = index
+        var isASCII = true
         // Fast path: no escapes. Validate UTF-8 while scanning.
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                return String(decoding: slice, as: UTF8.self)
+                return (String(decoding: slice, as: UTF8.self), isASCII)
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { return nil }
@@ -178,6 +182,7 @@ struct StrictJSONReader {
                 index += 1
             } else {
                 guard let length = validUTF8SequenceLength(at: index) else { return nil }
+                isASCII = false
                 index += length
             }
         }
@@ -189,7 +194,7 @@ struct StrictJSONReader {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                return String(decoding: scalars, as: UTF8.self)
+                return (String(decoding: scalars, as: UTF8.self), scalars.allSatisfy { $0 < 0x80 })
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < bytes.count else { return nil }
