@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+@testable import TesseraTokens
+
+/// Tokens minted by PyJWT and by Node's `crypto` verify here; tokens minted here verify with PyJWT.
+///
+/// `scripts/test` installs PyJWT and sets `TESSERA_INTEROP=1` (and `TESSERA_PYTHON`); a plain
+/// `swift test` without them skips this suite rather than pass it vacuously.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["TESSERA_INTEROP"] == "1", "needs scripts/test's Python env"))
+struct InteropTests {
+    static let directory: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        url.deleteLastPathComponent()
+        url.deleteLastPathComponent()
+        return url.appendingPathComponent("Interop")
+    }()
+
+    /// Runs a tool and returns its standard output; fails the test on a non-zero exit.
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [executable] + arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw InteropFailure(
+                message: "\(executable) \(arguments.first ?? "") exited \(process.terminationStatus): \(errorText)")
+        }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    struct InteropFailure: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    static var python: String { ProcessInfo.processInfo.environment["TESSERA_PYTHON"] ?? "python3" }
+    static let script = directory.appendingPathComponent("interop.py").path
+
+    let secret = IdentitySecret.generate(kid: "ik_interop")
+    let now = Date()
+    var exp: String { String(Int(now.timeIntervalSince1970) + 300) }
+
+    func verifier() throws -> IdentityTokenVerifier {
+        try IdentityTokenVerifier(
+            secrets: [secret], configuration: .init(projectID: "prj_interop", requireAudience: true))
+    }
+
+    @Test func pyJWTMintedTokensVerify() throws {
+        let token = try Self.run(
+            Self.python, [Self.script, "mint", secret.value, secret.kid, "py-user", "prj_interop", exp])
+        let claims = try verifier().verify(token, now: now)
+        #expect(claims.subject == "py-user")
+        #expect(claims.name == "Py Thon")
+        #expect(claims.email == "py@example.com")
+        // The same token with one MAC bit flipped is refused.
+        var bytes = Array(token.utf8)
+        bytes[bytes.count - 2] = bytes[bytes.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        expectCode(.invalidSignature) { _ = try verifier().verify(String(decoding: bytes, as: UTF8.self), now: now) }
+    }
+
+    @Test func nodeCryptoMintedTokensVerify() throws {
+        let token = try Self.run(
+            "node",
+            [
+                Self.directory.appendingPathComponent("mint.mjs").path, secret.value, secret.kid, "node-user",
+                "prj_interop", exp,
+            ])
+        let claims = try verifier().verify(token, now: now)
+        #expect(claims.subject == "node-user")
+        #expect(claims.name == "Node")
+    }
+
+    @Test func tesseraMintedTokensVerifyWithPyJWT() throws {
+        let token = IdentityTokenMinter(secret: secret).mint(
+            IdentityClaims(
+                subject: "swift-user", expiration: now.addingTimeInterval(300), audience: ["prj_interop"],
+                issuedAt: now, name: "Ada", email: "ada@example.com")
+        )
+        let output = try Self.run(Self.python, [Self.script, "verify-identity", secret.value, "prj_interop", token])
+        let json = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let claims = try #require(json["claims"] as? [String: Any])
+        #expect(claims["sub"] as? String == "swift-user")
+        #expect(claims["exp"] as? Int == Int(now.timeIntervalSince1970) + 300)
+        #expect((json["header"] as? [String: Any])?["kid"] as? String == secret.kid)
+        // PyJWT refuses it under another secret.
+        #expect(throws: InteropFailure.self) {
+            _ = try Self.run(
+                Self.python, [Self.script, "verify-identity", IdentitySecret.generate().value, "prj_interop", token])
+        }
+    }
+
+    @Test func sessionJWTsVerifyWithPyJWTAgainstTheJWKS() throws {
+        let retired = SessionSigningKey.generate()
+        let ring = try SessionKeyRing(signingKey: SessionSigningKey.generate(), retiredKeys: [retired.publicJWK])
+        let claims = SessionClaims(
+            issuer: "http://127.0.0.1:8080", audience: "prj_interop", subject: "usr_1", sessionID: "ses_1",
+            expiration: now.addingTimeInterval(300), issuedAt: now, notBefore: now, kind: "verified", externalID: "u1"
+        )
+        let jwks = String(decoding: ring.jwks.jsonData(), as: UTF8.self)
+        let output = try Self.run(
+            Self.python, [Self.script, "verify-session", jwks, claims.issuer, "prj_interop", ring.sign(claims)])
+        let json = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect((json["claims"] as? [String: Any])?["sid"] as? String == "ses_1")
+        #expect((json["header"] as? [String: Any])?["typ"] as? String == "session+jwt")
+        // A token from the retired key still verifies through the published set.
+        let old = try SessionKeyRing(signingKey: retired).sign(claims)
+        _ = try Self.run(Self.python, [Self.script, "verify-session", jwks, claims.issuer, "prj_interop", old])
+        // A token from a key not in the set does not.
+        let stranger = try SessionKeyRing(signingKey: SessionSigningKey.generate(kid: retired.kid)).sign(claims)
+        #expect(throws: InteropFailure.self) {
+            _ = try Self.run(
+                Self.python, [Self.script, "verify-session", jwks, claims.issuer, "prj_interop", stranger])
+        }
+    }
+}
