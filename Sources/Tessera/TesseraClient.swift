@@ -133,7 +133,8 @@ public actor TesseraClient {
                 throw error
             }
         }
-        ensureMaintenance()
+        // The heartbeat starts once this run is over, whatever its outcome (it retries what failed).
+        defer { ensureMaintenance() }
         if configuration.observesApplicationLifecycle, lifecycleObservation == nil {
             lifecycleObservation = await LifecycleObservation.install(client: self)
         }
