@@ -4,7 +4,7 @@
 tessera_venv() {
     local root="$1"
     local venv="$root/.venv"
-    local wanted=(openapi-spec-validator schemathesis PyJWT)
+    local wanted=(openapi-spec-validator schemathesis PyJWT cryptography)
     if [[ ! -x "$venv/bin/python" ]]; then
         echo "› creating $venv" >&2
         python3 -m venv "$venv" >&2
