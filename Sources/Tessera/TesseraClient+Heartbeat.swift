@@ -27,6 +27,15 @@ extension TesseraClient {
         isInBackground = true
     }
 
+    /// Restarts the heartbeat loop so its next delay reflects a state that just changed
+    /// (for example: no session any more, retry the anonymous one with backoff, not at the old deadline).
+    func rescheduleMaintenance() {
+        guard !isInBackground else { return }
+        maintenanceTask?.cancel()
+        maintenanceTask = nil
+        ensureMaintenance()
+    }
+
     func ensureMaintenance() {
         guard maintenanceTask == nil, !isInBackground else { return }
         maintenanceTask = Task { await self.runMaintenance() }

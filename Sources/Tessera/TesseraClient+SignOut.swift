@@ -57,6 +57,7 @@ extension TesseraClient {
         } catch {
             log(.warning, "fresh anonymous session not created yet: \(TesseraError.wrapping(error).code)")
         }
+        rescheduleMaintenance()
     }
 
     /// Unregisters the push token with the session that registered it. Works after ``clearSession()``.
@@ -118,7 +119,7 @@ extension TesseraClient {
         publishCurrent()
         log(.info, "reset: new installation")
         eventBroadcaster.publish(.reset)
-        ensureMaintenance()
+        defer { rescheduleMaintenance() }
         _ = try await establishSession()
     }
 

@@ -264,6 +264,8 @@ public actor TesseraClient {
             _ = try await establishSession()
         } catch {
             log(.warning, "anonymous fallback failed: \(TesseraError.wrapping(error).code); retrying later")
+            reestablishTask = nil
+            rescheduleMaintenance()
         }
     }
 
