@@ -1367,6 +1367,14 @@ enum OpenAPIDocument {
                   "minimum": 0
                 }
               },
+              "Retry-After-Unavailable": {
+                "description": "Seconds to wait before retrying, when the server can tell (for example while the database reconnects).",
+                "required": false,
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
               "Cache-Control": {
                 "description": "How long verifiers may cache the key set.",
                 "required": true,
@@ -2888,6 +2896,9 @@ enum OpenAPIDocument {
                 "headers": {
                   "X-Request-Id": {
                     "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Retry-After": {
+                    "$ref": "#/components/headers/Retry-After-Unavailable"
                   }
                 },
                 "content": {
