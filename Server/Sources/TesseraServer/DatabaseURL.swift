@@ -33,8 +33,8 @@ public enum DatabaseURL: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .sqlite(let path):
             return try SQLiteStore(path: path)
-        case .postgres:
-            throw ConfigurationError("PostgreSQL is not supported by this build yet; use sqlite:PATH")
+        case .postgres(let url):
+            return try PostgresStore(url: url)
         }
     }
 }

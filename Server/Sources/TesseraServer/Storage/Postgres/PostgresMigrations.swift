@@ -1,0 +1,113 @@
+/// The versioned schema of the PostgreSQL store.
+///
+/// ``PostgresStore/migrate()`` applies the missing versions in one transaction that first takes
+/// ``lockKey`` with `pg_advisory_xact_lock`, so several nodes starting at once apply each version
+/// exactly once: the others wait for the lock, then find the versions already recorded.
+enum PostgresMigrations {
+    /// The advisory lock key of migrations (`'tessera'` in ASCII).
+    static let lockKey: Int64 = 0x7465_7373_6572_61
+
+    static let all: [(version: Int64, sql: String)] = [
+        (
+            1,
+            """
+            CREATE TABLE projects (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                slug TEXT NOT NULL UNIQUE,
+                publishable_key_hash BYTEA NOT NULL UNIQUE,
+                secret_key_hash BYTEA NOT NULL UNIQUE,
+                allow_unverified_identify BOOLEAN NOT NULL DEFAULT FALSE,
+                require_audience BOOLEAN NOT NULL DEFAULT FALSE,
+                expected_issuer TEXT,
+                max_identity_token_lifetime_seconds BIGINT NOT NULL DEFAULT 3600,
+                leeway_seconds BIGINT NOT NULL DEFAULT 60,
+                anonymous_session_minutes BIGINT NOT NULL DEFAULT 525600,
+                identified_session_minutes BIGINT NOT NULL DEFAULT 43200,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            );
+            CREATE TABLE identity_secrets (
+                project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                kid TEXT NOT NULL,
+                secret TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (project_id, kid)
+            );
+            CREATE TABLE session_keys (
+                project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                kid TEXT NOT NULL,
+                private_key BYTEA NOT NULL,
+                created_at BIGINT NOT NULL,
+                retired_at BIGINT,
+                PRIMARY KEY (project_id, kid)
+            );
+            CREATE TABLE profiles (
+                id TEXT PRIMARY KEY,
+                project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL,
+                external_id TEXT,
+                verified BOOLEAN NOT NULL,
+                name TEXT,
+                avatar_url TEXT,
+                email TEXT,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            );
+            CREATE UNIQUE INDEX profiles_external_id ON profiles (project_id, verified, external_id)
+                WHERE external_id IS NOT NULL;
+            CREATE INDEX profiles_anonymous_created ON profiles (created_at) WHERE kind = 'anonymous';
+            CREATE TABLE profile_aliases (
+                alias_id TEXT PRIMARY KEY,
+                project_id TEXT NOT NULL,
+                profile_id TEXT NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX profile_aliases_profile ON profile_aliases (profile_id);
+            CREATE TABLE installations (
+                project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                installation_id TEXT NOT NULL,
+                secret_hash BYTEA NOT NULL,
+                profile_id TEXT REFERENCES profiles(id) ON DELETE SET NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (project_id, installation_id)
+            );
+            CREATE INDEX installations_profile ON installations (profile_id);
+            CREATE TABLE sessions (
+                id TEXT PRIMARY KEY,
+                project_id TEXT NOT NULL,
+                profile_id TEXT NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+                token_hash BYTEA NOT NULL UNIQUE,
+                installation_id TEXT,
+                kind TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                last_authenticated_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            );
+            CREATE INDEX sessions_profile ON sessions (profile_id);
+            CREATE INDEX sessions_expires_at ON sessions (expires_at);
+            CREATE TABLE devices (
+                id TEXT PRIMARY KEY,
+                project_id TEXT NOT NULL,
+                session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                profile_id TEXT NOT NULL,
+                platform TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                token TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                CONSTRAINT devices_token UNIQUE (project_id, platform, token)
+            );
+            CREATE INDEX devices_session ON devices (session_id);
+            CREATE INDEX devices_profile ON devices (profile_id);
+            CREATE TABLE used_token_ids (
+                project_id TEXT NOT NULL,
+                jti TEXT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                PRIMARY KEY (project_id, jti)
+            );
+            CREATE INDEX used_token_ids_expires_at ON used_token_ids (expires_at);
+            """
+        )
+    ]
+}

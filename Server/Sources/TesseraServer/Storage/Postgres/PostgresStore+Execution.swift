@@ -1,0 +1,112 @@
+import HTTPTypes
+import Logging
+import PostgresNIO
+
+extension PostgresStore {
+    /// Unique keys that two nodes can race for; a transaction that lost such a race is run again and
+    /// then finds the winner's row.
+    static let racedConstraints: Set<String> = ["profiles_external_id", "installations_pkey", "devices_token"]
+
+    /// The answer while the database cannot be reached: `503 service_unavailable`.
+    static let unavailable = APIError(
+        .serviceUnavailable, .serviceUnavailable, "The database is not available.",
+        headers: [HTTPField.Name("Retry-After")!: "1"])
+
+    /// Runs `body` in one transaction, within the operation timeout, again when it lost a race.
+    ///
+    /// Domain errors (``APIError``) thrown by `body` roll the transaction back and pass through;
+    /// connection failures and timeouts become `503`.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T
+    {
+        try await retrying {
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                try await body(connection)
+            }
+        }
+    }
+
+    /// Runs one statement (or a read) on a pooled connection, within the operation timeout.
+    func statement<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
+        try await retrying { try await body(self.client) }
+    }
+
+    private func retrying<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try await withTimeout(body)
+            } catch {
+                let cause = Self.cause(of: error)
+                if let error = cause as? APIError { throw error }
+                if cause is PostgresTimeout || cause is CancellationError {
+                    logger.warning("database operation timed out or was cancelled")
+                    throw Self.unavailable
+                }
+                switch PostgresFailure(cause) {
+                case .retry where attempt < configuration.maximumRetries:
+                    attempt += 1
+                    continue
+                case .uniqueViolation(let constraint)
+                where Self.racedConstraints.contains(constraint) && attempt < configuration.maximumRetries:
+                    attempt += 1
+                    continue
+                case .unavailable, .retry, .uniqueViolation:
+                    logger.error("database error", metadata: ["error": "\(PostgresFailure.summary(cause))"])
+                    throw Self.unavailable
+                }
+            }
+        }
+    }
+
+    private func withTimeout<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let timeout = configuration.operationTimeout
+        return try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw PostgresTimeout()
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw PostgresTimeout() }
+            return first
+        }
+    }
+
+    /// The error a transaction's closure, `BEGIN` or `COMMIT` threw.
+    static func cause(of error: any Error) -> any Error {
+        guard let error = error as? PostgresTransactionError else { return error }
+        return error.closureError ?? error.commitError ?? error.beginError ?? error.rollbackError ?? error
+    }
+
+    /// Whether `error` is a unique violation of `constraint`.
+    static func isUniqueViolation(_ error: any Error, constraint: String) -> Bool {
+        if case .uniqueViolation(let name) = PostgresFailure(error) { return name == constraint }
+        return false
+    }
+}
+
+extension PostgresConnection {
+    /// Runs a query and collects its rows.
+    @discardableResult
+    func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresCells] {
+        try await self.query(query, logger: logger).collect().map(PostgresCells.init)
+    }
+
+    /// Runs a query and returns its first row.
+    func first(_ query: PostgresQuery, logger: Logger) async throws -> PostgresCells? {
+        try await rows(query, logger: logger).first
+    }
+}
+
+extension PostgresClient {
+    /// Runs a query and collects its rows.
+    @discardableResult
+    func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresCells] {
+        try await self.query(query, logger: logger).collect().map(PostgresCells.init)
+    }
+
+    /// Runs a query and returns its first row.
+    func first(_ query: PostgresQuery, logger: Logger) async throws -> PostgresCells? {
+        try await rows(query, logger: logger).first
+    }
+}

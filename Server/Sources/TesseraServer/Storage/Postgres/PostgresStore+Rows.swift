@@ -1,0 +1,106 @@
+import Logging
+import PostgresNIO
+
+extension PostgresStore {
+    static let profileColumns =
+        "id, project_id, kind, external_id, verified, name, avatar_url, email, created_at, updated_at"
+    static let qualifiedProfileColumns = """
+        p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url, p.email, p.created_at,
+        p.updated_at
+        """
+    static let sessionColumns =
+        "id, project_id, profile_id, installation_id, kind, created_at, last_authenticated_at, expires_at, revoked_at"
+    static let projectColumns = """
+        id, name, slug, allow_unverified_identify, require_audience, expected_issuer,
+        max_identity_token_lifetime_seconds, leeway_seconds, anonymous_session_minutes,
+        identified_session_minutes, created_at, updated_at
+        """
+    static let deviceColumns = "id, project_id, session_id, profile_id, platform, environment, token, created_at"
+    static let contextColumns = """
+        s.id, s.project_id, s.profile_id, s.installation_id, s.kind, s.created_at, s.last_authenticated_at,
+        s.expires_at, s.revoked_at, p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url,
+        p.email, p.created_at, p.updated_at
+        """
+
+    static func profile(_ row: PostgresCells) throws -> ProfileRecord { try profile(row, at: 0) }
+
+    static func profile(_ row: PostgresCells, at offset: Int) throws -> ProfileRecord {
+        ProfileRecord(
+            id: try row.text(offset), projectID: try row.text(offset + 1),
+            kind: ProfileRecord.Kind(rawValue: try row.text(offset + 2)) ?? .anonymous,
+            externalID: try row.optionalText(offset + 3), verified: try row.bool(offset + 4),
+            name: try row.optionalText(offset + 5), avatarURL: try row.optionalText(offset + 6),
+            email: try row.optionalText(offset + 7), createdAt: try row.int(offset + 8),
+            updatedAt: try row.int(offset + 9))
+    }
+
+    static func session(_ row: PostgresCells) throws -> SessionRecord {
+        SessionRecord(
+            id: try row.text(0), projectID: try row.text(1), profileID: try row.text(2),
+            installationID: try row.optionalText(3),
+            kind: SessionRecord.Kind(rawValue: try row.text(4)) ?? .anonymous, createdAt: try row.int(5),
+            lastAuthenticatedAt: try row.int(6), expiresAt: try row.int(7), revokedAt: try row.optionalInt(8))
+    }
+
+    static func context(_ row: PostgresCells) throws -> SessionContext {
+        SessionContext(session: try session(row), profile: try profile(row, at: 9))
+    }
+
+    static func project(_ row: PostgresCells) throws -> ProjectRecord {
+        var settings = ProjectSettings()
+        settings.allowUnverifiedIdentify = try row.bool(3)
+        settings.requireAudience = try row.bool(4)
+        settings.expectedIssuer = try row.optionalText(5)
+        settings.maxIdentityTokenLifetimeSeconds = try row.int(6)
+        settings.leewaySeconds = try row.int(7)
+        settings.anonymousSessionMinutes = try row.int(8)
+        settings.identifiedSessionMinutes = try row.int(9)
+        return ProjectRecord(
+            id: try row.text(0), name: try row.text(1), slug: try row.text(2), settings: settings,
+            createdAt: try row.int(10), updatedAt: try row.int(11))
+    }
+
+    static func device(_ row: PostgresCells) throws -> DeviceRecord {
+        DeviceRecord(
+            id: try row.text(0), projectID: try row.text(1), sessionID: try row.text(2), profileID: try row.text(3),
+            platform: try row.text(4), environment: try row.text(5), token: try row.text(6), createdAt: try row.int(7))
+    }
+
+    static func insert(profile: ProfileRecord, into connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.rows(
+            """
+            INSERT INTO profiles (\(unescaped: profileColumns))
+            VALUES (\(profile.id), \(profile.projectID), \(profile.kind.rawValue), \(profile.externalID),
+                \(profile.verified), \(profile.name), \(profile.avatarURL), \(profile.email), \(profile.createdAt),
+                \(profile.updatedAt))
+            """, logger: logger)
+    }
+
+    static func insert(
+        session: SessionRecord, tokenHash: [UInt8], into connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await connection.rows(
+            """
+            INSERT INTO sessions (\(unescaped: sessionColumns), token_hash)
+            VALUES (\(session.id), \(session.projectID), \(session.profileID), \(session.installationID),
+                \(session.kind.rawValue), \(session.createdAt), \(session.lastAuthenticatedAt), \(session.expiresAt),
+                \(session.revokedAt), \(tokenHash.bytea))
+            """, logger: logger)
+    }
+
+    /// The profile with this ID or alias in the project.
+    static func resolveProfile(projectID: String, id: String, in connection: PostgresConnection, logger: Logger)
+        async throws -> ProfileRecord?
+    {
+        try await connection.first(
+            """
+            SELECT \(unescaped: profileColumns) FROM profiles WHERE id = \(id) AND project_id = \(projectID)
+            UNION ALL
+            SELECT \(unescaped: qualifiedProfileColumns)
+            FROM profile_aliases a JOIN profiles p ON p.id = a.profile_id
+            WHERE a.alias_id = \(id) AND a.project_id = \(projectID) AND p.project_id = \(projectID)
+            LIMIT 1
+            """, logger: logger
+        ).map(profile)
+    }
+}

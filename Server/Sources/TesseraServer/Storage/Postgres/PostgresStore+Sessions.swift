@@ -1,0 +1,275 @@
+import PostgresNIO
+import TesseraTokens
+
+extension PostgresStore {
+    public func startAnonymousSession(_ request: AnonymousStart) async throws -> AnonymousStartResult {
+        let logger = logger
+        return try await transaction { connection in
+            let now = request.newSession.createdAt
+            // The row lock serialises starts of one installation; a concurrent first start loses on the
+            // primary key and runs again, then restores the winner's profile.
+            let existing = try await connection.first(
+                """
+                SELECT secret_hash, profile_id FROM installations
+                WHERE project_id = \(request.projectID) AND installation_id = \(request.installationID) FOR UPDATE
+                """, logger: logger)
+            var profileID = try existing?.optionalText(1)
+            if let existing {
+                guard OpaqueToken.constantTimeEquals(try existing.bytes(0), request.installationSecretHash) else {
+                    throw APIError(
+                        .conflict, .installationConflict,
+                        "This installation ID is registered with another installation secret.")
+                }
+            }
+            var profile: ProfileRecord
+            if let profileID,
+                let current = try await connection.first(
+                    "SELECT \(unescaped: Self.profileColumns) FROM profiles WHERE id = \(profileID)", logger: logger)
+            {
+                profile = try Self.profile(current)
+            } else {
+                profile = ProfileRecord(
+                    id: request.newProfileID, projectID: request.projectID, kind: .anonymous, externalID: nil,
+                    verified: false, createdAt: now, updatedAt: now)
+                try await Self.insert(profile: profile, into: connection, logger: logger)
+                profileID = profile.id
+                if existing == nil {
+                    try await connection.rows(
+                        """
+                        INSERT INTO installations (project_id, installation_id, secret_hash, profile_id, created_at)
+                        VALUES (\(request.projectID), \(request.installationID),
+                            \(request.installationSecretHash.bytea), \(profile.id), \(now))
+                        """, logger: logger)
+                } else {
+                    try await connection.rows(
+                        """
+                        UPDATE installations SET profile_id = \(profile.id)
+                        WHERE project_id = \(request.projectID) AND installation_id = \(request.installationID)
+                        """, logger: logger)
+                }
+            }
+            var session = request.newSession
+            session.profileID = profile.id
+            session.installationID = request.installationID
+            try await Self.insert(
+                session: session, tokenHash: request.sessionTokenHash, into: connection, logger: logger)
+            return AnonymousStartResult(
+                createdInstallation: existing == nil, context: SessionContext(session: session, profile: profile))
+        }
+    }
+
+    public func identify(_ command: IdentifyCommand) async throws -> IdentifyResult {
+        let logger = logger
+        return try await transaction { connection in
+            let now = command.now
+            if let tokenID = command.tokenID {
+                // A concurrent use of the same jti waits for this row and then finds it taken.
+                let inserted = try await connection.rows(
+                    """
+                    INSERT INTO used_token_ids (project_id, jti, expires_at)
+                    VALUES (\(command.projectID), \(tokenID.value), \(tokenID.expiresAt))
+                    ON CONFLICT DO NOTHING RETURNING jti
+                    """, logger: logger)
+                guard !inserted.isEmpty else {
+                    throw APIError(.unauthorized, .identityTokenReplayed, "This identity token has already been used.")
+                }
+            }
+            var caller: SessionContext?
+            if let callerSessionID = command.callerSessionID {
+                guard
+                    let context = try await connection.first(
+                        """
+                        SELECT \(unescaped: Self.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id
+                        WHERE s.id = \(callerSessionID) FOR UPDATE
+                        """, logger: logger
+                    ).map(Self.context)
+                else { throw APIError.sessionNotFound }
+                if context.session.revokedAt != nil { throw APIError.sessionRevoked }
+                if context.session.expiresAt <= now { throw APIError.sessionExpired }
+                caller = context
+            }
+            let existing = try await connection.first(
+                """
+                SELECT \(unescaped: Self.profileColumns) FROM profiles
+                WHERE project_id = \(command.projectID) AND verified = \(command.verified)
+                    AND external_id = \(command.externalID)
+                FOR UPDATE
+                """, logger: logger
+            ).map(Self.profile)
+            let plan = try IdentifyPlan.decide(
+                caller: caller?.profile, existing: existing, externalID: command.externalID, verified: command.verified)
+
+            var profileID: String
+            var merge: (outcome: MergeOutcome, fromProfileID: String)?
+            var created = false
+            switch plan {
+            case .create:
+                // Two nodes creating the same user race on profiles_external_id; the loser runs again
+                // and signs in to the winner's profile.
+                let profile = ProfileRecord(
+                    id: command.newProfileID, projectID: command.projectID, kind: .identified,
+                    externalID: command.externalID, verified: command.verified, createdAt: now, updatedAt: now)
+                try await Self.insert(profile: profile, into: connection, logger: logger)
+                profileID = profile.id
+                created = true
+            case .useExisting(let profile):
+                profileID = profile.id
+            case .unchanged(let profile):
+                profileID = profile.id
+                merge = (.unchanged, profile.id)
+            case .promote(let anonymous):
+                try await connection.rows(
+                    """
+                    UPDATE profiles SET kind = 'identified', external_id = \(command.externalID),
+                        verified = \(command.verified), updated_at = \(now)
+                    WHERE id = \(anonymous.id)
+                    """, logger: logger)
+                try await connection.rows(
+                    "UPDATE installations SET profile_id = NULL WHERE profile_id = \(anonymous.id)", logger: logger)
+                profileID = anonymous.id
+                merge = (.promoted, anonymous.id)
+            case .merge(let anonymous, let target):
+                try await connection.rows(
+                    "UPDATE installations SET profile_id = NULL WHERE profile_id = \(anonymous.id)", logger: logger)
+                try await connection.rows(
+                    "UPDATE profile_aliases SET profile_id = \(target.id) WHERE profile_id = \(anonymous.id)",
+                    logger: logger)
+                try await connection.rows(
+                    """
+                    INSERT INTO profile_aliases (alias_id, project_id, profile_id, created_at)
+                    VALUES (\(anonymous.id), \(command.projectID), \(target.id), \(now))
+                    """, logger: logger)
+                // The anonymous profile's sessions and their devices go with it (ON DELETE CASCADE).
+                try await connection.rows("DELETE FROM profiles WHERE id = \(anonymous.id)", logger: logger)
+                profileID = target.id
+                merge = (.merged, anonymous.id)
+            }
+            if let caller, caller.profile.id == profileID {
+                try await Self.end(sessionID: caller.session.id, now: now, in: connection, logger: logger)
+            }
+            guard
+                let profile = try await connection.first(
+                    """
+                    UPDATE profiles SET name = COALESCE(\(command.name), name),
+                        avatar_url = COALESCE(\(command.avatarURL), avatar_url),
+                        email = COALESCE(\(command.email), email), updated_at = \(now)
+                    WHERE id = \(profileID)
+                    RETURNING \(unescaped: Self.profileColumns)
+                    """, logger: logger
+                ).map(Self.profile)
+            else { throw PostgresFailureVanished() }
+            var session = command.newSession
+            session.profileID = profileID
+            session.installationID = caller?.session.installationID
+            try await Self.insert(
+                session: session, tokenHash: command.sessionTokenHash, into: connection, logger: logger)
+            return IdentifyResult(
+                context: SessionContext(session: session, profile: profile), merge: merge, createdProfile: created)
+        }
+    }
+
+    public func sessionContext(tokenHash: [UInt8]) async throws -> SessionContext? {
+        let logger = logger
+        return try await statement { client in
+            try await client.first(
+                """
+                SELECT \(unescaped: Self.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id
+                WHERE s.token_hash = \(tokenHash.bytea)
+                """, logger: logger
+            ).map(Self.context)
+        }
+    }
+
+    public func sessionContext(sessionID: String) async throws -> SessionContext? {
+        let logger = logger
+        return try await statement { client in
+            try await client.first(
+                """
+                SELECT \(unescaped: Self.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id
+                WHERE s.id = \(sessionID)
+                """, logger: logger
+            ).map(Self.context)
+        }
+    }
+
+    public func extendSession(sessionID: String, expiresAt: Int64, now: Int64) async throws -> SessionContext? {
+        let logger = logger
+        return try await statement { client in
+            try await client.first(
+                """
+                WITH s AS (
+                    UPDATE sessions SET expires_at = GREATEST(expires_at, \(expiresAt)), last_authenticated_at = \(now)
+                    WHERE id = \(sessionID) AND revoked_at IS NULL AND expires_at > \(now)
+                    RETURNING *
+                )
+                SELECT \(unescaped: Self.contextColumns) FROM s JOIN profiles p ON p.id = s.profile_id
+                """, logger: logger
+            ).map(Self.context)
+        }
+    }
+
+    public func revokeSession(sessionID: String, profileID: String?, now: Int64) async throws -> Bool {
+        let logger = logger
+        return try await statement { client in
+            let count = try await client.first(
+                """
+                WITH revoked AS (
+                    UPDATE sessions SET revoked_at = \(now)
+                    WHERE id = \(sessionID) AND (\(profileID)::text IS NULL OR profile_id = \(profileID))
+                        AND revoked_at IS NULL AND expires_at > \(now)
+                    RETURNING id
+                ), gone AS (
+                    DELETE FROM devices WHERE session_id IN (SELECT id FROM revoked)
+                )
+                SELECT COUNT(*) FROM revoked
+                """, logger: logger
+            )?.int(0)
+            return count == 1
+        }
+    }
+
+    public func revokeSessions(projectID: String, profileID: String, now: Int64) async throws -> Int {
+        let logger = logger
+        return try await statement { client in
+            let count = try await client.first(
+                """
+                WITH revoked AS (
+                    UPDATE sessions SET revoked_at = \(now)
+                    WHERE profile_id = \(profileID) AND project_id = \(projectID) AND revoked_at IS NULL
+                        AND expires_at > \(now)
+                    RETURNING id
+                ), gone AS (
+                    DELETE FROM devices WHERE session_id IN
+                        (SELECT id FROM sessions WHERE profile_id = \(profileID) AND project_id = \(projectID)
+                            AND revoked_at IS NULL)
+                )
+                SELECT COUNT(*) FROM revoked
+                """, logger: logger
+            )?.int(0)
+            return Int(count ?? 0)
+        }
+    }
+
+    public func liveSessions(profileID: String, now: Int64) async throws -> [SessionRecord] {
+        let logger = logger
+        return try await statement { client in
+            try await client.rows(
+                """
+                SELECT \(unescaped: Self.sessionColumns) FROM sessions
+                WHERE profile_id = \(profileID) AND revoked_at IS NULL AND expires_at > \(now)
+                ORDER BY created_at, id
+                """, logger: logger
+            ).map(Self.session)
+        }
+    }
+
+    /// Ends a session now and deletes the devices it registered.
+    static func end(sessionID: String, now: Int64, in connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.rows(
+            "UPDATE sessions SET revoked_at = \(now) WHERE id = \(sessionID) AND revoked_at IS NULL", logger: logger)
+        try await connection.rows("DELETE FROM devices WHERE session_id = \(sessionID)", logger: logger)
+    }
+}
+
+/// A row the transaction itself just wrote is missing: never expected.
+struct PostgresFailureVanished: Error {}

@@ -1,0 +1,294 @@
+import Foundation
+public import Logging
+import PostgresNIO
+
+/// The PostgreSQL backend, for several server processes on one database.
+///
+/// Every method is one transaction or one statement; extensions and revokes are single
+/// conditional `UPDATE`s; races between nodes are settled by unique keys and row locks, and a
+/// transaction that lost one runs again. Only hashes of session tokens and installation secrets
+/// are stored. A database that cannot be reached makes operations fail with
+/// `503 service_unavailable` after ``PostgresConfiguration/operationTimeout``, and the pool
+/// reconnects by itself when it returns.
+///
+/// The store owns its `PostgresClient` and runs the client's `run()` from the moment it is opened
+/// until ``close()``; the server's service group closes the store when it shuts down. (Migrations
+/// run before the service group starts, and a client whose `run()` is not running hangs every query.)
+public final class PostgresStore: TesseraStore {
+    let client: PostgresClient
+    let configuration: PostgresConfiguration
+    let logger: Logger
+    private let runner: Task<Void, Never>
+
+    /// Opens a pool to the database; connections are made when first needed.
+    ///
+    /// - Parameters:
+    ///   - configuration: the server, pool limits and timeouts.
+    ///   - logger: where the store reports database failures (never credentials or query parameters).
+    public init(configuration: PostgresConfiguration, logger: Logger = Logger(label: "tessera.postgres")) {
+        let tls: PostgresClient.Configuration.TLS
+        switch configuration.tls {
+        case .disable: tls = .disable
+        case .prefer: tls = .prefer(.makeClientConfiguration())
+        case .require: tls = .require(.makeClientConfiguration())
+        }
+        var client = PostgresClient.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username,
+            password: configuration.password, database: configuration.database, tls: tls)
+        client.options.minimumConnections = configuration.minimumConnections
+        client.options.maximumConnections = configuration.maximumConnections
+        client.options.connectionIdleTimeout = configuration.connectionIdleTimeout
+        client.options.connectTimeout = configuration.connectTimeout
+        client.options.keepAliveBehavior = .init(frequency: .seconds(30))
+        if let schema = configuration.schema {
+            client.options.additionalStartupParameters = [("search_path", schema)]
+        }
+        let postgres = PostgresClient(configuration: client, backgroundLogger: logger)
+        self.client = postgres
+        self.configuration = configuration
+        self.logger = logger
+        self.runner = Task { await postgres.run() }
+    }
+
+    /// Opens the store a `postgres://` URL names.
+    public convenience init(url: String, logger: Logger = Logger(label: "tessera.postgres")) throws {
+        self.init(configuration: try PostgresConfiguration(url: url), logger: logger)
+    }
+
+    deinit {
+        runner.cancel()
+    }
+
+    public func close() async throws {
+        runner.cancel()
+        await runner.value
+    }
+
+    /// Refuses a server with `fsync` off (acknowledged writes could be lost on a crash), warns
+    /// about `synchronous_commit=off`, then applies the missing migrations exactly once.
+    public func migrate() async throws {
+        try await checkDurability()
+        let logger = logger
+        // A plain identifier, checked by PostgresConfiguration.
+        let schema = configuration.schema
+        try await transaction { connection in
+            try await connection.rows("SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey))", logger: logger)
+            if let schema {
+                try await connection.rows("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger)
+            }
+            try await connection.rows(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)",
+                logger: logger)
+            let applied = Set(
+                try await connection.rows("SELECT version FROM schema_migrations", logger: logger).map { try $0.int(0) }
+            )
+            for migration in PostgresMigrations.all where !applied.contains(migration.version) {
+                for statement in migration.sql.split(separator: ";")
+                where !statement.allSatisfy({ $0.isWhitespace }) {
+                    try await connection.rows(PostgresQuery(unsafeSQL: String(statement)), logger: logger)
+                }
+                let now = Int64(Date().timeIntervalSince1970)
+                try await connection.rows(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (\(migration.version), \(now))",
+                    logger: logger)
+            }
+        }
+    }
+
+    /// The durability settings of the server: `fsync` must be on.
+    func checkDurability() async throws {
+        let logger = logger
+        let (fsync, synchronousCommit) = try await statement { client in
+            let fsync = try await client.first("SHOW fsync", logger: logger)?.text(0) ?? "on"
+            let commit = try await client.first("SHOW synchronous_commit", logger: logger)?.text(0) ?? "on"
+            return (fsync, commit)
+        }
+        guard fsync.lowercased() != "off" else {
+            throw ConfigurationError(
+                "PostgreSQL runs with fsync=off: acknowledged sessions could be lost in a crash. Turn fsync on.")
+        }
+        if synchronousCommit.lowercased() == "off" {
+            logger.warning(
+                "PostgreSQL runs with synchronous_commit=off: a crash can lose the last acknowledged writes")
+        }
+    }
+
+    public func ping() async throws {
+        let logger = logger
+        try await statement { client in _ = try await client.rows("SELECT 1", logger: logger) }
+    }
+
+    // MARK: Projects
+
+    public func createProject(_ project: NewProject) async throws -> ProjectRecord {
+        let logger = logger
+        return try await transaction { connection in
+            let record = project.record
+            let settings = record.settings
+            do {
+                try await connection.rows(
+                    """
+                    INSERT INTO projects (\(unescaped: Self.projectColumns), publishable_key_hash, secret_key_hash)
+                    VALUES (\(record.id), \(record.name), \(record.slug), \(settings.allowUnverifiedIdentify),
+                        \(settings.requireAudience), \(settings.expectedIssuer),
+                        \(settings.maxIdentityTokenLifetimeSeconds), \(settings.leewaySeconds),
+                        \(settings.anonymousSessionMinutes), \(settings.identifiedSessionMinutes),
+                        \(record.createdAt), \(record.updatedAt), \(project.publishableKeyHash.bytea),
+                        \(project.secretKeyHash.bytea))
+                    """, logger: logger)
+            } catch  where Self.isUniqueViolation(error, constraint: "projects_slug_key") {
+                throw APIError(.conflict, .slugTaken, "A project with this slug already exists.")
+            }
+            let secret = project.identitySecret
+            try await connection.rows(
+                """
+                INSERT INTO identity_secrets (project_id, kid, secret, created_at)
+                VALUES (\(record.id), \(secret.kid), \(secret.value), \(secret.createdAt))
+                """, logger: logger)
+            let key = project.sessionKey
+            try await connection.rows(
+                """
+                INSERT INTO session_keys (project_id, kid, private_key, created_at)
+                VALUES (\(record.id), \(key.kid), \(key.privateKey.bytea), \(key.createdAt))
+                """, logger: logger)
+            return record
+        }
+    }
+
+    public func projectCount() async throws -> Int {
+        let logger = logger
+        return try await statement { client in
+            Int(try await client.first("SELECT COUNT(*) FROM projects", logger: logger)?.int(0) ?? 0)
+        }
+    }
+
+    public func project(id: String) async throws -> ProjectRecord? {
+        try await project(where: "id = \(id)")
+    }
+
+    public func project(publishableKeyHash: [UInt8]) async throws -> ProjectRecord? {
+        try await project(where: "publishable_key_hash = \(publishableKeyHash.bytea)")
+    }
+
+    public func project(secretKeyHash: [UInt8]) async throws -> ProjectRecord? {
+        try await project(where: "secret_key_hash = \(secretKeyHash.bytea)")
+    }
+
+    private func project(where condition: PostgresQuery) async throws -> ProjectRecord? {
+        let logger = logger
+        var query: PostgresQuery = "SELECT \(unescaped: Self.projectColumns) FROM projects WHERE "
+        query.sql += condition.sql
+        query.binds = condition.binds
+        let select = query
+        return try await statement { client in try await client.first(select, logger: logger).map(Self.project) }
+    }
+
+    public func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64) async throws
+        -> ProjectRecord?
+    {
+        let logger = logger
+        return try await statement { client in
+            try await client.first(
+                """
+                UPDATE projects SET allow_unverified_identify = \(settings.allowUnverifiedIdentify),
+                    require_audience = \(settings.requireAudience), expected_issuer = \(settings.expectedIssuer),
+                    max_identity_token_lifetime_seconds = \(settings.maxIdentityTokenLifetimeSeconds),
+                    leeway_seconds = \(settings.leewaySeconds),
+                    anonymous_session_minutes = \(settings.anonymousSessionMinutes),
+                    identified_session_minutes = \(settings.identifiedSessionMinutes), updated_at = \(now)
+                WHERE id = \(projectID)
+                RETURNING \(unescaped: Self.projectColumns)
+                """, logger: logger
+            ).map(Self.project)
+        }
+    }
+
+    public func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord] {
+        let logger = logger
+        return try await statement { client in
+            try await client.rows(
+                """
+                SELECT kid, secret, created_at FROM identity_secrets WHERE project_id = \(projectID)
+                ORDER BY created_at, kid
+                """, logger: logger
+            ).map { IdentitySecretRecord(kid: try $0.text(0), value: try $0.text(1), createdAt: try $0.int(2)) }
+        }
+    }
+
+    public func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int) async throws {
+        let logger = logger
+        try await transaction { connection in
+            // Locking the project serialises concurrent additions, so the limit holds across nodes.
+            try await connection.rows("SELECT id FROM projects WHERE id = \(projectID) FOR UPDATE", logger: logger)
+            let count =
+                try await connection.first(
+                    "SELECT COUNT(*) FROM identity_secrets WHERE project_id = \(projectID)", logger: logger)?.int(0)
+                ?? 0
+            guard count < limit else {
+                throw APIError(
+                    .conflict, .identitySecretLimitReached,
+                    "A project has at most \(limit) active identity secrets; delete one first.")
+            }
+            try await connection.rows(
+                """
+                INSERT INTO identity_secrets (project_id, kid, secret, created_at)
+                VALUES (\(projectID), \(secret.kid), \(secret.value), \(secret.createdAt))
+                """, logger: logger)
+        }
+    }
+
+    public func deleteIdentitySecret(projectID: String, kid: String) async throws -> Bool {
+        let logger = logger
+        return try await transaction { connection in
+            try await connection.rows("SELECT id FROM projects WHERE id = \(projectID) FOR UPDATE", logger: logger)
+            let kids = try await connection.rows(
+                "SELECT kid FROM identity_secrets WHERE project_id = \(projectID)", logger: logger
+            ).map { try $0.text(0) }
+            guard kids.contains(kid) else { return false }
+            guard kids.count > 1 else {
+                throw APIError(
+                    .conflict, .lastIdentitySecret, "This is the project's only identity secret; create another first.")
+            }
+            try await connection.rows(
+                "DELETE FROM identity_secrets WHERE project_id = \(projectID) AND kid = \(kid)", logger: logger)
+            return true
+        }
+    }
+
+    public func sessionKeys(projectID: String) async throws -> [SessionKeyRecord] {
+        let logger = logger
+        return try await statement { client in
+            try await client.rows(
+                """
+                SELECT kid, private_key, created_at, retired_at FROM session_keys WHERE project_id = \(projectID)
+                ORDER BY created_at
+                """, logger: logger
+            ).map {
+                SessionKeyRecord(
+                    kid: try $0.text(0), privateKey: try $0.bytes(1), createdAt: try $0.int(2),
+                    retiredAt: try $0.optionalInt(3))
+            }
+        }
+    }
+
+    public func rotateSessionKey(projectID: String, newKey: SessionKeyRecord, now: Int64) async throws {
+        let logger = logger
+        try await transaction { connection in
+            try await connection.rows("SELECT id FROM projects WHERE id = \(projectID) FOR UPDATE", logger: logger)
+            try await connection.rows(
+                """
+                UPDATE session_keys SET retired_at = \(now) WHERE project_id = \(projectID) AND retired_at IS NULL
+                """, logger: logger)
+            try await connection.rows(
+                """
+                DELETE FROM session_keys
+                WHERE project_id = \(projectID) AND retired_at IS NOT NULL AND retired_at < \(now - 86_400)
+                """, logger: logger)
+            try await connection.rows(
+                """
+                INSERT INTO session_keys (project_id, kid, private_key, created_at)
+                VALUES (\(projectID), \(newKey.kid), \(newKey.privateKey.bytea), \(newKey.createdAt))
+                """, logger: logger)
+        }
+    }
+}
