@@ -30,6 +30,8 @@ public struct ServerConfiguration: Sendable {
     public var createDevelopmentProject = true
     /// Where the development project's keys are printed.
     public var announce: @Sendable (String) -> Void = { print($0) }
+    /// Asked before every routed request; nil admits everything (rate limiting arrives with issue 5).
+    public var rateLimiter: (any RateLimiter)? = nil
 
     public init() {}
 

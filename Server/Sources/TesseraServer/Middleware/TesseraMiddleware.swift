@@ -13,6 +13,7 @@ struct TesseraMiddleware: RouterMiddleware {
     let routes: RouteTable
     let metrics: ServerMetrics
     let maximumBodySize: Int
+    let rateLimiter: (any RateLimiter)?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -25,6 +26,13 @@ struct TesseraMiddleware: RouterMiddleware {
         do {
             if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximumBodySize {
                 throw APIError.payloadTooLarge(maximumBodySize)
+            }
+            if let rateLimiter, let route = context.endpointPath, route != "NotFound",
+                let seconds = try await rateLimiter.retryAfterSeconds(route: route, request: request.head)
+            {
+                throw APIError(
+                    .tooManyRequests, .rateLimited, "Too many requests; retry after \(seconds) seconds.",
+                    headers: [.retryAfter: String(max(1, seconds))])
             }
             response = try await next(request, context)
         } catch {

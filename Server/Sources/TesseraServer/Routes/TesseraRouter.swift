@@ -86,7 +86,8 @@ enum TesseraRouter {
         let router = Router(context: BasicRequestContext.self)
         router.add(
             middleware: TesseraMiddleware(
-                routes: table, metrics: api.metrics, maximumBodySize: api.configuration.maximumBodySize))
+                routes: table, metrics: api.metrics, maximumBodySize: api.configuration.maximumBodySize,
+                rateLimiter: api.configuration.rateLimiter))
         for (method, path, handler) in endpoints {
             router.on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
         }
