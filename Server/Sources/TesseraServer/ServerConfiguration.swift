@@ -29,7 +29,9 @@ public struct ServerConfiguration: Sendable {
     /// Create and print a development project when the database has none.
     public var createDevelopmentProject = true
     /// Where the development project's keys are printed.
-    public var announce: @Sendable (String) -> Void = { print($0) }
+    public var announce: @Sendable (String) -> Void = { message in
+        FileHandle.standardOutput.write(Data((message + "\n").utf8))
+    }
     /// Asked before every routed request; nil admits everything (rate limiting arrives with issue 5).
     public var rateLimiter: (any RateLimiter)? = nil
 
