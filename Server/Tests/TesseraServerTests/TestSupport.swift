@@ -28,6 +28,10 @@ final class TestClock: Sendable {
 /// The storage backends every storage test runs against (PostgreSQL joins this list).
 enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
+    case postgres
+
+    /// SQLite always; PostgreSQL too when `TESSERA_TEST_POSTGRES_URL` names a server.
+    static var allCases: [StoreBackend] { PostgresTestDatabase.isConfigured ? [.sqlite, .postgres] : [.sqlite] }
 
     var testDescription: String { rawValue }
 
@@ -37,6 +41,8 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "tessera-tests-\(UUID().uuidString)")
             return try SQLiteStore(path: directory.appendingPathComponent("test.sqlite").path)
+        case .postgres:
+            return try PostgresTestDatabase.makeStore()
         }
     }
 }
@@ -49,7 +55,7 @@ struct TestEnvironment: Sendable {
     let configuration: ServerConfiguration
 
     static func make(
-        backend: StoreBackend = .sqlite, settings: ProjectSettings = ProjectSettings(),
+        backend: StoreBackend = .selected, settings: ProjectSettings = ProjectSettings(),
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestEnvironment {
         let store = try backend.makeStore()

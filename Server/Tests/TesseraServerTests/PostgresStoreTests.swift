@@ -1,0 +1,243 @@
+import Foundation
+import TesseraTokens
+import Testing
+
+@testable import TesseraServer
+
+/// What only the PostgreSQL store must show: several stores (nodes) on one database at once.
+@Suite("PostgreSQL store", .enabled(if: PostgresTestDatabase.isConfigured))
+struct PostgresStoreTests {
+    /// Two stores on one fresh schema, migrated, with one project.
+    private func twoNodes() async throws -> (PostgresStore, PostgresStore, ProvisionedProject) {
+        let configuration = try PostgresTestDatabase.configuration(maximumConnections: 8)
+        let one = PostgresStore(configuration: configuration)
+        let two = PostgresStore(configuration: configuration)
+        try await one.migrate()
+        try await two.migrate()
+        let project = try await ProjectProvisioner.create(
+            name: "Nodes", slug: "nodes-\(UUID().uuidString.prefix(8).lowercased())", store: one,
+            now: Date(timeIntervalSince1970: 1_795_000_000))
+        return (one, two, project)
+    }
+
+    private func identify(
+        _ store: any TesseraStore, project: ProvisionedProject, sub: String, caller: String? = nil, jti: String? = nil,
+        now: Int64 = 1_795_000_000
+    ) async throws -> IdentifyResult {
+        try await store.identify(
+            IdentifyCommand(
+                projectID: project.project.id, callerSessionID: caller, externalID: sub, verified: true, name: nil,
+                avatarURL: nil, email: nil, tokenID: jti.map { ($0, now + 60) },
+                newProfileID: OpaqueToken.identifier(prefix: "usr_"),
+                newSession: SessionRecord(
+                    id: OpaqueToken.identifier(prefix: "ses_"), projectID: project.project.id, profileID: "",
+                    installationID: nil, kind: .verified, createdAt: now, lastAuthenticatedAt: now,
+                    expiresAt: now + 3600),
+                sessionTokenHash: OpaqueToken.sha256(OpaqueToken.sessionToken()), now: now))
+    }
+
+    private func anonymous(_ store: any TesseraStore, project: ProvisionedProject, installationID: String)
+        async throws -> AnonymousStartResult
+    {
+        let now: Int64 = 1_795_000_000
+        return try await store.startAnonymousSession(
+            AnonymousStart(
+                projectID: project.project.id, installationID: installationID,
+                installationSecretHash: OpaqueToken.sha256("secret"),
+                newProfileID: OpaqueToken.identifier(prefix: "usr_"),
+                newSession: SessionRecord(
+                    id: OpaqueToken.identifier(prefix: "ses_"), projectID: project.project.id, profileID: "",
+                    installationID: nil, kind: .anonymous, createdAt: now, lastAuthenticatedAt: now,
+                    expiresAt: now + 3600),
+                sessionTokenHash: OpaqueToken.sha256(OpaqueToken.sessionToken())))
+    }
+
+    @Test("Ten nodes migrating at once apply each version exactly once")
+    func concurrentMigrations() async throws {
+        let configuration = try PostgresTestDatabase.configuration(maximumConnections: 2)
+        let stores = (0..<10).map { _ in PostgresStore(configuration: configuration) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for store in stores { group.addTask { try await store.migrate() } }
+            try await group.waitForAll()
+        }
+        try await stores[0].migrate()
+        let versions = try await stores[0].statement { client in
+            try await client.rows("SELECT version FROM schema_migrations ORDER BY version", logger: stores[0].logger)
+                .map { try $0.int(0) }
+        }
+        #expect(versions == PostgresMigrations.all.map(\.version))
+        for store in stores { try await store.close() }
+    }
+
+    @Test("50 concurrent identifies of one sub across two nodes give one profile")
+    func concurrentIdentifies() async throws {
+        let (one, two, project) = try await twoNodes()
+        let profiles = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<50 {
+                let store = index % 2 == 0 ? one : two
+                group.addTask { try await identify(store, project: project, sub: "same-user").context.profile.id }
+            }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(profiles.count == 1)
+        #expect(try await one.profiles(projectID: project.project.id, externalID: "same-user").count == 1)
+        try await one.close()
+        try await two.close()
+    }
+
+    @Test("Concurrent anonymous identifies of one sub across nodes: one profile, the rest merged into it")
+    func concurrentPromotions() async throws {
+        let (one, two, project) = try await twoNodes()
+        var callers: [String] = []
+        for index in 0..<10 {
+            let started = try await anonymous(
+                index % 2 == 0 ? one : two, project: project, installationID: UUID().uuidString.lowercased())
+            callers.append(started.context.session.id)
+        }
+        let outcomes = try await withThrowingTaskGroup(of: (String, MergeOutcome?).self) { group in
+            for (index, caller) in callers.enumerated() {
+                let store = index % 2 == 0 ? one : two
+                group.addTask {
+                    let result = try await identify(store, project: project, sub: "promoted", caller: caller)
+                    return (result.context.profile.id, result.merge?.outcome)
+                }
+            }
+            return try await group.reduce(into: [(String, MergeOutcome?)]()) { $0.append($1) }
+        }
+        #expect(Set(outcomes.map(\.0)).count == 1)
+        #expect(outcomes.filter { $0.1 == .promoted }.count == 1)
+        #expect(outcomes.filter { $0.1 == .merged }.count == 9)
+        try await one.close()
+        try await two.close()
+    }
+
+    @Test("One installation started concurrently on two nodes keeps one profile")
+    func concurrentAnonymousStarts() async throws {
+        let (one, two, project) = try await twoNodes()
+        let installationID = UUID().uuidString.lowercased()
+        let results = try await withThrowingTaskGroup(of: AnonymousStartResult.self) { group in
+            for index in 0..<20 {
+                let store = index % 2 == 0 ? one : two
+                group.addTask { try await anonymous(store, project: project, installationID: installationID) }
+            }
+            return try await group.reduce(into: [AnonymousStartResult]()) { $0.append($1) }
+        }
+        #expect(Set(results.map(\.context.profile.id)).count == 1)
+        #expect(results.filter(\.createdInstallation).count == 1)
+        try await one.close()
+        try await two.close()
+    }
+
+    @Test("A jti is accepted once across nodes, even at the same moment")
+    func jtiOnce() async throws {
+        let (one, two, project) = try await twoNodes()
+        let accepted = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<20 {
+                let store = index % 2 == 0 ? one : two
+                group.addTask {
+                    do {
+                        _ = try await identify(store, project: project, sub: "u\(index)", jti: "shared-jti")
+                        return true
+                    } catch {
+                        return false
+                    }
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(accepted == 1)
+        await #expect(throws: APIError.self) {
+            _ = try await identify(one, project: project, sub: "again", jti: "shared-jti")
+        }
+        try await one.close()
+        try await two.close()
+    }
+
+    @Test("A session revoked through one node is dead on the other at once")
+    func revokeAcrossNodes() async throws {
+        let (one, two, project) = try await twoNodes()
+        let session = try await identify(one, project: project, sub: "revoked").context.session
+        let now: Int64 = 1_795_000_000
+        #expect(try await two.extendSession(sessionID: session.id, expiresAt: now + 7200, now: now) != nil)
+        #expect(try await one.revokeSession(sessionID: session.id, profileID: nil, now: now))
+        #expect(try await two.sessionContext(sessionID: session.id)?.session.revokedAt == now)
+        #expect(try await two.extendSession(sessionID: session.id, expiresAt: now + 9999, now: now) == nil)
+        #expect(try await !two.revokeSession(sessionID: session.id, profileID: nil, now: now))
+        try await one.close()
+        try await two.close()
+    }
+
+    @Test("Two nodes cleaning at once delete every expired row exactly once")
+    func concurrentCleanup() async throws {
+        let (one, two, project) = try await twoNodes()
+        for _ in 0..<40 {
+            _ = try await identify(one, project: project, sub: UUID().uuidString)
+        }
+        let later: Int64 = 1_795_000_000 + 3601
+        let deleted = try await withThrowingTaskGroup(of: Int.self) { group in
+            for store in [one, two] {
+                group.addTask {
+                    var total = 0
+                    while true {
+                        let counts = try await store.deleteExpired(now: later, batchSize: 5)
+                        total += counts.sessions
+                        if counts.sessions == 0 { return total }
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(deleted == 40)
+        try await one.close()
+        try await two.close()
+    }
+
+    @Test("An unreachable database answers 503 service_unavailable, within the timeout")
+    func unreachable() async throws {
+        var configuration = PostgresConfiguration()
+        configuration.port = 1  // nothing listens there
+        configuration.username = "nobody"
+        configuration.tls = .disable
+        configuration.minimumConnections = 0
+        configuration.connectTimeout = .seconds(1)
+        configuration.operationTimeout = .seconds(1)
+        let store = PostgresStore(configuration: configuration)
+        let started = ContinuousClock.now
+        await #expect(throws: APIError.self) { try await store.ping() }
+        do {
+            _ = try await store.projectCount()
+            Issue.record("expected a failure")
+        } catch let error as APIError {
+            #expect(error.status == .serviceUnavailable)
+            #expect(error.code == .serviceUnavailable)
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        try await store.close()
+    }
+
+    @Test("URLs: host, port, credentials, database, TLS mode, pool and schema")
+    func urls() throws {
+        let configuration = try PostgresConfiguration(
+            url:
+                "postgresql://app:p%40ss@db.internal:6543/tessera?sslmode=require&pool_max=40&pool_min=2&schema=tenant_1"
+        )
+        #expect(configuration.host == "db.internal")
+        #expect(configuration.port == 6543)
+        #expect(configuration.username == "app")
+        #expect(configuration.password == "p@ss")
+        #expect(configuration.database == "tessera")
+        #expect(configuration.tls == .require)
+        #expect(configuration.maximumConnections == 40)
+        #expect(configuration.minimumConnections == 2)
+        #expect(configuration.schema == "tenant_1")
+        #expect(try PostgresConfiguration(url: "postgres://u@127.0.0.1/db").tls == .disable)
+        #expect(throws: ConfigurationError.self) { try PostgresConfiguration(url: "mysql://u@h/db") }
+        #expect(throws: ConfigurationError.self) { try PostgresConfiguration(url: "postgres://u@h/db?schema=a;drop") }
+        #expect(throws: ConfigurationError.self) { try PostgresConfiguration(url: "postgres://u@h/db?sslmode=maybe") }
+        #expect(throws: ConfigurationError.self) { try PostgresConfiguration(url: "postgres://u@h/db?pool_max=-1") }
+        guard case .postgres = try DatabaseURL("postgres://u@h/db") else {
+            Issue.record("postgres:// must select PostgreSQL")
+            return
+        }
+    }
+}

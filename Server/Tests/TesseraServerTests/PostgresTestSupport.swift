@@ -1,0 +1,38 @@
+import Foundation
+
+@testable import TesseraServer
+
+/// The PostgreSQL server the tests may use: `TESSERA_TEST_POSTGRES_URL` (set by `scripts/test`,
+/// which starts a throwaway cluster with `scripts/postgres start`).
+enum PostgresTestDatabase {
+    static var url: String? {
+        let value = ProcessInfo.processInfo.environment["TESSERA_TEST_POSTGRES_URL"] ?? ""
+        return value.isEmpty ? nil : value
+    }
+
+    static var isConfigured: Bool { url != nil }
+
+    /// A store in a schema of its own, so every test starts from an empty database; the schema is
+    /// created by the store's first `migrate()`.
+    static func makeStore(maximumConnections: Int = 4) throws -> PostgresStore {
+        try PostgresStore(configuration: configuration(maximumConnections: maximumConnections))
+    }
+
+    /// The configuration of a fresh schema.
+    static func configuration(maximumConnections: Int = 4) throws -> PostgresConfiguration {
+        guard let url else { throw ConfigurationError("TESSERA_TEST_POSTGRES_URL is not set") }
+        var configuration = try PostgresConfiguration(url: url)
+        configuration.schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        configuration.minimumConnections = 0
+        configuration.maximumConnections = maximumConnections
+        configuration.connectionIdleTimeout = .seconds(5)
+        return configuration
+    }
+}
+
+extension StoreBackend {
+    /// The backend the server's tests run on: `TESSERA_TEST_DATABASE=postgres` selects PostgreSQL.
+    static var selected: StoreBackend {
+        ProcessInfo.processInfo.environment["TESSERA_TEST_DATABASE"] == "postgres" ? .postgres : .sqlite
+    }
+}
