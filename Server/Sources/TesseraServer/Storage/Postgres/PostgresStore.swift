@@ -43,7 +43,10 @@ public final class PostgresStore: TesseraStore {
         if let schema = configuration.schema {
             client.options.additionalStartupParameters = [("search_path", schema)]
         }
-        let postgres = PostgresClient(configuration: client, backgroundLogger: logger)
+        // The pool reports every failed connection attempt at info; keep only warnings and worse.
+        var background = logger
+        background.logLevel = max(logger.logLevel, .warning)
+        let postgres = PostgresClient(configuration: client, backgroundLogger: background)
         self.client = postgres
         self.configuration = configuration
         self.logger = logger
