@@ -39,11 +39,16 @@ struct ProjectsCommand: AsyncParsableCommand {
                 try await store.close()
             } catch let error as APIError {
                 try? await store.close()
-                throw ValidationError(error.message)
+                throw CLIError(description: error.message)
             } catch {
                 try? await store.close()
                 throw error
             }
         }
     }
+}
+
+/// A failure reported as `Error: …`, without the usage text.
+struct CLIError: Error, CustomStringConvertible {
+    var description: String
 }
