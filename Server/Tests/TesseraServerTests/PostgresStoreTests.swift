@@ -192,6 +192,29 @@ struct PostgresStoreTests {
         try await two.close()
     }
 
+    @Test("Only the SHA-256 of session tokens and installation secrets is stored (bytea)")
+    func hashesOnly() async throws {
+        let environment = try await TestEnvironment.make(backend: .postgres)
+        try await environment.withApp { client in
+            let secret = OpaqueToken.installationSecret()
+            let reply = try await client.anonymous(secret: secret)
+            let token = try #require(reply.sessionToken)
+            let store = try #require(environment.store as? PostgresStore)
+            let (tokens, secrets) = try await store.statement { postgres in
+                (
+                    try await postgres.rows("SELECT token_hash FROM sessions", logger: store.logger).map {
+                        try $0.bytes(0)
+                    },
+                    try await postgres.rows("SELECT secret_hash FROM installations", logger: store.logger).map {
+                        try $0.bytes(0)
+                    }
+                )
+            }
+            #expect(tokens == [OpaqueToken.sha256(token)])
+            #expect(secrets == [OpaqueToken.sha256(secret)])
+        }
+    }
+
     @Test("An unreachable database answers 503 service_unavailable, within the timeout")
     func unreachable() async throws {
         var configuration = PostgresConfiguration()

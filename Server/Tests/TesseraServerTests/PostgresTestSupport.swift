@@ -14,18 +14,20 @@ enum PostgresTestDatabase {
 
     /// A store in a schema of its own, so every test starts from an empty database; the schema is
     /// created by the store's first `migrate()`.
-    static func makeStore(maximumConnections: Int = 4) throws -> PostgresStore {
+    static func makeStore(maximumConnections: Int = 2) throws -> PostgresStore {
         try PostgresStore(configuration: configuration(maximumConnections: maximumConnections))
     }
 
     /// The configuration of a fresh schema.
-    static func configuration(maximumConnections: Int = 4) throws -> PostgresConfiguration {
+    static func configuration(maximumConnections: Int = 2) throws -> PostgresConfiguration {
         guard let url else { throw ConfigurationError("TESSERA_TEST_POSTGRES_URL is not set") }
         var configuration = try PostgresConfiguration(url: url)
         configuration.schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         configuration.minimumConnections = 0
         configuration.maximumConnections = maximumConnections
         configuration.connectionIdleTimeout = .seconds(5)
+        // Every test opens its own pool at once: leave room for a busy machine.
+        configuration.operationTimeout = .seconds(60)
         return configuration
     }
 }

@@ -1,11 +1,12 @@
 /// The versioned schema of the PostgreSQL store.
 ///
 /// ``PostgresStore/migrate()`` applies the missing versions in one transaction that first takes
-/// ``lockKey`` with `pg_advisory_xact_lock`, so several nodes starting at once apply each version
-/// exactly once: the others wait for the lock, then find the versions already recorded.
+/// an advisory lock named after ``lockName`` and the schema (`pg_advisory_xact_lock`), so several
+/// nodes starting at once apply each version exactly once: the others wait for the lock, then find
+/// the versions already recorded.
 enum PostgresMigrations {
-    /// The advisory lock key of migrations (`'tessera'` in ASCII).
-    static let lockKey: Int64 = 0x7465_7373_6572_61
+    /// The name the advisory lock key of migrations is hashed from.
+    static let lockName = "tessera-migrations"
 
     static let all: [(version: Int64, sql: String)] = [
         (

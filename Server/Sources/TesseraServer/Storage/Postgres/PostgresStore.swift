@@ -75,7 +75,9 @@ public final class PostgresStore: TesseraStore {
         // A plain identifier, checked by PostgresConfiguration.
         let schema = configuration.schema
         try await transaction { connection in
-            try await connection.rows("SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey))", logger: logger)
+            // One lock per schema: nodes sharing a schema wait for each other, other schemas do not.
+            let lockName = "\(PostgresMigrations.lockName):\(schema ?? "")"
+            try await connection.rows("SELECT pg_advisory_xact_lock(hashtextextended(\(lockName), 0))", logger: logger)
             if let schema {
                 try await connection.rows("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger)
             }
