@@ -43,9 +43,11 @@ import Foundation
     /// Wires a client to AppKit: the heartbeat pauses while the Mac sleeps and checks at once on wake.
     final class LifecycleObservation: Sendable {
         private let tokens: Locked<[any NSObjectProtocol]>
+        private let center: NotificationCenter
 
-        private init(tokens: [any NSObjectProtocol]) {
+        private init(tokens: [any NSObjectProtocol], center: NotificationCenter) {
             self.tokens = Locked(tokens)
+            self.center = center
         }
 
         static func install(client: TesseraClient) async -> LifecycleObservation {
@@ -65,11 +67,10 @@ import Foundation
                 guard let client else { return }
                 Task { await client.enterForeground() }
             }
-            return LifecycleObservation(tokens: [sleep, wake])
+            return LifecycleObservation(tokens: [sleep, wake], center: center)
         }
 
         deinit {
-            let center = NSWorkspace.shared.notificationCenter
             for token in tokens.withLock({ $0 }) { center.removeObserver(token) }
         }
     }
