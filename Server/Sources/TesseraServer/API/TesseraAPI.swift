@@ -115,12 +115,12 @@ struct TesseraAPI: Sendable {
         }
     }
 
-    /// Decodes a JSON object body; an empty body decodes as `{}` when `allowEmpty`.
+    /// Decodes a JSON object body; an empty body (zero bytes) decodes as `{}` when `allowEmpty`.
+    /// A body of only whitespace is not JSON and is refused like any other malformed body.
     func decode<T: Decodable>(_ type: T.Type, from request: Request, allowEmpty: Bool = false) async throws -> T {
         var buffer = try await body(of: request)
         let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-        let isBlank = bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-        if isBlank {
+        if bytes.isEmpty {
             guard allowEmpty else { throw APIError.invalidRequest("The request needs a JSON object body.") }
             return try RequestJSON.decode(type, from: Array("{}".utf8))
         }

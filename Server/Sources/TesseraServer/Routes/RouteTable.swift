@@ -12,14 +12,17 @@ struct RouteTable: Sendable {
     /// The methods that the routes matching `path` answer; empty when no route matches.
     func allowedMethods(for path: String) -> [HTTPRequest.Method] {
         let segments = path.split(separator: "/")
+        let matching = routes.filter { route in
+            route.segments.count == segments.count
+                && zip(route.segments, segments).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
+        }
+        let specificity = { (route: (method: HTTPRequest.Method, segments: [Substring])) in
+            route.segments.map { $0.hasPrefix(":") ? "0" : "1" }.joined()
+        }
+        guard let best = matching.map(specificity).max() else { return [] }
         var methods: [HTTPRequest.Method] = []
-        for route in routes where route.segments.count == segments.count {
-            let matches = zip(route.segments, segments).allSatisfy { template, segment in
-                template.hasPrefix(":") || template == segment
-            }
-            if matches, !methods.contains(route.method) {
-                methods.append(route.method)
-            }
+        for route in matching where specificity(route) == best && !methods.contains(route.method) {
+            methods.append(route.method)
         }
         return methods
     }
