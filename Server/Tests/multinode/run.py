@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Two `tessera serve` processes on one PostgreSQL database (loopback only, bounded in time).
+
+    Server/Tests/multinode/run.py --tessera PATH --database postgres://… [--outage]
+
+Checks: a session revoked through node A is refused by node B at once; 40 concurrent identifies of
+one `sub` split across both nodes give one profile; with --outage, PostgreSQL is paused under load
+(`scripts/postgres pause`): only 503s and a failing /health, then it is resumed and both nodes
+recover without a restart. Prints one line per check and exits non-zero when one fails.
+"""
+import argparse, base64, concurrent.futures, hashlib, hmac, json, os, socket, subprocess, sys, time
+import urllib.error, urllib.request, uuid
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+failures = []
+
+
+def check(name, ok, detail=""):
+    print(("PASS " if ok else "FAIL ") + name + (f" ({detail})" if detail and not ok else ""), flush=True)
+    if not ok:
+        failures.append(name)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(port, method, path, bearer=None, body=None, timeout=10):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method)
+    if bearer:
+        request.add_header("Authorization", f"Bearer {bearer}")
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            raw = response.read()
+            return response.status, json.loads(raw) if raw else {}
+    except urllib.error.HTTPError as error:
+        raw = error.read()
+        try:
+            return error.code, json.loads(raw) if raw else {}
+        except ValueError:
+            return error.code, {}
+    except (urllib.error.URLError, OSError) as error:
+        return 0, {"error": {"code": str(error)}}
+
+
+def b64(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def identity_token(secret, kid, sub):
+    header = b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": kid}, separators=(",", ":")).encode())
+    now = int(time.time())
+    claims = {"sub": sub, "exp": now + 300, "iat": now, "jti": uuid.uuid4().hex}
+    payload = b64(json.dumps(claims, separators=(",", ":")).encode())
+    signature = hmac.new(secret.encode(), f"{header}.{payload}".encode(), hashlib.sha256).digest()
+    return f"{header}.{payload}.{b64(signature)}"
+
+
+def start_node(tessera, database, port):
+    environment = dict(os.environ, TESSERA_LOG_LEVEL="error")
+    process = subprocess.Popen(
+        [tessera, "serve", "--host", "127.0.0.1", "--port", str(port), "--database", database],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if call(port, "GET", "/health", timeout=2)[0] == 200:
+            return process
+        time.sleep(0.2)
+    process.kill()
+    raise SystemExit(f"node on port {port} did not become healthy")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tessera", required=True)
+    parser.add_argument("--database", required=True)
+    parser.add_argument("--outage", action="store_true")
+    arguments = parser.parse_args()
+    schema = "mn_" + uuid.uuid4().hex[:12]
+    separator = "&" if "?" in arguments.database else "?"
+    database = f"{arguments.database}{separator}schema={schema}"
+
+    created = subprocess.run(
+        [arguments.tessera, "projects", "create", "--name", "Multinode", "--json", "--database", database],
+        check=True, capture_output=True, text=True, timeout=120)
+    project = json.loads(created.stdout)
+    pk = project["publishable_key"]
+    secret, kid = project["identity_secret"]["secret"], project["identity_secret"]["kid"]
+
+    a_port, b_port = free_port(), free_port()
+    nodes = [start_node(arguments.tessera, database, a_port), start_node(arguments.tessera, database, b_port)]
+    try:
+        # Revoke on A, refused on B at once.
+        installation = str(uuid.uuid4())
+        status, started = call(a_port, "POST", "/v1/sessions/anonymous", pk,
+                               {"installation_id": installation, "installation_secret": b64(os.urandom(32))})
+        token = started.get("session_token")
+        check("anonymous start on node A", status == 201 and token, f"{status}")
+        status, _ = call(b_port, "POST", "/v1/sessions/authenticate", token, {})
+        check("the session works on node B", status == 200, f"{status}")
+        status, _ = call(a_port, "POST", "/v1/sessions/revoke", token, {})
+        check("revoke on node A", status == 204, f"{status}")
+        status, body = call(b_port, "POST", "/v1/sessions/authenticate", token, {})
+        code = body.get("error", {}).get("code")
+        check("node B refuses the revoked session at once", status == 401 and code == "session_revoked",
+              f"{status} {code}")
+        jwt = started.get("session_jwt")
+        status, _ = call(b_port, "GET", "/v1/me", jwt)
+        check("node B refuses the revoked session's JWT at once", status == 401, f"{status}")
+
+        # Concurrent identifies of one sub, split across both nodes.
+        sub = "user-" + uuid.uuid4().hex[:8]
+
+        def identify(index):
+            port = a_port if index % 2 == 0 else b_port
+            return call(port, "POST", "/v1/sessions/identify", pk,
+                        {"identity_token": identity_token(secret, kid, sub)}, timeout=30)
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=40) as pool:
+            results = list(pool.map(identify, range(40)))
+        statuses = sorted({status for status, _ in results})
+        profiles = {body.get("profile", {}).get("id") for status, body in results if status in (200, 201)}
+        check("40 concurrent identifies of one sub across two nodes: all succeed", statuses in ([200], [201], [200, 201]),
+              f"statuses {statuses}")
+        check("... and give one profile", len(profiles) == 1, f"{len(profiles)} profiles")
+
+        if arguments.outage:
+            outage(a_port, b_port, pk)
+    finally:
+        for node in nodes:
+            node.terminate()
+        for node in nodes:
+            try:
+                node.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                node.kill()
+    print(f"multinode: {len(failures)} failed" + (f": {', '.join(failures)}" if failures else ""))
+    return 1 if failures else 0
+
+
+def outage(a_port, b_port, pk):
+    """Pauses PostgreSQL under load: only 503s; resumes it: both nodes recover by themselves."""
+    seen = {}
+    errors = set()
+
+    def load(seconds):
+        end = time.time() + seconds
+        while time.time() < end:
+            for port in (a_port, b_port):
+                status, _ = call(port, "POST", "/v1/sessions/anonymous", pk,
+                                 {"installation_id": str(uuid.uuid4()), "installation_secret": b64(os.urandom(32))},
+                                 timeout=30)
+                seen[status] = seen.get(status, 0) + 1
+                if status == 0:
+                    errors.add(str(_.get("error", {}).get("code"))[:80])
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        running = [pool.submit(load, 12) for _ in range(8)]
+        time.sleep(2)
+        subprocess.run([os.path.join(ROOT, "scripts", "postgres"), "pause"], check=True, timeout=60)
+        time.sleep(3)
+        health_down = [call(port, "GET", "/health", timeout=15)[0] for port in (a_port, b_port)]
+        subprocess.run([os.path.join(ROOT, "scripts", "postgres"), "resume"], check=True, timeout=240)
+        for future in running:
+            future.result()
+    check("while PostgreSQL is down /health fails with 503 on both nodes", health_down == [503, 503], f"{health_down}")
+    other = {status: count for status, count in seen.items() if status >= 500 and status != 503 or status == 0}
+    check("under load: no 5xx but 503, no dropped connection", not other, f"{seen} {errors}")
+    check("under load: some 503s were answered", seen.get(503, 0) > 0, f"{seen}")
+    deadline = time.time() + 30
+    recovered = False
+    while time.time() < deadline and not recovered:
+        recovered = all(call(port, "GET", "/health", timeout=5)[0] == 200 for port in (a_port, b_port)) and all(
+            call(port, "POST", "/v1/sessions/anonymous", pk,
+                 {"installation_id": str(uuid.uuid4()), "installation_secret": b64(os.urandom(32))})[0] == 201
+            for port in (a_port, b_port))
+        if not recovered:
+            time.sleep(0.5)
+    check("after PostgreSQL returns both nodes recover without a restart", recovered)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
