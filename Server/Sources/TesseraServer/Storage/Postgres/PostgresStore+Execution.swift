@@ -1,6 +1,7 @@
 import HTTPTypes
 import Logging
 import PostgresNIO
+import Synchronization
 
 extension PostgresStore {
     /// Unique keys that two nodes can race for; a transaction that lost such a race is run again and
@@ -58,17 +59,34 @@ extension PostgresStore {
         }
     }
 
+    /// Runs `body`, but answers ``PostgresTimeout`` after the operation timeout even when `body` is
+    /// stuck on a connection that died without a word (it is cancelled and left to finish alone).
     private func withTimeout<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let timeout = configuration.operationTimeout
-        return try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw PostgresTimeout()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let pending = Mutex<CheckedContinuation<T, any Error>?>(continuation)
+            let finish: @Sendable (Result<T, any Error>) -> Bool = { result in
+                guard
+                    let continuation = pending.withLock({ value in
+                        defer { value = nil }
+                        return value
+                    })
+                else {
+                    return false
+                }
+                continuation.resume(with: result)
+                return true
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw PostgresTimeout() }
-            return first
+            let watchdog = Task {
+                try await Task.sleep(for: timeout)
+                _ = finish(.failure(PostgresTimeout()))
+            }
+            Task {
+                let result: Result<T, any Error>
+                do { result = .success(try await body()) } catch { result = .failure(error) }
+                watchdog.cancel()
+                _ = finish(result)
+            }
         }
     }
 
