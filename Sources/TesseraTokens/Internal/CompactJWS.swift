@@ -11,8 +11,6 @@ struct CompactJWS {
         static let standard = Limits()
     }
 
-    /// The decoded header.
-    let header: JSONObject
     /// The `alg` header member, unvalidated.
     let algorithm: JSONValue?
     /// The `typ` header member, unvalidated.
@@ -112,7 +110,7 @@ struct CompactJWS {
             }
         }
         return CompactJWS(
-            header: header, algorithm: algorithm, type: type, payload: payload, signature: signature, keyID: keyID,
+            algorithm: algorithm, type: type, payload: payload, signature: signature, keyID: keyID,
             token: token, signingInputCount: dots.1
         )
     }

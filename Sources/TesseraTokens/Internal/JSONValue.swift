@@ -39,6 +39,4 @@ struct JSONObject: Sendable, Equatable {
         }
         return nil
     }
-
-    func contains(_ name: String) -> Bool { self[name] != nil }
 }
