@@ -11,26 +11,34 @@ enum Credential: Sendable {
     case unknown
 
     /// The request's credential; nil when there is no `Authorization` header.
+    ///
+    /// The scheme is matched case-insensitively; spaces around the value are ignored. This runs on
+    /// every request, so it works on the header's UTF-8 bytes and builds one `String` at most.
     init?(headers: HTTPFields) {
         guard let header = headers[.authorization] else { return nil }
-        let trimmed = header.drop { $0 == " " }
-        guard trimmed.count > 7, trimmed.prefix(7).lowercased() == "bearer " else {
+        var value = Substring(header).utf8[...]
+        while value.first == UInt8(ascii: " ") { value = value.dropFirst() }
+        guard value.count > 7, value.prefix(7).elementsEqual("bearer ".utf8, by: { $0 | 0x20 == $1 }) else {
             self = .unknown
             return
         }
-        let value = String(trimmed.dropFirst(7).drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-        guard !value.isEmpty, value.utf8.count <= 8192 else {
+        value = value.dropFirst(7)
+        while value.first == UInt8(ascii: " ") { value = value.dropFirst() }
+        while value.last == UInt8(ascii: " ") { value = value.dropLast() }
+        guard !value.isEmpty, value.count <= 8192 else {
             self = .unknown
             return
         }
-        if value.hasPrefix("pk_") {
-            self = .publishableKey(value)
-        } else if value.hasPrefix("sk_") {
-            self = .secretKey(value)
-        } else if value.hasPrefix("st_") {
-            self = .sessionToken(value)
-        } else if value.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2 {
-            self = .jws(value)
+        let prefix = value.prefix(3)
+        let string = String(Substring(value))
+        if prefix.elementsEqual("pk_".utf8) {
+            self = .publishableKey(string)
+        } else if prefix.elementsEqual("sk_".utf8) {
+            self = .secretKey(string)
+        } else if prefix.elementsEqual("st_".utf8) {
+            self = .sessionToken(string)
+        } else if value.count(where: { $0 == UInt8(ascii: ".") }) == 2 {
+            self = .jws(string)
         } else {
             self = .unknown
         }

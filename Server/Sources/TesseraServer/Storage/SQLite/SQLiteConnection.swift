@@ -1,3 +1,4 @@
+import CTesseraSQLite
 import VaporCSQLite
 
 private let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -24,6 +25,10 @@ final class SQLiteConnection: @unchecked Sendable {
         self.handle = handle
         sqlite_nio_sqlite3_extended_result_codes(handle, 1)
         sqlite_nio_sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        // Cached statements keep their plan: without this SQLite re-prepares a statement whenever a
+        // parameter it considers plan-relevant is rebound, i.e. on almost every query.
+        let qpsg = tessera_sqlite_enable_qpsg(UnsafeMutableRawPointer(handle))
+        guard qpsg == SQLITE_OK else { throw error(qpsg) }
         try execute("PRAGMA foreign_keys = ON")
         try execute("PRAGMA synchronous = FULL")
         if queryOnly {
