@@ -1,0 +1,366 @@
+"""The scale figure: heartbeat throughput with many sessions in the database against the same with few.
+
+Run by scripts/bench-scale, which builds the release `tessera` and installs wrk. This file makes two
+databases of the chosen backend, each with one project: "small" holds 1,000 sessions, "big" holds
+--sessions (1,000,000 by default). Both are filled straight through SQL in bulk (SQLite: one
+transaction of prepared inserts; PostgreSQL: COPY through psql) with valid rows, the same ones
+`POST /v1/sessions/anonymous` writes: an anonymous profile, its installation (SHA-256 of a random
+installation secret) and a live anonymous session whose token `st_…` is generated here and stored as
+its SHA-256 only. A random sample of --sample (1,000) tokens of each database is kept.
+
+Then one `tessera serve` per database runs, and wrk drives the heartbeat
+(`POST /v1/sessions/authenticate`, no body, Bearer st_…) over each sample in turn, --rounds times,
+alternating which goes first; the table shows every round, the medians and big ÷ small.
+
+Target: the big database's median heartbeat requests/s within 20 % of the small one's (ratio ≥ 0.80).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import http.client
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench  # noqa: E402  (the helpers of the load benchmark: wrk, projects, the PostgreSQL cluster)
+
+HERE = bench.HERE
+CHUNK = 20_000
+PROFILE_COLUMNS = "id, project_id, kind, external_id, verified, name, avatar_url, email, created_at, updated_at"
+INSTALLATION_COLUMNS = "project_id, installation_id, secret_hash, profile_id, created_at"
+SESSION_COLUMNS = (
+    "id, project_id, profile_id, token_hash, installation_id, kind, created_at, last_authenticated_at, expires_at, "
+    "revoked_at"
+)
+
+
+@dataclass
+class Rows:
+    """One chunk of valid rows: profiles, installations, sessions, and the sessions' tokens."""
+
+    profiles: list[tuple] = field(default_factory=list)
+    installations: list[tuple] = field(default_factory=list)
+    sessions: list[tuple] = field(default_factory=list)
+    tokens: list[str] = field(default_factory=list)
+
+
+def generate(project_id: str, count: int, now: int):
+    """Yields chunks of `count` anonymous profiles, each with its installation and one live session."""
+    expires_at = now + 525_600 * 60  # the default anonymous session lifetime
+    sha256 = hashlib.sha256
+    b64url = bench.b64url
+    done = 0
+    while done < count:
+        size = min(CHUNK, count - done)
+        entropy = os.urandom(size * 112)
+        rows = Rows()
+        for index in range(size):
+            base = index * 112
+            profile_id = "usr_" + b64url(entropy[base:base + 16])
+            installation_id = str(uuid.UUID(bytes=entropy[base + 16:base + 32], version=4))
+            secret = b64url(entropy[base + 32:base + 64])
+            session_id = "ses_" + b64url(entropy[base + 64:base + 80])
+            token = "st_" + b64url(entropy[base + 80:base + 112])
+            rows.profiles.append((profile_id, project_id, "anonymous", None, False, None, None, None, now, now))
+            rows.installations.append(
+                (project_id, installation_id, sha256(secret.encode()).digest(), profile_id, now)
+            )
+            rows.sessions.append(
+                (session_id, project_id, profile_id, sha256(token.encode()).digest(), installation_id, "anonymous",
+                 now, now, expires_at, None)
+            )
+            rows.tokens.append(token)
+        done += size
+        yield rows
+
+
+def placeholders(columns: str) -> str:
+    return ", ".join("?" for _ in columns.split(","))
+
+
+def fill_sqlite(path: Path, project_id: str, count: int, sample: set[int]) -> list[str]:
+    """Bulk inserts into a database `tessera projects create` has migrated; returns the sampled tokens."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute("PRAGMA cache_size = -1000000")  # 1 GB: the random keys' indexes stay in memory
+        connection.execute("PRAGMA foreign_keys = ON")
+        connection.execute("BEGIN")
+        tokens: list[str] = []
+        offset = 0
+        now = int(time.time())
+        for rows in generate(project_id, count, now):
+            connection.executemany(
+                f"INSERT INTO profiles ({PROFILE_COLUMNS}) VALUES ({placeholders(PROFILE_COLUMNS)})",
+                [row[:4] + (int(row[4]),) + row[5:] for row in rows.profiles],
+            )
+            connection.executemany(
+                f"INSERT INTO installations ({INSTALLATION_COLUMNS}) VALUES ({placeholders(INSTALLATION_COLUMNS)})",
+                rows.installations,
+            )
+            connection.executemany(
+                f"INSERT INTO sessions ({SESSION_COLUMNS}) VALUES ({placeholders(SESSION_COLUMNS)})", rows.sessions
+            )
+            tokens += [token for index, token in enumerate(rows.tokens) if offset + index in sample]
+            offset += len(rows.tokens)
+        connection.execute("COMMIT")
+        connection.execute("ANALYZE")
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        (stored,) = connection.execute("SELECT COUNT(*) FROM sessions WHERE project_id = ?", [project_id]).fetchone()
+    finally:
+        connection.close()
+    if stored != count:
+        raise SystemExit(f"bench-scale: {path} holds {stored} sessions, not {count}")
+    return tokens
+
+
+def copy_text(value: object) -> str:
+    """One field in COPY's text format (the generated values hold no tab, newline or backslash)."""
+    if value is None:
+        return "\\N"
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, bytes):
+        return "\\\\x" + value.hex()
+    return str(value)
+
+
+def copy_block(table: str, columns: str, rows: list[tuple]) -> str:
+    lines = ["\t".join(copy_text(value) for value in row) for row in rows]
+    return f"COPY {table} ({columns}) FROM STDIN;\n" + "\n".join(lines) + "\n\\.\n"
+
+
+def psql(url: str, sql: str) -> str:
+    result = subprocess.run(
+        ["psql", bench.libpq_url(url), "-v", "ON_ERROR_STOP=1", "-Atqc", sql], capture_output=True, text=True,
+        timeout=600,
+    )
+    if result.returncode != 0:
+        raise SystemExit(f"bench-scale: psql failed: {result.stderr.strip()}")
+    return result.stdout.strip()
+
+
+def fill_postgres(url: str, schema: str, project_id: str, count: int, sample: set[int]) -> list[str]:
+    """COPY through psql, one transaction, into the schema the server migrated; returns the sampled tokens."""
+    process = subprocess.Popen(
+        ["psql", bench.libpq_url(url), "-v", "ON_ERROR_STOP=1", "-q"],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    tokens: list[str] = []
+    offset = 0
+    now = int(time.time())
+    assert process.stdin is not None
+    try:
+        process.stdin.write("BEGIN;\n")
+        for rows in generate(project_id, count, now):
+            process.stdin.write(copy_block(f"{schema}.profiles", PROFILE_COLUMNS, rows.profiles))
+            process.stdin.write(copy_block(f"{schema}.installations", INSTALLATION_COLUMNS, rows.installations))
+            process.stdin.write(copy_block(f"{schema}.sessions", SESSION_COLUMNS, rows.sessions))
+            tokens += [token for index, token in enumerate(rows.tokens) if offset + index in sample]
+            offset += len(rows.tokens)
+        process.stdin.write(f"COMMIT;\nANALYZE {schema}.profiles;\nANALYZE {schema}.installations;\n"
+                            f"ANALYZE {schema}.sessions;\n")
+        process.stdin.close()
+    except BrokenPipeError:
+        pass
+    stderr = process.stderr.read() if process.stderr else ""
+    if process.wait() != 0:
+        raise SystemExit(f"bench-scale: psql COPY failed: {stderr.strip()}")
+    stored = int(psql(url, f"SELECT COUNT(*) FROM {schema}.sessions WHERE project_id = '{project_id}'"))
+    if stored != count:
+        raise SystemExit(f"bench-scale: schema {schema} holds {stored} sessions, not {count}")
+    return tokens
+
+
+def with_query(url: str, item: str) -> str:
+    return url + ("&" if "?" in url else "?") + item
+
+
+@dataclass
+class Database:
+    label: str
+    sessions: int
+    url: str
+    schema: str | None = None
+    tokens: list[str] = field(default_factory=list)
+    port: int = 0
+    process: subprocess.Popen | None = None
+    heartbeat: Path | None = None
+    results: list[dict] = field(default_factory=list)
+    size: str = ""
+
+
+def human_bytes(count: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if count < 1024 or unit == "GiB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    return str(count)
+
+
+def check_heartbeat(port: int, token: str) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("POST", "/v1/sessions/authenticate", headers={"Authorization": f"Bearer {token}"})
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    if response.status != 200:
+        raise SystemExit(f"bench-scale: a generated session's heartbeat answered {response.status}: {body[:300]!r}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tessera", type=Path, required=True, help="the release `tessera` binary")
+    parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--database-url", default=None,
+                        help="an existing postgres://… database (implies --database postgres); the run creates two "
+                             "schemas of its own in it and leaves them there")
+    parser.add_argument("--sessions", type=int, default=1_000_000, help="sessions in the big database")
+    parser.add_argument("--small", type=int, default=1_000, help="sessions in the small database")
+    parser.add_argument("--sample", type=int, default=1_000, help="sessions the heartbeat spreads over, in each")
+    parser.add_argument("--duration", type=int, default=10, help="seconds per measurement (default 10)")
+    parser.add_argument("--warmup", type=int, default=2, help="seconds of warm-up before each measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="measurements of each database, alternating")
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--threads", type=int, default=1, help="wrk threads (default 1)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory (databases, logs)")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when the target is missed")
+    arguments = parser.parse_args()
+    if arguments.database_url:
+        if not arguments.database_url.startswith(("postgres://", "postgresql://")):
+            parser.error("--database-url must be a postgres://… URL")
+        arguments.database = "postgres"
+    if arguments.sample > min(arguments.small, arguments.sessions):
+        parser.error("--sample must not exceed --small or --sessions")
+
+    work = Path(tempfile.mkdtemp(prefix="tessera-scale-"))
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("TESSERA_")}
+    cluster = None
+    if arguments.database == "postgres" and not arguments.database_url:
+        cluster = bench.PostgresCluster(Path(tempfile.gettempdir()) / f"tessera-scale-pg-{os.getpid()}")
+    databases: list[Database] = []
+    try:
+        if arguments.database == "postgres":
+            base = cluster.start() if cluster is not None else arguments.database_url
+            suffix = "" if cluster is not None else "_" + uuid.uuid4().hex[:8]
+            for label, count in (("small", arguments.small), ("big", arguments.sessions)):
+                schema = f"scale_{label}{suffix}"
+                databases.append(Database(label, count, with_query(base, f"schema={schema}"), schema))
+            backend = (f"PostgreSQL {bench.postgres_version(base)} "
+                       f"({'throwaway cluster, fsync on' if cluster else 'given URL'}), one schema each")
+        else:
+            for label, count in (("small", arguments.small), ("big", arguments.sessions)):
+                databases.append(Database(label, count, f"sqlite:{work / (label + '.sqlite')}"))
+            backend = "SQLite, one file each"
+
+        for database in databases:
+            project = bench.create_project(arguments.tessera, database.url, environment)
+            sample = set(random.sample(range(database.sessions), arguments.sample))
+            print(f"› filling {database.label}: {database.sessions:,} sessions", file=sys.stderr)
+            started = time.monotonic()
+            if arguments.database == "postgres":
+                database.tokens = fill_postgres(
+                    database.url, database.schema, project.project_id, database.sessions, sample)
+                database.size = human_bytes(int(psql(
+                    database.url,
+                    f"SELECT SUM(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n "
+                    f"ON n.oid = c.relnamespace WHERE n.nspname = '{database.schema}' AND c.relkind = 'r'")))
+            else:
+                path = Path(database.url.removeprefix("sqlite:"))
+                database.tokens = fill_sqlite(path, project.project_id, database.sessions, sample)
+                database.size = human_bytes(path.stat().st_size)
+            elapsed = time.monotonic() - started
+            print(f"  {database.sessions:,} sessions in {elapsed:.1f} s ({database.sessions / elapsed:,.0f}/s), "
+                  f"{database.size}", file=sys.stderr)
+            random.shuffle(database.tokens)
+            database.heartbeat = work / f"heartbeat-{database.label}.txt"
+            database.heartbeat.write_text("".join(f"{token}\t\n" for token in database.tokens))
+
+        for database in databases:
+            database.port = bench.free_port()
+            database.process = subprocess.Popen(
+                [str(arguments.tessera), "serve", "--host", "127.0.0.1", "--port", str(database.port),
+                 "--database", database.url, "--log-level", "warning"],
+                stdout=open(work / f"tessera-{database.label}.log", "w"), stderr=subprocess.STDOUT, env=environment,
+            )
+            bench.wait_for(database.port, "/health", database.process, f"tessera serve ({database.label})")
+            check_heartbeat(database.port, database.tokens[0])
+
+        path = "/v1/sessions/authenticate"
+        for round_index in range(arguments.rounds):
+            order = databases if round_index % 2 == 0 else list(reversed(databases))
+            for database in order:
+                url = f"http://127.0.0.1:{database.port}{path}"
+                script_args = ["POST", path, str(database.heartbeat), str(arguments.threads)]
+                if arguments.warmup:
+                    bench.run_wrk(url, HERE / "replay.lua", script_args, arguments, arguments.warmup)
+                print(f"› round {round_index + 1}: heartbeat on {database.label} ({database.sessions:,} sessions) "
+                      f"for {arguments.duration} s", file=sys.stderr)
+                result = bench.run_wrk(url, HERE / "replay.lua", script_args, arguments, arguments.duration)
+                result["load"] = os.getloadavg()[0]
+                database.results.append(result)
+                if database.process.poll() is not None:
+                    raise SystemExit(f"bench-scale: tessera serve ({database.label}) exited; see {work}")
+
+        print()
+        print(f"heartbeat POST {path} over {arguments.sample:,} random sessions of each database; wrk "
+              f"{arguments.threads} thread(s), {arguments.connections} connections, {arguments.duration} s per "
+              f"round, {arguments.rounds} rounds alternating; {backend} ({os.cpu_count()} CPUs)")
+        print(f"{'database':<8} {'sessions':>10} {'size':>10}  {'rounds: requests/s (1-min load)':<48} "
+              f"{'median/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'non-2xx':>8} {'errors':>7}")
+        failed = False
+        medians = {}
+        for database in databases:
+            rounds = "  ".join(f"{result['rps']:,.0f} ({result['load']:.1f})" for result in database.results)
+            median = statistics.median(result["rps"] for result in database.results)
+            medians[database.label] = median
+            p50 = statistics.median(result["p50_us"] for result in database.results) / 1000
+            p99 = statistics.median(result["p99_us"] for result in database.results) / 1000
+            non_2xx = sum(result["non_2xx"] for result in database.results)
+            errors = sum(
+                result["connect_errors"] + result["read_errors"] + result["write_errors"] + result["timeouts"]
+                for result in database.results
+            )
+            failed = failed or bool(non_2xx or errors)
+            print(f"{database.label:<8} {database.sessions:>10,} {database.size:>10}  {rounds:<48} {median:>9,.0f} "
+                  f"{p50:>7.2f} {p99:>7.2f} {non_2xx:>8} {errors:>7}")
+        ratio = medians["big"] / medians["small"] if medians["small"] else 0
+        met = ratio >= 0.8
+        print(f"big ÷ small: {ratio:.2f} (medians); target within 20 %: {'met' if met else 'MISSED'}")
+        if failed:
+            print(f"\nbench-scale: requests failed; see the logs in {work}", file=sys.stderr)
+            arguments.keep = True
+            return 1
+        return 1 if arguments.strict and not met else 0
+    finally:
+        for database in databases:
+            if database.process is not None and database.process.poll() is None:
+                database.process.send_signal(signal.SIGTERM)
+        for database in databases:
+            if database.process is not None:
+                try:
+                    database.process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    database.process.kill()
+        if cluster is not None:
+            cluster.stop()
+        if arguments.keep:
+            print(f"bench-scale: kept {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
