@@ -1,0 +1,1171 @@
+#!/usr/bin/env python3
+"""Crash durability of `tessera serve`: SIGKILL under mixed load, restart, check every acknowledged write.
+
+    Server/Tests/crash/run.py --tessera PATH --database sqlite|postgres [--kills 20]
+        [--seconds-between 0.5-3] [--seed S] [--workers 6] [--postgres-url URL] [--keep]
+
+Usually run through `scripts/crash-test`. One run, on one backend:
+
+1. Creates a project (`tessera projects create --json`) on a fresh database (SQLite in a temporary
+   directory, or a fresh schema of a throwaway PostgreSQL cluster started with `scripts/postgres` in
+   its own TESSERA_PG_DIR), starts `tessera serve` and drives it from several client threads with
+   mixed load: anonymous starts and restores, signed identifies (promoting or merging the anonymous
+   profile), extensions, heartbeats, revokes (own session, `DELETE /v1/sessions/{id}`, admin
+   revoke-all), device registrations, erasures (admin `DELETE` profile) and probes of dead sessions.
+2. Kills the server with SIGKILL at seeded random moments (`--kills` times), restarts it on the same
+   database, and lets the clients reconnect. A request whose 2xx reply was read is *acknowledged*;
+   one that lost its connection (or got a 5xx) is *unknown*; a 4xx is *rejected* (no effect).
+3. After every restart (with the clients paused) it checks every fact acknowledged since the
+   previous check, plus a sample of older ones; at the end it checks every fact:
+   - a session whose end was acknowledged (revoke, `DELETE /v1/sessions/{id}`, admin revoke-all
+     sent after the session was acknowledged, identify with it as caller, merge of its anonymous
+     profile, erasure of its profile) answers 401 `session_revoked`/`session_not_found`, by token and
+     by JWT — never 200 (the worst failure);
+   - a session that nothing could have ended still answers 200 for its profile, by token and by JWT,
+     with `expires_at` at least the largest acknowledged value (creation or extension);
+   - an erased profile answers 404 (itself, its sessions, its devices and its known aliases);
+   - a profile that nothing could have erased exists with the kind the acknowledgements imply (a
+     merged anonymous profile resolves, as an alias, to the profile it merged into), and
+     `?external_id=` finds exactly one verified profile per user;
+   - a registered device is listed by the admin API while its session must be alive, and is not
+     listed once its session must be dead;
+   - the identity token of an acknowledged identify is refused as replayed (its `jti` was stored
+     with the session it created);
+   - an installation acknowledged once is never answered 201 (created) again.
+   At the end the server is killed once more and the database is read directly: erased profiles have
+   no row left (profile, session, device, alias, installation), no device is bound to an ended
+   session, and on SQLite `PRAGMA integrity_check` is `ok` and `PRAGMA foreign_key_check` is empty.
+4. Prints a summary (kills survived, acknowledged operations per kind, checks, violations, wall time)
+   and exits 1 on any violation.
+
+The kill moments and each worker's choices are seeded (`--seed`); the interleaving of the threads
+is not, so a seed reproduces the shape of a run, not every byte of it. Sessions are created with
+60–240 minutes of lifetime, so a run must stay under an hour.
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import concurrent.futures
+import hashlib
+import hmac
+import http.client
+import itertools
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+INF = float("inf")
+DEAD_CODES = ("session_revoked", "session_not_found")
+
+
+# ─── Small helpers ───────────────────────────────────────────────────────────────────────────────
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def epoch(text: str | None) -> int | None:
+    if not text:
+        return None
+    return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp())
+
+
+def identity_token(secret: str, kid: str, sub: str, jti: str, ttl: int = 1800) -> tuple[str, int]:
+    header = b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": kid}, separators=(",", ":")).encode())
+    now = int(time.time())
+    claims = {"sub": sub, "exp": now + ttl, "iat": now, "jti": jti, "name": f"User {sub[-6:]}"}
+    payload = b64(json.dumps(claims, separators=(",", ":")).encode())
+    signature = hmac.new(secret.encode(), f"{header}.{payload}".encode(), hashlib.sha256).digest()
+    return f"{header}.{payload}.{b64(signature)}", now + ttl
+
+
+@dataclass
+class Reply:
+    status: int
+    body: dict
+    failure: str = ""  # "", "refused" (never sent), "lost" (connection died), "timeout"
+
+    @property
+    def code(self) -> str | None:
+        error = self.body.get("error") if isinstance(self.body, dict) else None
+        return error.get("code") if isinstance(error, dict) else None
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+    @property
+    def outcome(self) -> str:
+        """ack (2xx read), rejected (4xx, or never sent) or unknown (lost, timeout, 5xx)."""
+        if self.ok:
+            return "ack"
+        if self.failure == "refused" or 400 <= self.status < 500:
+            return "rejected"
+        return "unknown"
+
+
+class HTTP:
+    """One keep-alive connection to the server; a refused connect means the request was never sent."""
+
+    def __init__(self, port: int, timeout: float = 20):
+        self.port, self.timeout, self.connection = port, timeout, None
+
+    def reset(self) -> None:
+        if self.connection is not None:
+            try:
+                self.connection.close()
+            except OSError:
+                pass
+        self.connection = None
+
+    def call(self, method: str, path: str, bearer: str | None = None, body: object = None) -> Reply:
+        data = json.dumps(body).encode() if body is not None else None
+        headers = {}
+        if bearer:
+            headers["Authorization"] = f"Bearer {bearer}"
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        if self.connection is None:
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+            try:
+                connection.connect()
+            except OSError:
+                return Reply(0, {}, "refused")
+            self.connection = connection
+        try:
+            self.connection.request(method, path, body=data, headers=headers)
+            response = self.connection.getresponse()
+            raw = response.read()
+        except socket.timeout:
+            self.reset()
+            return Reply(0, {}, "timeout")
+        except (OSError, http.client.HTTPException):
+            self.reset()
+            return Reply(0, {}, "lost")
+        if response.will_close:
+            self.reset()
+        try:
+            parsed = json.loads(raw) if raw else {}
+        except ValueError:
+            parsed = {"raw": raw[:200].decode("utf-8", "replace")}
+        return Reply(response.status, parsed if isinstance(parsed, dict) else {"value": parsed})
+
+
+# ─── The model: every acknowledged fact, and every operation that might have changed one ─────────
+
+
+@dataclass
+class Event:
+    kind: str  # revoke, identify_caller, revoke_all, erase, merge, promote, identify_unknown
+    send: int
+    end: float  # seq of the reply; INF when the request may still run (a timeout without a kill)
+    acked: bool
+    detail: str = ""
+
+
+@dataclass
+class SessionFact:
+    sid: str
+    token: str | None
+    jwt: str | None
+    profile_id: str
+    kind: str
+    send: int
+    ack: int
+    min_expires: int
+    origin: str
+    events: list = field(default_factory=list)
+    devices: list = field(default_factory=list)
+    touched: int = 0
+
+
+@dataclass
+class DeviceFact:
+    did: str
+    sid: str
+    profile_id: str
+    push_token: str
+    ack: int
+
+
+@dataclass
+class ProfileFact:
+    pid: str
+    created_kind: str
+    sub: str | None = None
+    identified: bool = False  # an acknowledgement showed it identified
+    events: list = field(default_factory=list)
+    sessions: list = field(default_factory=list)
+    merged_into: str | None = None
+    touched: int = 0
+
+
+class Model:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self._seq = itertools.count(1)
+        self.sessions: dict[str, SessionFact] = {}
+        self.profiles: dict[str, ProfileFact] = {}
+        self.sub_profile: dict[str, str] = {}  # the last profile an acknowledged identify of the sub gave
+        self.installations: set[str] = set()  # acknowledged at least once
+        self.identify_tokens: list[tuple[str, int, int]] = []  # (token, exp, ack seq)
+        self.kill_seqs: list[int] = []
+        self.ops: dict[str, dict[str, int]] = {}
+        self.violations: list[str] = []
+        self.checks = 0
+
+    def seq(self) -> int:
+        with self.lock:
+            return next(self._seq)
+
+    def end_of(self, send: int, reply: Reply) -> float:
+        """The seq after which the request can no longer take effect: its reply, or the kill that cut it.
+
+        A request that lost its connection, timed out or got a 5xx may still run inside the server
+        (PostgreSQL's operation timeout leaves the transaction to finish alone): INF until the
+        next kill, which `effective_end` applies.
+        """
+        now = self.seq()
+        if reply.ok or 400 <= reply.status < 500 or reply.failure == "refused":
+            return now
+        with self.lock:
+            if any(send <= k <= now for k in self.kill_seqs):
+                return now
+        return INF
+
+    def effective_end(self, event: "Event") -> float:
+        if event.end != INF:
+            return event.end
+        return next((k for k in self.kill_seqs if k >= event.send), INF)
+
+    def count(self, kind: str, outcome: str) -> None:
+        with self.lock:
+            self.ops.setdefault(kind, {"ack": 0, "unknown": 0, "rejected": 0, "refused": 0})[outcome] += 1
+
+    def violation(self, text: str) -> None:
+        with self.lock:
+            self.violations.append(text)
+        print("VIOLATION " + text, flush=True)
+
+    def profile(self, pid: str, kind: str = "anonymous") -> ProfileFact:
+        fact = self.profiles.get(pid)
+        if fact is None:
+            fact = self.profiles[pid] = ProfileFact(pid, kind)
+        return fact
+
+    def add_session(self, envelope: dict, send: int, ack: int, origin: str) -> SessionFact:
+        """Records a session from an acknowledged envelope (under no lock)."""
+        session, profile = envelope["session"], envelope["profile"]
+        with self.lock:
+            fact = SessionFact(
+                sid=session["id"], token=envelope.get("session_token"), jwt=envelope.get("session_jwt"),
+                profile_id=profile["id"], kind=envelope.get("capabilities", {}).get("kind", "?"), send=send,
+                ack=ack, min_expires=epoch(session["expires_at"]) or 0, origin=origin, touched=ack)
+            self.sessions[fact.sid] = fact
+            record = self.profile(profile["id"], profile["kind"])
+            record.sessions.append(fact.sid)
+            record.touched = ack
+            if profile["kind"] == "identified":
+                record.identified = True
+                record.sub = profile.get("external_id")
+            return fact
+
+    def session_event(self, sid: str, event: Event) -> None:
+        with self.lock:
+            fact = self.sessions.get(sid)
+            if fact is not None:
+                fact.events.append(event)
+                fact.touched = max(event.send, int(min(event.end, 1 << 60)))
+
+    def profile_event(self, pid: str, event: Event) -> None:
+        with self.lock:
+            record = self.profile(pid)
+            record.events.append(event)
+            stamp = int(min(event.end, 1 << 60)) if event.end != INF else next(self._seq)
+            record.touched = stamp
+            for sid in record.sessions:
+                self.sessions[sid].touched = stamp
+
+    # Status of a session: ("dead", why) / ("alive", "") / ("unknown", why). Call under the lock.
+    def session_status(self, fact: SessionFact) -> tuple[str, str]:
+        unknown = ""
+        for event in fact.events:
+            if event.acked:
+                return "dead", f"{event.kind} acknowledged (seq {event.send}..{event.end:.0f})"
+            if self.effective_end(event) > fact.send:
+                unknown = unknown or f"{event.kind} unknown"
+        record = self.profiles.get(fact.profile_id)
+        for event in record.events if record else []:
+            if event.kind in ("erase", "merge"):
+                if event.acked:
+                    return "dead", f"profile {event.kind} acknowledged (seq {event.send}..{event.end:.0f})"
+                if self.effective_end(event) > fact.send:
+                    unknown = unknown or f"profile {event.kind} unknown"
+            elif event.kind == "revoke_all":
+                if event.acked and event.send > fact.ack:
+                    return "dead", f"admin revoke-all acknowledged (seq {event.send}..{event.end:.0f})"
+                if self.effective_end(event) > fact.send:
+                    unknown = unknown or f"admin revoke-all {'concurrent' if event.acked else 'unknown'}"
+            elif event.kind == "identify_unknown" and self.effective_end(event) > fact.send:
+                unknown = unknown or "identify from its profile unknown"
+        return ("unknown", unknown) if unknown else ("alive", "")
+
+    def profile_state(self, record: ProfileFact) -> tuple[str, str]:
+        """erased / exists / alias (of merged_into) / unknown. Call under the lock."""
+        kinds = {(e.kind, e.acked) for e in record.events}
+        if ("erase", True) in kinds:
+            return "erased", ""
+        if ("erase", False) in kinds or ("identify_unknown", False) in kinds or ("merge", False) in kinds \
+                or ("promote", False) in kinds:
+            return "unknown", ""
+        if ("merge", True) in kinds:
+            return "alias", record.merged_into or ""
+        return "exists", ""
+
+
+# ─── The server ──────────────────────────────────────────────────────────────────────────────────
+
+
+class Server:
+    def __init__(self, tessera: str, database: str, port: int, log_path: str):
+        self.tessera, self.database, self.port, self.log_path = tessera, database, port, log_path
+        self.process: subprocess.Popen | None = None
+        self.starts = 0
+
+    def start(self, timeout: float = 90) -> float:
+        started = time.monotonic()
+        log = open(self.log_path, "a")
+        log.write(f"\n--- start {self.starts} ---\n")
+        log.flush()
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")}
+        self.process = subprocess.Popen(
+            [self.tessera, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--database", self.database,
+             "--log-level", "warning"],
+            stdout=log, stderr=subprocess.STDOUT, env=environment)
+        log.close()
+        self.starts += 1
+        probe = HTTP(self.port, timeout=5)
+        while time.monotonic() - started < timeout:
+            if self.process.poll() is not None:
+                raise SystemExit(f"crash: tessera serve exited with {self.process.returncode}; see {self.log_path}")
+            if probe.call("GET", "/health").status == 200:
+                probe.reset()
+                return time.monotonic() - started
+            probe.reset()
+            time.sleep(0.05)
+        raise SystemExit(f"crash: tessera serve did not become healthy in {timeout:.0f} s; see {self.log_path}")
+
+    def kill(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+# ─── Clients ─────────────────────────────────────────────────────────────────────────────────────
+
+
+class Gate:
+    """Lets the controller pause every worker between two requests and wait until all are parked."""
+
+    def __init__(self, workers: int):
+        self.condition = threading.Condition()
+        self.paused = False
+        self.parked = 0
+        self.workers = workers
+        self.generation = 0
+
+    def checkpoint(self, worker) -> None:
+        with self.condition:
+            if not self.paused:
+                return
+            self.parked += 1
+            self.condition.notify_all()
+            while self.paused:
+                self.condition.wait()
+            self.parked -= 1
+        worker.http.reset()
+
+    def pause(self) -> None:
+        with self.condition:
+            self.paused = True
+
+    def wait_parked(self, alive, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        with self.condition:
+            while self.parked < alive():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise SystemExit("crash: the workers did not pause in time")
+                self.condition.wait(remaining)
+
+    def resume(self) -> None:
+        with self.condition:
+            self.paused = False
+            self.condition.notify_all()
+
+
+@dataclass
+class Device:
+    installation_id: str
+    installation_secret: str
+    session: SessionFact | None = None
+    uncertain: bool = False
+    anon_profile: str | None = None  # the anonymous profile the installation was last acknowledged with
+
+
+class Worker(threading.Thread):
+    WEIGHTS = {
+        "start": 8, "identify": 14, "extend": 12, "heartbeat": 8, "revoke": 7, "delete_session": 5,
+        "admin_revoke_all": 2, "device": 12, "erase": 2, "probe": 6,
+    }
+
+    def __init__(self, index: int, run: "Run"):
+        super().__init__(name=f"worker-{index}", daemon=True)
+        self.index, self.run_, self.model = index, run, run.model
+        self.rng = random.Random(f"{run.seed}-worker-{index}")
+        self.http = HTTP(run.port)
+        self.devices = [self.new_device() for _ in range(3)]
+        self.error: BaseException | None = None
+
+    def new_device(self) -> Device:
+        return Device(str(uuid.UUID(int=self.rng.getrandbits(128), version=4)), b64(self.rng.randbytes(32)))
+
+    def run(self) -> None:
+        try:
+            kinds, weights = zip(*self.WEIGHTS.items())
+            while not self.run_.stopping.is_set():
+                self.run_.gate.checkpoint(self)
+                if self.run_.stopping.is_set():
+                    break
+                device = self.rng.choice(self.devices)
+                kind = self.rng.choices(kinds, weights)[0]
+                if device.session is None or device.uncertain:
+                    kind = "start"
+                getattr(self, "op_" + kind)(device)
+        except BaseException as error:  # a harness bug must stop the run loudly
+            self.error = error
+            import traceback
+            traceback.print_exc()
+        finally:
+            with self.run_.gate.condition:
+                self.run_.finished_workers += 1
+                self.run_.gate.condition.notify_all()
+
+    # One request: returns (reply, send seq, end seq) and counts it.
+    def request(self, kind: str, method: str, path: str, bearer: str | None, body: object = None):
+        send = self.model.seq()
+        reply = self.http.call(method, path, bearer, body)
+        end = self.model.end_of(send, reply)
+        self.model.count(kind, reply.outcome if reply.failure != "refused" else "refused")
+        if reply.failure == "refused":
+            time.sleep(0.05)  # the server is down: the controller pauses the workers soon
+        return reply, send, end
+
+    def session_lost(self, device: Device, reply: Reply) -> None:
+        """A 401 for the device's own session: the device signs in again (anonymously)."""
+        if reply.status == 401 and device.session is not None:
+            device.session = None
+
+    def op_start(self, device: Device) -> None:
+        if self.rng.random() < 0.08:
+            fresh = self.new_device()
+            device.installation_id, device.installation_secret = fresh.installation_id, fresh.installation_secret
+            device.anon_profile = None
+        body = {"installation_id": device.installation_id, "installation_secret": device.installation_secret,
+                "session_duration_minutes": self.rng.randint(60, 240)}
+        reply, send, end = self.request("anonymous_start", "POST", "/v1/sessions/anonymous",
+                                        self.run_.project["publishable_key"], body)
+        if reply.outcome == "unknown":
+            device.uncertain, device.session = True, None
+            return
+        if not reply.ok:
+            if 400 <= reply.status < 500 and reply.status != 429:
+                self.model.violation(f"anonymous start rejected: {reply.status} {reply.code}")
+            return
+        fact = self.model.add_session(reply.body, send, end, "anonymous_start")
+        with self.model.lock:
+            known = device.installation_id in self.model.installations
+            self.model.installations.add(device.installation_id)
+            # The installation keeps its anonymous profile unless that profile was identified or erased.
+            previous = self.model.profiles.get(device.anon_profile) if device.anon_profile else None
+            expected = previous.pid if previous is not None and not previous.events else None
+            self.model.checks += 1
+        if known and reply.status == 201:
+            self.model.violation(
+                f"LOST INSTALLATION: {device.installation_id}, acknowledged before, was created again (201)")
+        if expected and fact.profile_id != expected:
+            self.model.violation(f"LOST INSTALLATION PROFILE: {device.installation_id} restored profile "
+                                 f"{fact.profile_id}, expected {expected}")
+        device.session, device.uncertain, device.anon_profile = fact, False, fact.profile_id
+
+    def op_identify(self, device: Device) -> None:
+        project = self.run_.project
+        sub = self.rng.choice(self.run_.subs)
+        jti = uuid.UUID(int=self.rng.getrandbits(128), version=4).hex
+        token, exp = identity_token(project["identity_secret"]["secret"], project["identity_secret"]["kid"], sub, jti)
+        caller = device.session
+        with_caller = caller.kind == "anonymous" and self.rng.random() < 0.85
+        body = {"identity_token": token, "session_duration_minutes": self.rng.randint(60, 240)}
+        bearer = caller.token if with_caller else project["publishable_key"]
+        reply, send, end = self.request("identify", "POST", "/v1/sessions/identify", bearer, body)
+        outcome = reply.outcome
+        if outcome == "rejected":
+            if with_caller:
+                self.session_lost(device, reply)
+            if 400 <= reply.status < 500 and reply.status not in (401, 409, 429):
+                self.model.violation(f"identify rejected: {reply.status} {reply.code}")
+            return
+        if outcome == "unknown":
+            if with_caller:
+                self.model.session_event(caller.sid, Event("identify_caller", send, end, False))
+                self.model.profile_event(caller.profile_id, Event("identify_unknown", send, end, False, sub))
+            device.uncertain, device.session = True, None
+            return
+        fact = self.model.add_session(reply.body, send, end, "identify")
+        merge = reply.body.get("merge")
+        with self.model.lock:
+            self.model.identify_tokens.append((token, exp, end))
+            self.model.sub_profile[sub] = fact.profile_id
+        self.model.checks += 1
+        if reply.body.get("profile", {}).get("external_id") != sub or fact.kind != "verified":
+            self.model.violation(f"identify of {sub} answered profile {reply.body.get('profile')}")
+        if with_caller:
+            self.model.session_event(caller.sid, Event("identify_caller", send, end, True, fact.sid))
+            outcome_name = (merge or {}).get("outcome")
+            if (merge or {}).get("from_profile_id") != caller.profile_id or outcome_name not in ("promoted", "merged"):
+                self.model.violation(f"identify from anonymous {caller.profile_id} answered merge {merge}")
+            elif outcome_name == "merged":
+                with self.model.lock:
+                    self.model.profile(caller.profile_id).merged_into = fact.profile_id
+                self.model.profile_event(caller.profile_id, Event("merge", send, end, True, fact.profile_id))
+            else:
+                if fact.profile_id != caller.profile_id:
+                    self.model.violation(f"promoted identify gave {fact.profile_id}, not {caller.profile_id}")
+                self.model.profile_event(caller.profile_id, Event("promote", send, end, True, sub))
+        device.session = fact
+
+    def op_extend(self, device: Device) -> None:
+        fact = device.session
+        minutes = self.rng.randint(60, 43200)
+        reply, send, end = self.request("extend", "POST", "/v1/sessions/authenticate", fact.token,
+                                        {"session_duration_minutes": minutes})
+        if reply.ok:
+            expires = epoch(reply.body.get("session", {}).get("expires_at")) or 0
+            with self.model.lock:
+                fact.min_expires = max(fact.min_expires, expires)
+                fact.touched = end
+                if reply.body.get("session_jwt"):
+                    fact.jwt = reply.body["session_jwt"]
+        elif reply.outcome == "unknown":
+            pass  # an unknown extension only ever raises expires_at: nothing to record
+        else:
+            self.session_lost(device, reply)
+
+    def op_heartbeat(self, device: Device) -> None:
+        fact = device.session
+        use_jwt = self.rng.random() < 0.3 and fact.jwt
+        reply, _, _ = self.request("heartbeat", "POST", "/v1/sessions/authenticate",
+                                   fact.jwt if use_jwt else fact.token)
+        if reply.ok:
+            expires = epoch(reply.body.get("session", {}).get("expires_at")) or 0
+            self.model.checks += 1
+            if expires < fact.min_expires:
+                self.model.violation(
+                    f"session {fact.sid}: heartbeat expires_at {expires} < acknowledged {fact.min_expires}")
+        else:
+            self.session_lost(device, reply)
+
+    def op_revoke(self, device: Device) -> None:
+        fact = device.session
+        reply, send, end = self.request("revoke", "POST", "/v1/sessions/revoke", fact.token, {})
+        if reply.outcome != "rejected":
+            self.model.session_event(fact.sid, Event("revoke", send, end, reply.ok, "self"))
+        device.session = None
+
+    def op_delete_session(self, device: Device) -> None:
+        fact = device.session
+        listed = self.request("list_sessions", "GET", "/v1/sessions", fact.token)[0]
+        if not listed.ok:
+            self.session_lost(device, listed)
+            return
+        ids = [s.get("id") for s in listed.body.get("sessions", [])]
+        if not ids:
+            self.model.violation(f"session {fact.sid}: GET /v1/sessions lists no session, not even its own")
+            return
+        target = self.rng.choice(ids)
+        reply, send, end = self.request("delete_session", "DELETE", f"/v1/sessions/{target}", fact.token)
+        if reply.outcome != "rejected":
+            self.model.session_event(target, Event("revoke", send, end, reply.ok, "DELETE by " + fact.sid))
+        else:
+            self.session_lost(device, reply)
+        if target == fact.sid:
+            device.session = None
+
+    def pick_profile(self, device: Device) -> str | None:
+        if self.rng.random() < 0.35:
+            return device.session.profile_id
+        with self.model.lock:
+            choices = list(self.model.sub_profile.values())
+        return self.rng.choice(choices) if choices else None
+
+    def op_admin_revoke_all(self, device: Device) -> None:
+        target = self.pick_profile(device)
+        if target is None:
+            return
+        reply, send, end = self.request("admin_revoke_all", "POST", f"/v1/admin/profiles/{target}/sessions/revoke",
+                                        self.run_.project["secret_key"], {})
+        if reply.outcome != "rejected":
+            self.model.profile_event(target, Event("revoke_all", send, end, reply.ok))
+
+    def op_erase(self, device: Device) -> None:
+        target = self.pick_profile(device)
+        if target is None:
+            return
+        with self.model.lock:
+            record = self.model.profiles.get(target)
+            # An alias ID erases the profile it resolves to: erase only IDs that are no alias.
+            if record is None or record.merged_into or any(e.kind in ("merge", "identify_unknown")
+                                                            for e in record.events):
+                return
+        reply, send, end = self.request("erase", "DELETE", f"/v1/admin/profiles/{target}",
+                                        self.run_.project["secret_key"])
+        if reply.outcome != "rejected":
+            self.model.profile_event(target, Event("erase", send, end, reply.ok))
+
+    def op_device(self, device: Device) -> None:
+        fact = device.session
+        push = "tok-" + uuid.UUID(int=self.rng.getrandbits(128), version=4).hex
+        body = {"platform": self.rng.choice(["apns", "fcm"]), "token": push,
+                "environment": self.rng.choice(["sandbox", "production"])}
+        reply, send, end = self.request("device", "POST", "/v1/devices",
+                                        fact.jwt if self.rng.random() < 0.3 else fact.token, body)
+        if reply.ok:
+            did = reply.body.get("device", {}).get("id")
+            if reply.body.get("device", {}).get("session_id") != fact.sid:
+                self.model.violation(f"device {did} bound to {reply.body.get('device')}, not {fact.sid}")
+            with self.model.lock:
+                fact.devices.append(DeviceFact(did, fact.sid, fact.profile_id, push, end))
+                fact.touched = end
+        elif reply.outcome == "rejected":
+            self.session_lost(device, reply)
+
+    def op_probe(self, device: Device) -> None:
+        """Presents a session that must be dead: it must never answer 200, during load too."""
+        with self.model.lock:
+            sample = self.rng.sample(list(self.model.sessions.values()), min(8, len(self.model.sessions)))
+            dead = [(f, self.model.session_status(f)[1]) for f in sample if self.model.session_status(f)[0] == "dead"]
+        if not dead:
+            return
+        fact, why = dead[0]
+        credential = fact.token if fact.token and self.rng.random() < 0.6 else fact.jwt
+        reply, _, _ = self.request("probe", "POST", "/v1/sessions/authenticate", credential)
+        self.model.checks += 1
+        if reply.ok:
+            self.model.violation(f"DEAD SESSION CAME BACK: {fact.sid} ({why}) answered {reply.status} during load")
+
+
+# ─── Checks ──────────────────────────────────────────────────────────────────────────────────────
+
+
+class Checker:
+    def __init__(self, run: "Run"):
+        self.run_, self.model = run, run.model
+        self.local = threading.local()
+
+    def http(self) -> HTTP:
+        if not hasattr(self.local, "http"):
+            self.local.http = HTTP(self.run_.port, timeout=30)
+        return self.local.http
+
+    def call(self, method, path, bearer, body=None) -> Reply:
+        for _ in range(3):
+            reply = self.http().call(method, path, bearer, body)
+            if reply.status:
+                return reply
+            self.http().reset()
+            time.sleep(0.2)
+        return reply
+
+    def expect(self, condition: bool, text: str) -> None:
+        with self.model.lock:
+            self.model.checks += 1
+        if not condition:
+            self.model.violation(text)
+
+    def check_session(self, fact: SessionFact, status: str, why: str, label: str) -> None:
+        for name, credential in (("token", fact.token), ("jwt", fact.jwt)):
+            if not credential:
+                continue
+            reply = self.call("POST", "/v1/sessions/authenticate", credential)
+            if reply.status == 0 or reply.status >= 500:
+                self.expect(False, f"[{label}] session {fact.sid} by {name}: no answer ({reply.status} {reply.failure})")
+                continue
+            if status == "dead":
+                self.expect(reply.status == 401 and reply.code in DEAD_CODES,
+                            f"[{label}] DEAD SESSION CAME BACK: {fact.sid} ({fact.origin}, profile {fact.profile_id})"
+                            f" must be dead: {why}; by {name} it answered {reply.status} {reply.code}")
+            elif status == "alive":
+                self.expect(reply.status == 200,
+                            f"[{label}] LOST SESSION: {fact.sid} ({fact.origin}, profile {fact.profile_id}, acked seq "
+                            f"{fact.ack}) must be alive; by {name} it answered {reply.status} {reply.code}")
+            if reply.status == 200:
+                expires = epoch(reply.body.get("session", {}).get("expires_at")) or 0
+                self.expect(expires >= fact.min_expires,
+                            f"[{label}] LOST EXTENSION: session {fact.sid} expires_at {expires} < acknowledged "
+                            f"{fact.min_expires}")
+                self.expect(reply.body.get("profile", {}).get("id") == fact.profile_id,
+                            f"[{label}] session {fact.sid} moved from profile {fact.profile_id} to "
+                            f"{reply.body.get('profile', {}).get('id')}")
+
+    def check_devices(self, record: ProfileFact, facts: list[tuple[SessionFact, str]], label: str) -> None:
+        reply = self.call("GET", f"/v1/admin/profiles/{record.pid}/devices", self.run_.project["secret_key"])
+        if reply.status == 404:
+            for fact, status in facts:
+                self.expect(status != "alive" or not fact.devices,
+                            f"[{label}] profile {record.pid} is gone but session {fact.sid} must be alive with devices")
+            return
+        if reply.status != 200:
+            self.expect(False, f"[{label}] devices of {record.pid}: {reply.status} {reply.code}")
+            return
+        listed = {d.get("id") for d in reply.body.get("devices", [])}
+        for fact, status in facts:
+            for device in fact.devices:
+                if status == "alive":
+                    self.expect(device.did in listed, f"[{label}] LOST DEVICE: {device.did} of live session "
+                                                      f"{fact.sid} (profile {record.pid}) is not listed")
+                elif status == "dead":
+                    self.expect(device.did not in listed,
+                                f"[{label}] DEVICE OF ENDED SESSION: {device.did} of {fact.sid} still listed")
+
+    def check_profile(self, record: ProfileFact, label: str) -> None:
+        secret = self.run_.project["secret_key"]
+        with self.model.lock:
+            state, target = self.model.profile_state(record)
+            target_state = self.model.profile_state(self.model.profiles[target])[0] \
+                if state == "alias" and target in self.model.profiles else None
+            identified = record.identified or any(e.kind == "promote" and e.acked for e in record.events)
+            facts = [(self.model.sessions[sid], self.model.session_status(self.model.sessions[sid])[0])
+                     for sid in record.sessions]
+        if state == "erased":
+            for path in ("", "/sessions", "/devices"):
+                reply = self.call("GET", f"/v1/admin/profiles/{record.pid}{path}", secret)
+                self.expect(reply.status == 404, f"[{label}] ERASED PROFILE CAME BACK: GET "
+                                                 f"/v1/admin/profiles/{record.pid}{path} answered {reply.status}")
+            with self.model.lock:
+                aliases = [p.pid for p in self.model.profiles.values() if p.merged_into == record.pid]
+            for alias in aliases:
+                reply = self.call("GET", f"/v1/admin/profiles/{alias}", secret)
+                self.expect(reply.status == 404, f"[{label}] ALIAS OF ERASED PROFILE: {alias} (of {record.pid}) "
+                                                 f"answered {reply.status}")
+            return
+        if state == "alias":
+            if target_state not in ("exists", "erased"):
+                return
+            reply = self.call("GET", f"/v1/admin/profiles/{record.pid}", secret)
+            if target_state == "erased":
+                self.expect(reply.status == 404, f"[{label}] alias {record.pid} of erased {target}: {reply.status}")
+            else:
+                self.expect(reply.status == 200 and reply.body.get("profile", {}).get("id") == target,
+                            f"[{label}] LOST MERGE: alias {record.pid} should resolve to {target}, answered "
+                            f"{reply.status} {reply.body.get('profile', {}).get('id')}")
+            return
+        if state != "exists":
+            return
+        reply = self.call("GET", f"/v1/admin/profiles/{record.pid}", secret)
+        profile = reply.body.get("profile", {})
+        self.expect(reply.status == 200 and profile.get("id") == record.pid,
+                    f"[{label}] LOST PROFILE: {record.pid} answered {reply.status} {profile.get('id')}")
+        if reply.status == 200 and identified:
+            self.expect(profile.get("kind") == "identified" and profile.get("verified") is True,
+                        f"[{label}] LOST IDENTIFY: profile {record.pid} should be identified, is {profile}")
+        self.check_devices(record, facts, label)
+
+    def check_sub(self, sub: str, label: str) -> None:
+        reply = self.call("GET", f"/v1/admin/profiles?external_id={sub}", self.run_.project["secret_key"])
+        verified = [p.get("id") for p in reply.body.get("profiles", []) if p.get("verified")]
+        self.expect(reply.status == 200 and len(verified) <= 1,
+                    f"[{label}] user {sub} has {len(verified)} verified profiles: {verified}")
+        with self.model.lock:
+            expected = self.model.sub_profile.get(sub)
+            record = self.model.profiles.get(expected) if expected else None
+            # The newest acknowledged profile stands unless something could have erased it.
+            certain = record is not None and not any(e.kind == "erase" for e in record.events)
+        if certain:
+            self.expect(verified == [expected], f"[{label}] LOST USER: {sub} should be {expected}, found {verified}")
+
+    def check_replay(self, token: str, label: str) -> None:
+        reply = self.call("POST", "/v1/sessions/identify", self.run_.project["publishable_key"],
+                          {"identity_token": token})
+        self.expect(reply.status == 401 and reply.code == "identity_token_replayed",
+                    f"[{label}] LOST JTI: an acknowledged identify's token was accepted again ({reply.status} "
+                    f"{reply.code})")
+
+    def run_checks(self, label: str, since: int | None, sample: int, rng: random.Random) -> int:
+        """Checks facts touched after `since` (all when None) plus `sample` older ones; returns the count."""
+        before = self.model.checks
+        with self.model.lock:
+            sessions = list(self.model.sessions.values())
+            profiles = list(self.model.profiles.values())
+            subs = list(self.model.sub_profile)
+            tokens = list(self.model.identify_tokens)
+            if since is not None:
+                recent_s = [f for f in sessions if f.touched > since]
+                older_s = [f for f in sessions if f.touched <= since]
+                sessions = recent_s + rng.sample(older_s, min(sample, len(older_s)))
+                recent_p = [p for p in profiles if p.touched > since]
+                older_p = [p for p in profiles if p.touched <= since]
+                profiles = recent_p + rng.sample(older_p, min(sample // 2, len(older_p)))
+                subs = rng.sample(subs, min(4, len(subs)))
+                tokens = [t for t in tokens if t[2] > since] + rng.sample(tokens, min(3, len(tokens)))
+            statuses = [(f, *self.model.session_status(f)) for f in sessions]
+        now = time.time()
+        tokens = [t for t in tokens if t[1] - now > 30]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+            jobs = [pool.submit(self.check_session, f, status, why, label) for f, status, why in statuses]
+            jobs += [pool.submit(self.check_profile, p, label) for p in profiles]
+            jobs += [pool.submit(self.check_sub, s, label) for s in subs]
+            jobs += [pool.submit(self.check_replay, t[0], label) for t in tokens]
+            for job in jobs:
+                job.result()
+        return self.model.checks - before
+
+
+# ─── Direct reads of the database after the final kill ───────────────────────────────────────────
+
+
+def psql_path() -> str:
+    versions = sorted((d for d in os.listdir("/usr/lib/postgresql") if d[0].isdigit()), key=int) \
+        if os.path.isdir("/usr/lib/postgresql") else []
+    for version in reversed(versions):
+        if os.access(f"/usr/lib/postgresql/{version}/bin/psql", os.X_OK):
+            return f"/usr/lib/postgresql/{version}/bin/psql"
+    found = shutil.which("psql")
+    if not found:
+        raise SystemExit("crash: psql not found")
+    return found
+
+
+class Database:
+    def __init__(self, kind: str, sqlite_path: str | None = None, postgres_url: str | None = None,
+                 schema: str | None = None):
+        self.kind, self.sqlite_path, self.postgres_url, self.schema = kind, sqlite_path, postgres_url, schema
+
+    def rows(self, sql: str) -> list[tuple]:
+        if self.kind == "sqlite":
+            connection = sqlite3.connect(self.sqlite_path)
+            try:
+                return connection.execute(sql).fetchall()
+            finally:
+                connection.close()
+        # postgres://user:password@host:port/db
+        rest = self.postgres_url.split("://", 1)[1]
+        credentials, location = rest.split("@", 1)
+        user, password = credentials.split(":", 1)
+        hostport, dbname = location.split("/", 1)
+        host, port = hostport.split(":")
+        result = subprocess.run(
+            [psql_path(), "-h", host, "-p", port, "-U", user, "-d", dbname.split("?")[0], "-AtqX",
+             "-F", "\t", "-v", "ON_ERROR_STOP=1", "-c", f"SET search_path TO {self.schema}", "-c", sql],
+            capture_output=True, text=True, env=dict(os.environ, PGPASSWORD=password), timeout=120)
+        if result.returncode != 0:
+            raise SystemExit(f"crash: psql failed: {result.stderr.strip()}")
+        return [tuple(line.split("\t")) for line in result.stdout.splitlines() if line]
+
+    def execute(self, statements: list[str]) -> None:
+        if self.kind == "sqlite":
+            connection = sqlite3.connect(self.sqlite_path)
+            try:
+                for statement in statements:
+                    connection.execute(statement)
+                connection.commit()
+            finally:
+                connection.close()
+        else:
+            self.rows("BEGIN; " + "; ".join(statements) + "; COMMIT")
+
+
+def tamper(run: "Run", database: Database) -> list[str]:
+    """--self-test: while the server is down, undo acknowledged writes behind its back (as a lost
+    write would); returns the violation markers the checks must then report."""
+    model, expected, now = run.model, [], int(time.time())
+    statements = []
+    with model.lock:
+        facts = list(model.sessions.values())
+        status = {f.sid: model.session_status(f) for f in facts}
+        revoked = [f for f in facts if any(e.kind == "revoke" and e.acked for e in f.events)
+                   and model.profile_state(model.profiles[f.profile_id])[0] == "exists"]
+        alive = [f for f in facts if status[f.sid][0] == "alive" and f.min_expires - 900 > now]
+        with_devices = [f for f in alive if f.devices]
+        erased = [p for p in model.profiles.values() if model.profile_state(p)[0] == "erased"]
+        tokens = [t for t in model.identify_tokens if t[1] - now > 120]
+        project = run.project["project_id"]
+        if revoked:
+            statements.append(f"UPDATE sessions SET revoked_at = NULL WHERE id = '{revoked[-1].sid}'")
+            expected.append("DEAD SESSION CAME BACK")
+            revoked[-1].touched = next(model._seq)
+        if len(alive) >= 2:
+            statements.append(f"UPDATE sessions SET expires_at = {alive[-1].min_expires - 600} "
+                              f"WHERE id = '{alive[-1].sid}'")
+            expected.append("LOST EXTENSION")
+            victim = next((f for f in alive[:-1] if not f.devices), alive[0])
+            statements.append(f"DELETE FROM devices WHERE session_id = '{victim.sid}'")
+            statements.append(f"DELETE FROM sessions WHERE id = '{victim.sid}'")
+            expected.append("LOST SESSION")
+        if with_devices and with_devices[0] is not alive[-1]:
+            statements.append(f"DELETE FROM devices WHERE id = '{with_devices[0].devices[0].did}'")
+            expected.append("LOST DEVICE")
+        if erased:
+            statements.append(
+                "INSERT INTO profiles (id, project_id, kind, external_id, verified, created_at, updated_at) "
+                f"VALUES ('{erased[-1].pid}', '{project}', 'anonymous', NULL, FALSE, {now}, {now})")
+            expected.append("ERASED PROFILE CAME BACK")
+        if tokens:
+            payload = tokens[-1][0].split(".")[1]
+            jti = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["jti"]
+            statements.append(f"DELETE FROM used_token_ids WHERE jti = '{jti}'")
+            expected.append("LOST JTI")
+    database.execute(statements)
+    print(f"self-test: injected {len(expected)} lost writes: {', '.join(expected)}", flush=True)
+    return expected
+
+
+def check_database(run: "Run", database: Database) -> None:
+    model = run.model
+
+    def expect(condition, text):
+        model.checks += 1
+        if not condition:
+            model.violation("[database] " + text)
+
+    if database.kind == "sqlite":
+        integrity = database.rows("PRAGMA integrity_check")
+        expect(integrity == [("ok",)], f"PRAGMA integrity_check: {integrity[:5]}")
+        foreign = database.rows("PRAGMA foreign_key_check")
+        expect(foreign == [], f"PRAGMA foreign_key_check: {foreign[:5]}")
+        run.integrity = integrity[0][0] if integrity else "?"
+    with model.lock:
+        erased = [p.pid for p in model.profiles.values() if model.profile_state(p)[0] == "erased"]
+        dead = [f.sid for f in model.sessions.values() if model.session_status(f)[0] == "dead"]
+    for chunk in range(0, len(erased), 200):
+        ids = ", ".join(f"'{pid}'" for pid in erased[chunk:chunk + 200])
+        for table, column in (("profiles", "id"), ("sessions", "profile_id"), ("devices", "profile_id"),
+                              ("profile_aliases", "profile_id"), ("installations", "profile_id")):
+            rows = database.rows(f"SELECT {column} FROM {table} WHERE {column} IN ({ids})")
+            expect(not rows, f"ERASED PROFILE LEFT ROWS: {len(rows)} in {table}, e.g. {rows[:3]}")
+    for chunk in range(0, len(dead), 200):
+        ids = ", ".join(f"'{sid}'" for sid in dead[chunk:chunk + 200])
+        rows = database.rows(f"SELECT id FROM sessions WHERE id IN ({ids}) AND revoked_at IS NULL "
+                             f"AND expires_at > {int(time.time())}")
+        expect(not rows, f"DEAD SESSION LIVE IN THE DATABASE: {rows[:5]}")
+        rows = database.rows(f"SELECT id, session_id FROM devices WHERE session_id IN ({ids})")
+        expect(not rows, f"DEVICE ROWS OF ENDED SESSIONS: {len(rows)}, e.g. {rows[:3]}")
+    rows = database.rows("SELECT d.id, d.session_id FROM devices d LEFT JOIN sessions s ON s.id = d.session_id "
+                         "WHERE s.id IS NULL OR s.revoked_at IS NOT NULL")
+    expect(not rows, f"DEVICE ROWS BOUND TO A REVOKED OR MISSING SESSION: {len(rows)}, e.g. {rows[:3]}")
+    rows = database.rows("SELECT s.id FROM sessions s LEFT JOIN profiles p ON p.id = s.profile_id WHERE p.id IS NULL")
+    expect(not rows, f"SESSIONS WITHOUT A PROFILE: {rows[:3]}")
+
+
+# ─── The run ─────────────────────────────────────────────────────────────────────────────────────
+
+
+class Run:
+    def __init__(self, arguments):
+        self.arguments = arguments
+        self.seed = arguments.seed
+        self.model = Model()
+        self.gate = Gate(arguments.workers)
+        self.stopping = threading.Event()
+        self.finished_workers = 0
+        self.integrity = "n/a"
+        self.port = free_port()
+        self.subs = [f"user-{self.seed}-{uuid.uuid4().hex[:6]}-{i}" for i in range(arguments.users)]
+
+
+def parse_between(text: str) -> tuple[float, float]:
+    if "-" in text:
+        low, high = (float(x) for x in text.split("-", 1))
+    else:
+        middle = float(text)
+        low, high = middle / 2, middle * 1.5
+    if not 0 < low <= high:
+        raise SystemExit("crash: --seconds-between wants MIN-MAX with 0 < MIN <= MAX, or a mean")
+    return low, high
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tessera", required=True, help="the tessera binary")
+    parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--postgres-url", help="an existing PostgreSQL (a fresh schema is used); "
+                                               "default: a throwaway cluster through scripts/postgres")
+    parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--seconds-between", default="0.5-2.5", help="load between kills: MIN-MAX seconds")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--workers", type=int, default=6)
+    parser.add_argument("--users", type=int, default=24, help="distinct signed-in users shared by the workers")
+    parser.add_argument("--sample", type=int, default=40, help="older facts re-checked after each restart")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory and logs")
+    parser.add_argument("--self-test", action="store_true",
+                        help="undo some acknowledged writes in the database during one outage and expect the "
+                             "checks to report each (exit 0 when they all do)")
+    arguments = parser.parse_args()
+    if arguments.seed is None:
+        arguments.seed = random.SystemRandom().randrange(1, 1 << 31)
+    low, high = parse_between(arguments.seconds_between)
+    run = Run(arguments)
+    model = run.model
+    wall = time.monotonic()
+    work = tempfile.mkdtemp(prefix=f"tessera-crash-{arguments.database}-")
+    cluster_dir = None
+    print(f"crash: {arguments.database}, seed {arguments.seed}, {arguments.kills} kills, {low:g}-{high:g} s apart, "
+          f"{arguments.workers} workers; work dir {work}", flush=True)
+    server = None
+    injected: list[str] = []
+    try:
+        if arguments.database == "sqlite":
+            sqlite_path = os.path.join(work, "tessera.sqlite")
+            database_url = f"sqlite:{sqlite_path}"
+            database = Database("sqlite", sqlite_path=sqlite_path)
+        else:
+            base_url = arguments.postgres_url
+            if not base_url:
+                # Not inside `work`: the cluster runs as the postgres user when we are root.
+                cluster_dir = f"/tmp/tessera-crash-postgres-{os.getpid()}"
+                base_url = subprocess.run(
+                    [os.path.join(ROOT, "scripts", "postgres"), "start"], check=True, capture_output=True, text=True,
+                    env=dict(os.environ, TESSERA_PG_DIR=cluster_dir), timeout=600).stdout.strip()
+            schema = "crash_" + uuid.uuid4().hex[:12]
+            database_url = f"{base_url}{'&' if '?' in base_url else '?'}schema={schema}"
+            database = Database("postgres", postgres_url=base_url, schema=schema)
+        created = subprocess.run(
+            [arguments.tessera, "projects", "create", "--name", "Crash", "--json", "--database", database_url],
+            capture_output=True, text=True, timeout=120,
+            env={k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")})
+        if created.returncode != 0:
+            raise SystemExit(f"crash: projects create failed: {created.stderr.strip()}")
+        run.project = json.loads(created.stdout)
+        server = Server(arguments.tessera, database_url, run.port, os.path.join(work, "tessera.log"))
+        server.start()
+
+        workers = [Worker(i, run) for i in range(arguments.workers)]
+        for worker in workers:
+            worker.start()
+        alive = lambda: arguments.workers - run.finished_workers  # noqa: E731
+        checker = Checker(run)
+        kill_rng = random.Random(f"{arguments.seed}-kills")
+        check_rng = random.Random(f"{arguments.seed}-checks")
+        last_check = 0
+        restarts: list[float] = []
+        kills = 0
+        for index in range(arguments.kills):
+            time.sleep(kill_rng.uniform(low, high))
+            if run.finished_workers:
+                raise SystemExit("crash: a worker stopped (harness error above)")
+            server.kill()
+            kills += 1
+            with model.lock:
+                model.kill_seqs.append(next(model._seq))
+            run.gate.pause()
+            run.gate.wait_parked(alive)
+            tampered = arguments.self_test and index == max(1, arguments.kills // 2)
+            if tampered:
+                injected = tamper(run, database)
+            restarts.append(server.start())
+            marker = model.seq()
+            performed = checker.run_checks(f"after kill {index + 1}", None if tampered else last_check,
+                                           arguments.sample, check_rng)
+            last_check = marker
+            with model.lock:
+                acked = sum(v["ack"] for v in model.ops.values())
+                unknown = sum(v["unknown"] for v in model.ops.values())
+            print(f"kill {index + 1:3d}: restarted in {restarts[-1]:.2f} s; {acked} acknowledged, {unknown} unknown "
+                  f"so far; {performed} checks; {len(model.violations)} violations", flush=True)
+            run.gate.resume()
+        time.sleep(kill_rng.uniform(low, high))
+        run.stopping.set()
+        run.gate.resume()
+        for worker in workers:
+            worker.join(timeout=60)
+        if any(worker.error for worker in workers):
+            raise SystemExit("crash: a worker failed (harness error above)")
+        performed = checker.run_checks("final", None, 0, check_rng)
+        print(f"final: {performed} checks of every acknowledged fact", flush=True)
+        server.kill()
+        check_database(run, database)
+    finally:
+        if server:
+            server.kill()
+        if cluster_dir:
+            subprocess.run([os.path.join(ROOT, "scripts", "postgres"), "stop"], capture_output=True,
+                           env=dict(os.environ, TESSERA_PG_DIR=cluster_dir), timeout=120)
+        if not arguments.keep and not model.violations:
+            shutil.rmtree(work, ignore_errors=True)
+
+    seconds = time.monotonic() - wall
+    with model.lock:
+        states = [model.session_status(f)[0] for f in model.sessions.values()]
+    print(f"\n━━ crash summary ({arguments.database}, seed {arguments.seed})")
+    print(f"kills survived:          {kills} (SIGKILL; restart median "
+          f"{sorted(restarts)[len(restarts) // 2] if restarts else 0:.2f} s)")
+    total = {key: sum(v[key] for v in model.ops.values()) for key in ("ack", "unknown", "rejected", "refused")}
+    print(f"operations acknowledged: {total['ack']} (unknown {total['unknown']}, rejected {total['rejected']}, "
+          f"refused while down {total['refused']})")
+    for kind in sorted(model.ops):
+        counts = model.ops[kind]
+        print(f"  {kind:18s} {counts['ack']:6d} acknowledged {counts['unknown']:5d} unknown "
+              f"{counts['rejected']:5d} rejected")
+    print(f"sessions tracked:        {len(states)} ({states.count('alive')} must live, {states.count('dead')} must be "
+          f"dead, {states.count('unknown')} unknown)")
+    print(f"profiles tracked:        {len(model.profiles)}")
+    print(f"checks performed:        {model.checks}")
+    print(f"sqlite integrity_check:  {run.integrity}")
+    print(f"violations:              {len(model.violations)}")
+    for text in model.violations[:30]:
+        print("  " + text)
+    print(f"wall time:               {seconds:.1f} s")
+    if arguments.self_test:
+        missed = [marker for marker in injected if not any(marker in text for text in model.violations)]
+        if missed or len(injected) < 5:
+            print(f"crash self-test: FAILED: injected {injected}, not reported: {missed}")
+            return 1
+        print(f"crash self-test: passed: all {len(injected)} injected lost writes were reported")
+        return 0
+    if model.violations:
+        print(f"crash: FAILED (reproduce the shape with --seed {arguments.seed}; logs in {work})")
+        return 1
+    print("crash: passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
