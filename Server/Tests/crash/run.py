@@ -261,7 +261,7 @@ class Model:
 
     def count(self, kind: str, outcome: str) -> None:
         with self.lock:
-            self.ops.setdefault(kind, {"ack": 0, "unknown": 0, "rejected": 0, "refused": 0})[outcome] += 1
+            self.ops.setdefault(kind, {"ack": 0, "unknown": 0, "rejected": 0, "refused": 0, "5xx": 0})[outcome] += 1
 
     def violation(self, text: str) -> None:
         with self.lock:
@@ -354,17 +354,9 @@ class Server:
         self.starts = 0
 
     def start(self, timeout: float = 90) -> float:
+        """Launches the server and waits until /health answers 200; returns the seconds it took."""
         started = time.monotonic()
-        log = open(self.log_path, "a")
-        log.write(f"\n--- start {self.starts} ---\n")
-        log.flush()
-        environment = {k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")}
-        self.process = subprocess.Popen(
-            [self.tessera, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--database", self.database,
-             "--log-level", "warning"],
-            stdout=log, stderr=subprocess.STDOUT, env=environment)
-        log.close()
-        self.starts += 1
+        self.launch()
         probe = HTTP(self.port, timeout=5)
         while time.monotonic() - started < timeout:
             if self.process.poll() is not None:
@@ -375,6 +367,18 @@ class Server:
             probe.reset()
             time.sleep(0.05)
         raise SystemExit(f"crash: tessera serve did not become healthy in {timeout:.0f} s; see {self.log_path}")
+
+    def launch(self) -> None:
+        log = open(self.log_path, "a")
+        log.write(f"\n--- start {self.starts} ---\n")
+        log.flush()
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")}
+        self.process = subprocess.Popen(
+            [self.tessera, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--database", self.database,
+             "--log-level", "warning"],
+            stdout=log, stderr=subprocess.STDOUT, env=environment)
+        log.close()
+        self.starts += 1
 
     def kill(self) -> None:
         if self.process and self.process.poll() is None:
@@ -486,6 +490,8 @@ class Worker(threading.Thread):
         reply = self.http.call(method, path, bearer, body)
         end = self.model.end_of(send, reply)
         self.model.count(kind, reply.outcome if reply.failure != "refused" else "refused")
+        if reply.status >= 500:
+            self.model.count(kind, "5xx")
         if reply.failure == "refused":
             time.sleep(0.05)  # the server is down: the controller pauses the workers soon
         return reply, send, end
@@ -1086,7 +1092,7 @@ def main() -> int:
         check_rng = random.Random(f"{arguments.seed}-checks")
         last_check = 0
         restarts: list[float] = []
-        kills = 0
+        kills = startup_kills = 0
         for index in range(arguments.kills):
             time.sleep(kill_rng.uniform(low, high))
             if run.finished_workers:
@@ -1100,6 +1106,12 @@ def main() -> int:
             tampered = arguments.self_test and index == max(1, arguments.kills // 2)
             if tampered:
                 injected = tamper(run, database)
+            if kill_rng.random() < 0.15:
+                # Sometimes kill it again while it starts up (opening the database, migrations).
+                server.launch()
+                time.sleep(kill_rng.uniform(0.0, 0.3))
+                server.kill()
+                startup_kills += 1
             restarts.append(server.start())
             marker = model.seq()
             performed = checker.run_checks(f"after kill {index + 1}", None if tampered else last_check,
@@ -1135,15 +1147,15 @@ def main() -> int:
     with model.lock:
         states = [model.session_status(f)[0] for f in model.sessions.values()]
     print(f"\n━━ crash summary ({arguments.database}, seed {arguments.seed})")
-    print(f"kills survived:          {kills} (SIGKILL; restart median "
-          f"{sorted(restarts)[len(restarts) // 2] if restarts else 0:.2f} s)")
+    print(f"kills survived:          {kills} under load + {startup_kills} during start-up + 1 final (SIGKILL; "
+          f"restart median {sorted(restarts)[len(restarts) // 2] if restarts else 0:.2f} s)")
     total = {key: sum(v[key] for v in model.ops.values()) for key in ("ack", "unknown", "rejected", "refused")}
     print(f"operations acknowledged: {total['ack']} (unknown {total['unknown']}, rejected {total['rejected']}, "
           f"refused while down {total['refused']})")
     for kind in sorted(model.ops):
         counts = model.ops[kind]
         print(f"  {kind:18s} {counts['ack']:6d} acknowledged {counts['unknown']:5d} unknown "
-              f"{counts['rejected']:5d} rejected")
+              f"{counts['rejected']:5d} rejected" + (f" ({counts['5xx']} answered 5xx)" if counts["5xx"] else ""))
     print(f"sessions tracked:        {len(states)} ({states.count('alive')} must live, {states.count('dead')} must be "
           f"dead, {states.count('unknown')} unknown)")
     print(f"profiles tracked:        {len(model.profiles)}")
