@@ -231,6 +231,9 @@ class Model:
         self.installations: set[str] = set()  # acknowledged at least once
         self.identify_tokens: list[tuple[str, int, int]] = []  # (token, exp, ack seq)
         self.kill_seqs: list[int] = []
+        self.unknown_identifies: list[tuple[SessionFact, Event]] = []  # (caller, its identify_unknown)
+        self.unknown_erases: list[tuple[str, Event]] = []
+        self.resolved = {"identify": 0, "erase": 0}  # lost replies whose all-or-nothing outcome was checked
         self.ops: dict[str, dict[str, int]] = {}
         self.violations: list[str] = []
         self.checks = 0
@@ -308,7 +311,8 @@ class Model:
                 self.sessions[sid].touched = stamp
 
     # Status of a session: ("dead", why) / ("alive", "") / ("unknown", why). Call under the lock.
-    def session_status(self, fact: SessionFact) -> tuple[str, str]:
+    def session_status(self, fact: SessionFact, resolved: tuple | None = None) -> tuple[str, str]:
+        """`resolved`: (event, applied) for an unknown event whose outcome a check observed."""
         unknown = ""
         for event in fact.events:
             if event.acked:
@@ -317,6 +321,10 @@ class Model:
                 unknown = unknown or f"{event.kind} unknown"
         record = self.profiles.get(fact.profile_id)
         for event in record.events if record else []:
+            if resolved and event is resolved[0]:
+                if resolved[1]:
+                    return "dead", f"profile {event.kind} applied (observed)"
+                continue
             if event.kind in ("erase", "merge"):
                 if event.acked:
                     return "dead", f"profile {event.kind} acknowledged (seq {event.send}..{event.end:.0f})"
@@ -553,7 +561,10 @@ class Worker(threading.Thread):
         if outcome == "unknown":
             if with_caller:
                 self.model.session_event(caller.sid, Event("identify_caller", send, end, False))
-                self.model.profile_event(caller.profile_id, Event("identify_unknown", send, end, False, sub))
+                event = Event("identify_unknown", send, end, False, sub)
+                self.model.profile_event(caller.profile_id, event)
+                with self.model.lock:
+                    self.model.unknown_identifies.append((caller, event))
             device.uncertain, device.session = True, None
             return
         fact = self.model.add_session(reply.body, send, end, "identify")
@@ -665,7 +676,11 @@ class Worker(threading.Thread):
         reply, send, end = self.request("erase", "DELETE", f"/v1/admin/profiles/{target}",
                                         self.run_.project["secret_key"])
         if reply.outcome != "rejected":
-            self.model.profile_event(target, Event("erase", send, end, reply.ok))
+            event = Event("erase", send, end, reply.ok)
+            self.model.profile_event(target, event)
+            if not reply.ok:
+                with self.model.lock:
+                    self.model.unknown_erases.append((target, event))
 
     def op_device(self, device: Device) -> None:
         fact = device.session
@@ -815,6 +830,51 @@ class Checker:
                         f"[{label}] LOST IDENTIFY: profile {record.pid} should be identified, is {profile}")
         self.check_devices(record, facts, label)
 
+    def check_unknown_identify(self, caller: SessionFact, event: Event, label: str) -> None:
+        """An identify whose reply was lost applied entirely or not at all: the calling anonymous
+        session still works on an anonymous profile, or it ended and the profile is the user's."""
+        with self.model.lock:
+            record = self.model.profiles[caller.profile_id]
+            if caller.events != [e for e in caller.events if e.kind == "identify_caller"] or len(caller.events) != 1 \
+                    or record.events != [event]:
+                return  # something else touched them too: nothing certain to check
+            self.model.resolved["identify"] += 1
+            erased_since = any(e.kind == "erase" and e.send > event.send for p in self.model.profiles.values()
+                               if p.sub == event.detail for e in p.events)
+        reply = self.call("POST", "/v1/sessions/authenticate", caller.token)
+        if reply.status == 200:
+            profile = reply.body.get("profile", {})
+            self.expect(profile.get("id") == caller.profile_id and profile.get("kind") == "anonymous",
+                        f"[{label}] HALF-APPLIED IDENTIFY: caller {caller.sid} still works but its profile is {profile}")
+            return
+        self.expect(reply.status == 401, f"[{label}] caller {caller.sid} of a lost identify: {reply.status}")
+        found = self.call("GET", f"/v1/admin/profiles/{caller.profile_id}", self.run_.project["secret_key"])
+        profile = found.body.get("profile", {})
+        self.expect(
+            (found.status == 200 and profile.get("kind") == "identified" and profile.get("external_id") == event.detail)
+            or (found.status == 404 and erased_since),
+            f"[{label}] HALF-APPLIED IDENTIFY: caller {caller.sid} ended ({reply.code}) but its profile "
+            f"{caller.profile_id} answers {found.status} {profile}")
+
+    def check_unknown_erase(self, pid: str, event: Event, label: str) -> None:
+        """An erasure whose reply was lost applied entirely or not at all."""
+        with self.model.lock:
+            record = self.model.profiles[pid]
+            if [e for e in record.events if e.kind in ("erase", "merge", "identify_unknown")] != [event]:
+                return
+            self.model.resolved["erase"] += 1
+        found = self.call("GET", f"/v1/admin/profiles/{pid}", self.run_.project["secret_key"])
+        if found.status not in (200, 404):
+            self.expect(False, f"[{label}] profile {pid} of a lost erasure: {found.status} {found.code}")
+            return
+        applied = found.status == 404
+        with self.model.lock:
+            facts = [self.model.sessions[sid] for sid in record.sessions]
+            statuses = [(f, *self.model.session_status(f, resolved=(event, applied))) for f in facts]
+        for fact, status, why in statuses:
+            self.check_session(fact, status, f"lost erasure {'applied' if applied else 'not applied'}: {why}",
+                               label + " (lost erasure of " + pid + ")")
+
     def check_sub(self, sub: str, label: str) -> None:
         reply = self.call("GET", f"/v1/admin/profiles?external_id={sub}", self.run_.project["secret_key"])
         verified = [p.get("id") for p in reply.body.get("profiles", []) if p.get("verified")]
@@ -853,6 +913,9 @@ class Checker:
                 subs = rng.sample(subs, min(4, len(subs)))
                 tokens = [t for t in tokens if t[2] > since] + rng.sample(tokens, min(3, len(tokens)))
             statuses = [(f, *self.model.session_status(f)) for f in sessions]
+            unknown_identifies = [(c, e) for c, e in self.model.unknown_identifies
+                                  if since is None or e.send > since or c.touched > since]
+            unknown_erases = [(p, e) for p, e in self.model.unknown_erases if since is None or e.send > since]
         now = time.time()
         tokens = [t for t in tokens if t[1] - now > 30]
         with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
@@ -860,6 +923,8 @@ class Checker:
             jobs += [pool.submit(self.check_profile, p, label) for p in profiles]
             jobs += [pool.submit(self.check_sub, s, label) for s in subs]
             jobs += [pool.submit(self.check_replay, t[0], label) for t in tokens]
+            jobs += [pool.submit(self.check_unknown_identify, c, e, label) for c, e in unknown_identifies]
+            jobs += [pool.submit(self.check_unknown_erase, p, e, label) for p, e in unknown_erases]
             for job in jobs:
                 job.result()
         return self.model.checks - before
@@ -1038,7 +1103,7 @@ def main() -> int:
     parser.add_argument("--seconds-between", default="0.5-2.5", help="load between kills: MIN-MAX seconds")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--workers", type=int, default=6)
-    parser.add_argument("--users", type=int, default=24, help="distinct signed-in users shared by the workers")
+    parser.add_argument("--users", type=int, default=48, help="distinct signed-in users shared by the workers")
     parser.add_argument("--sample", type=int, default=40, help="older facts re-checked after each restart")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory and logs")
     parser.add_argument("--self-test", action="store_true",
@@ -1159,7 +1224,8 @@ def main() -> int:
     print(f"sessions tracked:        {len(states)} ({states.count('alive')} must live, {states.count('dead')} must be "
           f"dead, {states.count('unknown')} unknown)")
     print(f"profiles tracked:        {len(model.profiles)}")
-    print(f"checks performed:        {model.checks}")
+    print(f"checks performed:        {model.checks} (lost replies checked all-or-nothing: "
+          f"{model.resolved['identify']} identifies, {model.resolved['erase']} erasures)")
     print(f"sqlite integrity_check:  {run.integrity}")
     print(f"violations:              {len(model.violations)}")
     for text in model.violations[:30]:
