@@ -153,7 +153,8 @@ def psql(url: str, sql: str) -> str:
 
 
 def fill_postgres(url: str, schema: str, project_id: str, count: int, sample: set[int]) -> list[str]:
-    """COPY through psql, one transaction, into the schema the server migrated; returns the sampled tokens."""
+    """COPY through psql, one transaction, into the schema the server migrated, then VACUUM (ANALYZE);
+    returns the sampled tokens."""
     process = subprocess.Popen(
         ["psql", bench.libpq_url(url), "-v", "ON_ERROR_STOP=1", "-q"],
         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -170,8 +171,10 @@ def fill_postgres(url: str, schema: str, project_id: str, count: int, sample: se
             process.stdin.write(copy_block(f"{schema}.sessions", SESSION_COLUMNS, rows.sessions))
             tokens += [token for index, token in enumerate(rows.tokens) if offset + index in sample]
             offset += len(rows.tokens)
-        process.stdin.write(f"COMMIT;\nANALYZE {schema}.profiles;\nANALYZE {schema}.installations;\n"
-                            f"ANALYZE {schema}.sessions;\n")
+        # VACUUM sets the hint bits and the visibility map now, so that the measured heartbeats do not
+        # pay for the first reads of freshly loaded pages (dirtying them); ANALYZE gives the planner statistics.
+        process.stdin.write("COMMIT;\n" + "".join(
+            f"VACUUM (ANALYZE) {schema}.{table};\n" for table in ("profiles", "installations", "sessions")))
         process.stdin.close()
     except BrokenPipeError:
         pass
@@ -338,7 +341,7 @@ def main() -> int:
                   f"{p50:>7.2f} {p99:>7.2f} {non_2xx:>8} {errors:>7}")
         ratio = medians["big"] / medians["small"] if medians["small"] else 0
         met = ratio >= 0.8
-        print(f"big ÷ small: {ratio:.2f} (medians); target within 20 %: {'met' if met else 'MISSED'}")
+        print(f"big ÷ small: {ratio:.2f} (medians); target within 20 % (≥ 0.80): {'met' if met else 'MISSED'}")
         if failed:
             print(f"\nbench-scale: requests failed; see the logs in {work}", file=sys.stderr)
             arguments.keep = True
