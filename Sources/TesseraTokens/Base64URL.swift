@@ -40,6 +40,33 @@ public enum Base64URL {
         }
     }
 
+    /// Appends the unpadded base64url encoding of `input` to `output` (no intermediate string).
+    static func append(_ input: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+        output.reserveCapacity(output.count + (input.count * 4 + 2) / 3)
+        var i = 0
+        while i + 3 <= input.count {
+            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+            output.append(alphabet[Int(n >> 18 & 63)])
+            output.append(alphabet[Int(n >> 12 & 63)])
+            output.append(alphabet[Int(n >> 6 & 63)])
+            output.append(alphabet[Int(n & 63)])
+            i += 3
+        }
+        switch input.count - i {
+        case 1:
+            let n = UInt32(input[i]) << 16
+            output.append(alphabet[Int(n >> 18 & 63)])
+            output.append(alphabet[Int(n >> 12 & 63)])
+        case 2:
+            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
+            output.append(alphabet[Int(n >> 18 & 63)])
+            output.append(alphabet[Int(n >> 12 & 63)])
+            output.append(alphabet[Int(n >> 6 & 63)])
+        default:
+            break
+        }
+    }
+
     /// Decodes canonical, unpadded base64url.
     ///
     /// Returns `nil` for any character outside `A–Z a–z 0–9 - _`, for padding, for a length whose

@@ -7,8 +7,12 @@ public import Foundation
 /// keep the old key listed until every JWT it signed has expired (five minutes plus leeway).
 public struct SessionKeyRing: Sendable {
     private let signingKey: SessionSigningKey
-    private let encodedHeader: String
+    /// The base64url header followed by the `.` that starts the payload.
+    private let headerPrefix: [UInt8]
     private let verifier: ES256Verifier
+
+    /// The `kid` of the key that signs new tokens.
+    public var signingKeyID: String { signingKey.kid }
 
     /// The public keys, current first, as published at `/v1/projects/{id}/jwks.json`.
     public let jwks: JSONWebKeySet
@@ -26,15 +30,21 @@ public struct SessionKeyRing: Sendable {
         header.member("alg", "ES256")
         header.member("kid", signingKey.kid)
         header.member("typ", ES256Verifier.tokenType)
-        self.encodedHeader = Base64URL.encode(header.finish())
+        self.headerPrefix = Array(Base64URL.encode(header.finish()).utf8) + [UInt8(ascii: ".")]
     }
 
     /// Signs `claims` as a compact session JWT.
     public func sign(_ claims: SessionClaims) -> String {
-        let signingInput = encodedHeader + "." + Base64URL.encode(claims.payloadBytes())
-        // Signing with a valid P-256 key over a byte string cannot fail.
-        let signature = try! signingKey.privateKey.signature(for: Array(signingInput.utf8))
-        return signingInput + "." + Base64URL.encode(Array(signature.rawRepresentation))
+        // Built as bytes and hashed once: this runs on every session the server answers with.
+        var token = headerPrefix
+        token.reserveCapacity(512)
+        claims.payloadBytes().withUnsafeBytes { Base64URL.append($0, to: &token) }
+        let digest = SHA256.hash(data: token)
+        // Signing a SHA-256 digest with a valid P-256 key cannot fail.
+        let signature = try! signingKey.privateKey.signature(for: digest)
+        token.append(UInt8(ascii: "."))
+        signature.rawRepresentation.withUnsafeBytes { Base64URL.append($0, to: &token) }
+        return String(decoding: token, as: UTF8.self)
     }
 
     /// Verifies a session JWT signed by this ring.

@@ -14,6 +14,8 @@ struct TesseraAPI: Sendable {
     let configuration: ServerConfiguration
     let metrics: ServerMetrics
     let issuer: String
+    /// Session JWTs signed in the current second, by session.
+    let jwtCache = SessionJWTCache()
 
     /// The current time as a `Date` and as whole Unix seconds.
     func currentTime() -> (date: Date, seconds: Int64) {
@@ -127,6 +129,19 @@ struct TesseraAPI: Sendable {
         return try RequestJSON.decode(type, from: bytes)
     }
 
+    /// Decodes a JSON object body, or returns nil for an empty body (zero bytes) without decoding anything.
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T? {
+        // HTTP/1.1: no Transfer-Encoding and no (or a zero) Content-Length means no body. Waiting for
+        // the end of a body stream that cannot have one still suspends the handler; skip it.
+        if request.headers[.transferEncoding] == nil, request.headers[.contentLength].map({ $0 == "0" }) ?? true {
+            return nil
+        }
+        var buffer = try await body(of: request)
+        guard buffer.readableBytes > 0 else { return nil }
+        let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+        return try RequestJSON.decode(type, from: bytes)
+    }
+
     // MARK: Responses
 
     func json(_ status: HTTPResponse.Status = .ok, _ write: (inout JSONWriter) -> Void) -> Response {
@@ -165,23 +180,33 @@ struct TesseraAPI: Sendable {
         return min(requested, maximum)
     }
 
-    /// Signs a fresh session JWT for a session.
-    func sessionJWT(for context: SessionContext, runtime: ProjectRuntime, now: Int64) -> String {
+    /// The session JWT for a session as of `now`: claims issued now, expiring after the JWT lifetime
+    /// (or with the session, when that is sooner).
+    ///
+    /// With `shareSecond` (checks of existing sessions), a second request of the session within the
+    /// same second gets the token already signed for exactly the same claims (see ``SessionJWTCache``);
+    /// new sessions are always signed.
+    func sessionJWT(for context: SessionContext, runtime: ProjectRuntime, now: Int64, shareSecond: Bool) -> String {
         let expiration = min(now + configuration.sessionJWTLifetimeSeconds, max(context.session.expiresAt, now + 1))
         let claims = SessionClaims(
             issuer: issuer, audience: runtime.id, subject: context.profile.id, sessionID: context.session.id,
             expiration: Date(timeIntervalSince1970: Double(expiration)),
             issuedAt: Date(timeIntervalSince1970: Double(now)), notBefore: Date(timeIntervalSince1970: Double(now)),
             kind: context.session.kind.rawValue, externalID: context.profile.externalID)
-        return runtime.keyRing.sign(claims)
+        guard shareSecond else { return runtime.keyRing.sign(claims) }
+        let keyID = runtime.keyRing.signingKeyID
+        if let token = jwtCache.token(for: claims, keyID: keyID) { return token }
+        let token = runtime.keyRing.sign(claims)
+        jwtCache.store(token, for: claims, keyID: keyID)
+        return token
     }
 
     /// The session envelope: session, token, JWT, profile, capabilities, server time (and merge).
     func envelope(
         _ status: HTTPResponse.Status, context: SessionContext, token: String?, runtime: ProjectRuntime, now: Int64,
-        merge: (outcome: MergeOutcome, fromProfileID: String)?? = nil
+        merge: (outcome: MergeOutcome, fromProfileID: String)?? = nil, shareSecond: Bool = false
     ) -> Response {
-        let jwt = sessionJWT(for: context, runtime: runtime, now: now)
+        let jwt = sessionJWT(for: context, runtime: runtime, now: now, shareSecond: shareSecond)
         return json(status) { writer in
             writer.objectStart()
             writer.key("session")

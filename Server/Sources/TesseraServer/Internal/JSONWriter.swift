@@ -99,17 +99,43 @@ struct JSONWriter {
     /// Writes a time as an RFC 3339 UTC string with second precision.
     mutating func time(_ name: String, _ seconds: Int64) {
         key(name)
-        string(RFC3339.string(seconds))
+        separator()
+        bytes.append(UInt8(ascii: "\""))
+        RFC3339.append(seconds, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
     }
 
     mutating func time(_ name: String, _ seconds: Int64?) {
-        key(name)
-        if let seconds { string(RFC3339.string(seconds)) } else { null() }
+        if let seconds {
+            time(name, seconds)
+        } else {
+            key(name)
+            null()
+        }
     }
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// Whether a byte must be escaped inside a JSON string.
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
     private mutating func appendString(_ value: String) {
+        var value = value
+        // Almost every string (IDs, tokens, times) needs no escaping: copy it in one go.
+        let copied = value.withUTF8 { utf8 -> Bool in
+            guard !utf8.contains(where: Self.needsEscape) else { return false }
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return true
+        }
+        if !copied { appendEscaped(value) }
+    }
+
+    private mutating func appendEscaped(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         for byte in value.utf8 {
             switch byte {

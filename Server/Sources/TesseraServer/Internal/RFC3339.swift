@@ -1,6 +1,14 @@
 /// Formats Unix seconds as RFC 3339 UTC with second precision, `2026-11-20T12:00:00Z`.
 enum RFC3339 {
     static func string(_ seconds: Int64) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20)
+        append(seconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the 20 bytes of the RFC 3339 form of `seconds` (years 0…9999).
+    static func append(_ seconds: Int64, to bytes: inout [UInt8]) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         // Howard Hinnant's civil_from_days.
@@ -13,29 +21,26 @@ enum RFC3339 {
         let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
         let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(20)
-        func append(_ value: Int64, width: Int) {
-            var digits: [UInt8] = []
-            var remaining = value
-            for _ in 0..<width {
-                digits.append(UInt8(ascii: "0") + UInt8(remaining % 10))
-                remaining /= 10
-            }
-            bytes.append(contentsOf: digits.reversed())
+        let zero = UInt8(ascii: "0")
+        func digit(_ value: Int64) -> UInt8 { zero + UInt8(truncatingIfNeeded: value % 10) }
+        func two(_ value: Int64) {
+            bytes.append(digit(value / 10))
+            bytes.append(digit(value))
         }
-        append(year, width: 4)
+        bytes.append(digit(year / 1000))
+        bytes.append(digit(year / 100))
+        bytes.append(digit(year / 10))
+        bytes.append(digit(year))
         bytes.append(UInt8(ascii: "-"))
-        append(month, width: 2)
+        two(month)
         bytes.append(UInt8(ascii: "-"))
-        append(day, width: 2)
+        two(day)
         bytes.append(UInt8(ascii: "T"))
-        append(secondOfDay / 3600, width: 2)
+        two(secondOfDay / 3600)
         bytes.append(UInt8(ascii: ":"))
-        append(secondOfDay % 3600 / 60, width: 2)
+        two(secondOfDay % 3600 / 60)
         bytes.append(UInt8(ascii: ":"))
-        append(secondOfDay % 60, width: 2)
+        two(secondOfDay % 60)
         bytes.append(UInt8(ascii: "Z"))
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -90,9 +90,10 @@ final class SQLiteWriter: Sendable {
         }
     }
 
+    /// Transaction control goes through `run`, i.e. statements prepared once, not parsed per job.
     private func runBatch(_ jobs: [Job]) {
         do {
-            try connection.execute("BEGIN IMMEDIATE")
+            try connection.run("BEGIN IMMEDIATE")
         } catch {
             for job in jobs { job.fail(error) }
             return
@@ -100,21 +101,21 @@ final class SQLiteWriter: Sendable {
         var succeeded: [(job: Job, complete: @Sendable () -> Void)] = []
         for job in jobs {
             do {
-                try connection.execute("SAVEPOINT job")
+                try connection.run("SAVEPOINT job")
                 let complete = try job.run(connection)
-                try connection.execute("RELEASE job")
+                try connection.run("RELEASE job")
                 succeeded.append((job, complete))
             } catch {
-                try? connection.execute("ROLLBACK TO job")
-                try? connection.execute("RELEASE job")
+                try? connection.run("ROLLBACK TO job")
+                try? connection.run("RELEASE job")
                 job.fail(error)
             }
         }
         do {
-            try connection.execute("COMMIT")
+            try connection.run("COMMIT")
             for entry in succeeded { entry.complete() }
         } catch {
-            try? connection.execute("ROLLBACK")
+            try? connection.run("ROLLBACK")
             for entry in succeeded { entry.job.fail(error) }
         }
     }

@@ -1,0 +1,68 @@
+import Synchronization
+import TesseraTokens
+
+/// Session JWTs signed in the current second, so one session's concurrent requests share a signature.
+///
+/// An ES256 signature costs about as much CPU as serving a whole small request. A session often
+/// asks several times within one second — an app backend that validates every API call of a user
+/// with `authenticate`, an app that wakes with several requests in flight — and within one second
+/// the claims are identical (`iat`, `nbf` and `exp` are whole seconds), so the token already signed
+/// is exactly the token that would be signed again, apart from ECDSA's random nonce.
+///
+/// An entry is reused only when every claim and the signing key are equal: a session whose expiry,
+/// profile or `external_id` changed, or a project whose signing key rotated, gets a new signature.
+/// The cache never decides whether a session is alive; the server checks that before it asks.
+final class SessionJWTCache: Sendable {
+    private struct Entry {
+        let claims: SessionClaims
+        let keyID: String
+        let token: String
+    }
+
+    private final class Shard: Sendable {
+        let entries = Mutex<[String: Entry]>([:])
+    }
+
+    private static let shardCount = 16
+    private let shards: [Shard]
+    private let capacityPerShard: Int
+
+    /// - Parameter capacity: the most sessions remembered at once (each entry is one token, ~600 bytes).
+    init(capacity: Int = 32_768) {
+        capacityPerShard = max(1, capacity / Self.shardCount)
+        shards = (0..<Self.shardCount).map { _ in Shard() }
+    }
+
+    private func shard(_ sessionID: String) -> Shard {
+        var hasher = Hasher()
+        hasher.combine(sessionID)
+        return shards[Int(UInt(bitPattern: hasher.finalize()) % UInt(Self.shardCount))]
+    }
+
+    /// The token signed for exactly these claims with this key, if there is one.
+    func token(for claims: SessionClaims, keyID: String) -> String? {
+        shard(claims.sessionID).entries.withLock { entries in
+            guard let entry = entries[claims.sessionID], entry.keyID == keyID, entry.claims == claims else {
+                return nil
+            }
+            return entry.token
+        }
+    }
+
+    /// Remembers a token just signed.
+    func store(_ token: String, for claims: SessionClaims, keyID: String) {
+        shard(claims.sessionID).entries.withLock { entries in
+            if entries.count >= capacityPerShard, entries[claims.sessionID] == nil {
+                // Entries of earlier seconds are never reused: drop them; if all are current, start over.
+                entries = entries.filter { $0.value.claims.issuedAt >= claims.issuedAt }
+                if entries.count >= capacityPerShard { entries.removeAll(keepingCapacity: true) }
+            }
+            entries[claims.sessionID] = Entry(claims: claims, keyID: keyID, token: token)
+        }
+    }
+
+    /// Forgets a session's token (after a revoke, so nothing of it lingers in memory).
+    func remove(sessionID: String) {
+        shard(sessionID).entries.withLock { _ = $0.removeValue(forKey: sessionID) }
+    }
+}
