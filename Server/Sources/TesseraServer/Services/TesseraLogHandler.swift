@@ -1,3 +1,5 @@
+public import Logging
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-public import Logging
 
 /// The log handler `tessera serve` installs: one logfmt line per event on standard error.
 ///
@@ -35,7 +36,8 @@ public struct TesseraLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var line = RFC3339.string(Int64(time(nil)))
-        line += " level=\(event.level.rawValue) label=\(Self.quoted(label)) msg=\(Self.quoted(event.message.description))"
+        line +=
+            " level=\(event.level.rawValue) label=\(Self.quoted(label)) msg=\(Self.quoted(event.message.description))"
         var merged = metadata
         if let provided = metadataProvider?.get() {
             merged.merge(provided) { _, new in new }
