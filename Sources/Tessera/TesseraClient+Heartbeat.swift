@@ -207,7 +207,13 @@ extension TesseraClient {
                 installationSecret: current.installationSecret)
             do {
                 let envelope = try await api.createAnonymousSession(body)
+                if gen != generation { await abandon(sessionToken: envelope.sessionToken) }
                 try check(gen)
+                if let established = state?.session {
+                    // An identify (with the publishable key) answered first: its session stays, this one ends.
+                    await abandon(sessionToken: envelope.sessionToken)
+                    return established
+                }
                 return apply(envelope)
             } catch {
                 guard error.code == .installationConflict, attempt == 0 else { throw error }

@@ -71,13 +71,17 @@ extension TesseraClient {
             try check(gen)
             envelope = try await api.identify(body, credential: api.publishableKey)
         }
+        if gen != generation { await abandon(sessionToken: envelope.sessionToken) }
         try check(gen)
         let device = state?.device
+        // Without a session, this identify went with the publishable key; an anonymous session asked for
+        // meanwhile (by the heartbeat or refreshSession()) may have arrived first: it is replaced, and ended below.
+        let replaced = state?.session.flatMap { $0.token == previous?.token ? nil : $0 }
         apply(envelope)
         log(.info, "identified as profile \(envelope.profile.id) (\(envelope.capabilities.kind.rawValue))")
         eventBroadcaster.publish(
             .identified(envelope.profile, capabilities: envelope.capabilities, merge: envelope.merge))
-        if let device, let previous, device.sessionToken == previous.token {
+        if let device, device.sessionToken == previous?.token || device.sessionToken == replaced?.token {
             // The server ended the anonymous session and its push token with it: bind the token to the new one.
             do {
                 _ = try await registerDeviceToken(
@@ -86,6 +90,7 @@ extension TesseraClient {
                 log(.warning, "could not move the push token to the new session: \(TesseraError.wrapping(error).code)")
             }
         }
+        if let replaced { await abandon(sessionToken: replaced.token) }
         return envelope.capabilities
     }
 }

@@ -99,8 +99,14 @@ extension TesseraClient {
         return try await establishSession().session
     }
 
-    /// Replaces the installation identity and removes everything of the old one from the store, then
-    /// starts a fresh anonymous session. Local only: use ``signOut()`` to end the session on the server.
+    /// Replaces the installation identity and removes everything of the old one from the store, ends the
+    /// old installation's session and push token on the server, then starts a fresh anonymous session.
+    ///
+    /// The local part happens at once, offline too. Then, in the order ``signOut()`` uses, the old push
+    /// token is unregistered and the old session revoked (queued and retried by the heartbeat when the
+    /// network is down: until then the store keeps only those two credentials, to revoke them), and the
+    /// fresh anonymous session is created, unless an identify, sign-out or reset overtook this reset
+    /// meanwhile (that call decides the session then).
     /// - Throws: `storage_unavailable` (nothing changed) when the store cannot be written now; the network
     ///   error when the fresh anonymous session could not be created (the heartbeat retries).
     public func reset() async throws {
@@ -110,8 +116,10 @@ extension TesseraClient {
             throw TesseraError(.storageUnavailable, message: "The credential store cannot be written now.")
         }
         generation &+= 1
+        let gen = generation
         var fresh = PersistedState.freshInstallation()
         fresh.lastEndReason = .signedOut
+        fresh.pendingRevocations = Self.revocations(leaving: state)
         state = fresh
         autoEstablish = true
         reestablishTask = nil
@@ -120,7 +128,27 @@ extension TesseraClient {
         log(.info, "reset: new installation")
         eventBroadcaster.publish(.reset)
         defer { rescheduleMaintenance() }
+        await flushPendingRevocations()
+        guard gen == generation else { return }
         _ = try await establishSession()
+    }
+
+    /// What must still be revoked on the server when `state` is abandoned: its queued revocations, its
+    /// session, and its push token (with the session that registered it).
+    static func revocations(leaving state: PersistedState?) -> [PendingRevocation] {
+        guard let state else { return [] }
+        var pending = state.pendingRevocations
+        if let session = state.session, !pending.contains(where: { $0.sessionToken == session.token }) {
+            pending.append(PendingRevocation(sessionToken: session.token))
+        }
+        if let device = state.device {
+            if let index = pending.firstIndex(where: { $0.sessionToken == device.sessionToken }) {
+                pending[index].deviceID = device.device.id
+            } else {
+                pending.append(PendingRevocation(sessionToken: device.sessionToken, deviceID: device.device.id))
+            }
+        }
+        return pending
     }
 
     // MARK: Steps
@@ -132,38 +160,63 @@ extension TesseraClient {
             return true
         } catch {
             log(.warning, "push token not unregistered: \(error.code)")
-            return !error.isTransient
+            return !Self.mayRetry(error)
         }
     }
 
-    /// Revokes a session; false only when a retry may succeed (offline, 5xx, 429).
+    /// Revokes a session; false only when a retry may succeed (offline, 5xx, 429, cancelled).
     func revokeOnServer(token: String) async -> Bool {
         do {
             try await api.revokeIfAlive(sessionToken: token)
             return true
         } catch {
             log(.warning, "session not revoked: \(error.code)")
-            return !error.isTransient
+            return !Self.mayRetry(error)
         }
     }
 
-    /// Retries the revocations queued by an offline sign-out.
+    /// Whether a revocation or unregistration that failed with `error` must stay queued: transient
+    /// errors, and cancellation (the heartbeat's task is cancelled when the app goes to the background,
+    /// and the request may never have reached the server).
+    static func mayRetry(_ error: TesseraError) -> Bool {
+        error.isTransient || error.code == .cancelled
+    }
+
+    /// Retries the revocations queued by an offline sign-out, a reset or a dropped answer.
     func flushPendingRevocations() async {
         guard let pending = state?.pendingRevocations, !pending.isEmpty else { return }
         for item in pending {
-            var done = true
-            if let deviceID = item.deviceID {
-                do {
-                    try await api.unregisterDevice(id: deviceID, credential: item.sessionToken)
-                } catch {
-                    done = !error.isTransient
-                }
-            }
-            if done { done = await revokeOnServer(token: item.sessionToken) }
-            if done {
-                state?.pendingRevocations.removeAll { $0 == item }
-                persist()
+            await flush(item)
+        }
+    }
+
+    /// Unregisters the item's device, then revokes its session; removes it from the queue once both are
+    /// done (or can never succeed).
+    private func flush(_ item: PendingRevocation) async {
+        var done = true
+        if let deviceID = item.deviceID {
+            do {
+                try await api.unregisterDevice(id: deviceID, credential: item.sessionToken)
+            } catch {
+                done = !Self.mayRetry(error)
             }
         }
+        if done { done = await revokeOnServer(token: item.sessionToken) }
+        if done, state?.pendingRevocations.contains(item) == true {
+            state?.pendingRevocations.removeAll { $0 == item }
+            persist()
+        }
+    }
+
+    /// Ends on the server a session whose answer was dropped because a newer identify, sign-out or reset
+    /// overtook the call that asked for it: nobody will ever use it, so it must not stay alive. Queued
+    /// first (the heartbeat retries it if the network fails now), then revoked.
+    func abandon(sessionToken: String) async {
+        let item = PendingRevocation(sessionToken: sessionToken)
+        if state != nil {
+            state?.pendingRevocations.append(item)
+            persist()
+        }
+        await flush(item)
     }
 }

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+@testable import Tessera
+
+/// Sessions the client lets go of end on the server too: the race tests against a live server found
+/// each of these alive after the client had moved on.
+@Suite("Abandoned sessions end on the server")
+struct AbandonedSessionTests {
+    @Test("reset() unregisters the old push token and revokes the old session, in sign-out's order")
+    func resetEndsTheOldSession() async throws {
+        let harness = Harness()
+        let client = harness.client
+        try await client.start()
+        await client.stop()
+        try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
+        let device = try await client.registerDeviceToken("fcm-alice", platform: .fcm, environment: .sandbox)
+        let old = try #require(await client.sessions.token)
+        let start = harness.transport.log.count
+        try await client.reset()
+        #expect(
+            Array(harness.transport.log[start...]) == [
+                "DELETE /v1/devices/\(device.id)", "POST /v1/sessions/revoke", "POST /v1/sessions/anonymous",
+            ])
+        #expect(harness.server.session(token: old)?.endCode == "session_revoked")
+        #expect(harness.server.devices.isEmpty)
+        #expect(try harness.storedState()?.pendingRevocations == [])
+        #expect(harness.server.liveSessions.map(\.token) == [try #require(await client.sessions.token)])
+    }
+
+    @Test("reset() offline: local at once, the old session's revocation queued and sent by the heartbeat")
+    func offlineResetQueues() async throws {
+        let harness = Harness()
+        let client = harness.client
+        try await client.start()
+        let old = try #require(await client.sessions.token)
+        harness.server.script("POST /v1/sessions/revoke", .failure(.notConnectedToInternet))
+        harness.server.script("POST /v1/sessions/anonymous", .failure(.notConnectedToInternet))
+        await #expect(throws: TesseraError.self) { try await client.reset() }
+        #expect(try harness.storedState()?.pendingRevocations == [PendingRevocation(sessionToken: old)])
+        #expect(harness.server.session(token: old)?.endCode == nil)
+        // The network is back: the heartbeat sends the revocation and opens the fresh session.
+        await harness.clock.waitForSleepers(count: 1)
+        harness.clock.advance(by: .seconds(10))
+        _ = await Recorder(client.sessionUpdates).first { $0.value != nil }
+        #expect(harness.server.session(token: old)?.endCode == "session_revoked")
+        #expect(try harness.storedState()?.pendingRevocations == [])
+        await client.stop()
+    }
+
+    @Test("An identify overtaken by reset: its answer is dropped and its session revoked")
+    func overtakenIdentifyIsRevoked() async throws {
+        let harness = Harness()
+        let client = harness.client
+        try await client.start()
+        await client.stop()
+        harness.server.hold("POST /v1/sessions/identify")
+        let identify = Task { try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice")) }
+        let exchange = await harness.transport.next()
+        let answer = harness.server.reply(to: exchange.request)  // the server has made alice's session
+        try await client.reset()
+        exchange.respond(answer)
+        await #expect { try await identify.value } throws: { ($0 as? TesseraError)?.code == .superseded }
+        #expect(await client.profile?.kind == .anonymous)
+        #expect(harness.server.liveSessions.map(\.token) == [try #require(await client.sessions.token)])
+        #expect(try harness.storedState()?.pendingRevocations == [])
+    }
+
+    @Test(
+        "An identify without a session and an anonymous session asked for meanwhile: the identity wins, the other ends",
+        arguments: [true, false])
+    func identifyAndEstablishRace(anonymousAnswersFirst: Bool) async throws {
+        let harness = Harness()
+        let client = harness.client
+        try await client.start()
+        await client.stop()
+        try await client.sessions.revoke()
+        harness.server.hold("POST /v1/sessions/identify")
+        harness.server.hold("POST /v1/sessions/anonymous")
+        let identify = Task { try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice")) }
+        let identifyExchange = await harness.transport.next()
+        let refresh = Task { try await client.refreshSession() }
+        let anonymousExchange = await harness.transport.next()
+        #expect(identifyExchange.endpoint == "POST /v1/sessions/identify")
+        #expect(anonymousExchange.endpoint == "POST /v1/sessions/anonymous")
+        harness.server.release("POST /v1/sessions/identify")
+        harness.server.release("POST /v1/sessions/anonymous")
+        let first = anonymousAnswersFirst ? anonymousExchange : identifyExchange
+        let second = anonymousAnswersFirst ? identifyExchange : anonymousExchange
+        first.respond(harness.server.reply(to: first.request))
+        if anonymousAnswersFirst { _ = try await refresh.value } else { _ = try await identify.value }
+        second.respond(harness.server.reply(to: second.request))
+        _ = try await identify.value
+        _ = try await refresh.value
+        #expect(await client.profile?.externalID == "alice")
+        #expect(harness.server.liveSessions.map(\.token) == [try #require(await client.sessions.token)])
+        #expect(try harness.storedState()?.session?.profile.externalID == "alice")
+    }
+
+    @Test("A revocation whose request was cancelled stays queued")
+    func cancelledRevocationStaysQueued() async throws {
+        let harness = Harness()
+        let client = harness.client
+        try await client.start()
+        await client.stop()
+        let old = try #require(await client.sessions.token)
+        harness.server.script("POST /v1/sessions/revoke", .failure(.cancelled))
+        try await client.signOut()
+        await client.stop()
+        #expect(try harness.storedState()?.pendingRevocations == [PendingRevocation(sessionToken: old)])
+        #expect(harness.server.session(token: old)?.endCode == nil)
+    }
+}
