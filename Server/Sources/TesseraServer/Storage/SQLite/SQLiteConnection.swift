@@ -10,6 +10,10 @@ private let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.
 /// type is `@unchecked Sendable`.
 final class SQLiteConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
+    /// The database file this connection opened.
+    let path: String
+    /// The busy timeout this connection was opened with.
+    let busyTimeoutMilliseconds: Int32
     private var statements: [String: OpaquePointer] = [:]
 
     /// Opens (and creates) the database file at `path` and applies the connection pragmas.
@@ -23,6 +27,8 @@ final class SQLiteConnection: @unchecked Sendable {
             throw SQLiteError(code: status, message: message)
         }
         self.handle = handle
+        self.path = path
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         sqlite_nio_sqlite3_extended_result_codes(handle, 1)
         sqlite_nio_sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         // Cached statements keep their plan: without this SQLite re-prepares a statement whenever a

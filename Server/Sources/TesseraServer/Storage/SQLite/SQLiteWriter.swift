@@ -24,10 +24,24 @@ final class SQLiteWriter: Sendable {
     private let signal = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let maximumBatch: Int
+    private let checkpointer: SQLiteCheckpointer?
 
-    init(connection: SQLiteConnection, maximumBatch: Int = 256) {
+    /// - Parameters:
+    ///   - connection: the read-write connection this writer owns.
+    ///   - maximumBatch: the most jobs grouped into one transaction.
+    ///   - checkpointInBackground: copy the WAL back into the database on a thread of its own
+    ///     instead of inside the commit that crosses SQLite's auto-checkpoint threshold.
+    init(connection: SQLiteConnection, maximumBatch: Int = 256, checkpointInBackground: Bool = true) {
         self.connection = connection
         self.maximumBatch = maximumBatch
+        if checkpointInBackground, let checkpointer = try? SQLiteCheckpointer(like: connection) {
+            // The writer never checkpoints itself; the WAL file is truncated back after it was reset.
+            try? connection.execute("PRAGMA wal_autocheckpoint = 0")
+            try? connection.execute("PRAGMA journal_size_limit = 67108864")
+            self.checkpointer = checkpointer
+        } else {
+            self.checkpointer = nil
+        }
         let thread = Thread { [self] in self.loop() }
         thread.name = "tessera-sqlite-writer"
         thread.start()
@@ -65,6 +79,7 @@ final class SQLiteWriter: Sendable {
         guard wasRunning else { return }
         signal.signal()
         finished.wait()
+        checkpointer?.stop()
         connection.close()
     }
 
@@ -106,16 +121,17 @@ final class SQLiteWriter: Sendable {
                 try connection.run("RELEASE job")
                 succeeded.append((job, complete))
             } catch {
-                try? connection.run("ROLLBACK TO job")
-                try? connection.run("RELEASE job")
+                _ = try? connection.run("ROLLBACK TO job")
+                _ = try? connection.run("RELEASE job")
                 job.fail(error)
             }
         }
         do {
             try connection.run("COMMIT")
             for entry in succeeded { entry.complete() }
+            checkpointer?.committed()
         } catch {
-            try? connection.run("ROLLBACK")
+            _ = try? connection.run("ROLLBACK")
             for entry in succeeded { entry.job.fail(error) }
         }
     }

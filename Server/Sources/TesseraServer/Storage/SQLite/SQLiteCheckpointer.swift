@@ -1,0 +1,58 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Copies the WAL back into the database file on a thread of its own.
+///
+/// SQLite's automatic checkpoint runs inside the commit that crosses its threshold, so one write in
+/// every few dozen batches also waited for the checkpoint's copy and the database file's `fsync`,
+/// and every request queued behind that batch waited with it. Here the writer only counts commits;
+/// this thread runs a `PASSIVE` checkpoint (which never blocks the writer or readers) after every
+/// `commitsPerCheckpoint` commits, or once a second when there were any. Durability does not
+/// depend on it: a committed transaction is in the WAL, `fsync`ed, before the writer answers.
+final class SQLiteCheckpointer: Sendable {
+    private let connection: SQLiteConnection
+    private let commitsPerCheckpoint: Int
+    private let commits = Atomic<Int>(0)
+    private let stopped = Atomic<Bool>(false)
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Opens a connection to the database of `writer` and starts the thread.
+    init(like writer: SQLiteConnection, commitsPerCheckpoint: Int = 64) throws {
+        connection = try SQLiteConnection(
+            path: writer.path, busyTimeoutMilliseconds: writer.busyTimeoutMilliseconds, queryOnly: false)
+        self.commitsPerCheckpoint = commitsPerCheckpoint
+        let thread = Thread { [self] in self.loop() }
+        thread.name = "tessera-sqlite-checkpoint"
+        thread.start()
+    }
+
+    /// Called by the writer after each commit.
+    func committed() {
+        if commits.add(1, ordering: .relaxed).newValue == commitsPerCheckpoint {
+            wake.signal()
+        }
+    }
+
+    /// Runs a last checkpoint, truncating the WAL, and stops the thread.
+    func stop() {
+        guard !stopped.exchange(true, ordering: .acquiring) else { return }
+        wake.signal()
+        finished.wait()
+        try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        connection.close()
+    }
+
+    private func loop() {
+        while true {
+            _ = wake.wait(timeout: .now() + .seconds(1))
+            if stopped.load(ordering: .acquiring) {
+                finished.signal()
+                return
+            }
+            guard commits.exchange(0, ordering: .relaxed) > 0 else { continue }
+            try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        }
+    }
+}
