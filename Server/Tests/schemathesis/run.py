@@ -44,11 +44,12 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="a short run for CI (about a minute)")
     parser.add_argument("--max-time", type=int, help="seconds for schemathesis (default 60 quick, 240 full)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory and reports")
+    parser.add_argument("--database", help="a postgres://… URL to run against (default: a fresh SQLite file)")
     parser.add_argument("extra", nargs="*", help="more schemathesis arguments (after --)")
     arguments = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="tessera-schemathesis-"))
-    database = f"sqlite:{work / 'tessera.sqlite'}"
+    database = arguments.database or f"sqlite:{work / 'tessera.sqlite'}"
     environment = {key: value for key, value in os.environ.items() if not key.startswith("TESSERA_")}
     port = free_port()
     server: subprocess.Popen | None = None
