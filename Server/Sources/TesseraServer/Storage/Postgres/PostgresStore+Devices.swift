@@ -4,6 +4,16 @@ extension PostgresStore {
     public func registerDevice(_ device: DeviceRecord) async throws -> DeviceRecord {
         let logger = logger
         return try await transaction { connection in
+            // The session may have ended since the request was authenticated: a device is never bound
+            // to an ended session. FOR SHARE makes a concurrent revoke or erasure wait for this
+            // transaction, or this one see it.
+            guard
+                let session = try await connection.first(
+                    "SELECT revoked_at, expires_at FROM sessions WHERE id = \(device.sessionID) FOR SHARE",
+                    logger: logger)
+            else { throw APIError.sessionNotFound }
+            if try session.optionalInt(0) != nil { throw APIError.sessionRevoked }
+            if try session.int(1) <= device.createdAt { throw APIError.sessionExpired }
             try await connection.rows(
                 """
                 DELETE FROM devices

@@ -1,6 +1,14 @@
 extension SQLiteStore {
     public func registerDevice(_ device: DeviceRecord) async throws -> DeviceRecord {
         try await writer.write { connection in
+            // The session may have ended since the request was authenticated (a revoke or an erasure
+            // that committed in between): a device is never bound to an ended session.
+            guard
+                let session = try connection.queryFirst(
+                    "SELECT revoked_at, expires_at FROM sessions WHERE id = ?", [.init(device.sessionID)])
+            else { throw APIError.sessionNotFound }
+            if session.optionalInt(0) != nil { throw APIError.sessionRevoked }
+            if session.int(1) <= device.createdAt { throw APIError.sessionExpired }
             try connection.run(
                 "DELETE FROM devices WHERE project_id = ? AND platform = ? AND token = ?",
                 [.init(device.projectID), .init(device.platform), .init(device.token)])
