@@ -73,7 +73,7 @@ struct IdentityClaimsReader {
         guard exp - now <= configuration.maximumLifetime + leeway else {
             throw TokenError(
                 .identityTokenLifetimeTooLong,
-                "exp lies more than \(Int(configuration.maximumLifetime)) seconds ahead."
+                "exp lies more than \(configuration.maximumLifetime.numericDate) seconds ahead."
             )
         }
         // Time before identity: RFC 7515's example token has no sub, and is reported as expired.

@@ -62,6 +62,15 @@ struct JSONWriter {
 }
 
 extension Double {
-    /// A NumericDate as written on the wire: whole seconds, rounded down.
-    var numericDate: Int64 { Int64(self.rounded(.down)) }
+    /// A NumericDate as written on the wire: whole seconds, rounded down, clamped to `Int64`.
+    ///
+    /// A token may carry any finite number (`"iat":1e300`), and claims read from one can be encoded
+    /// or signed again: that must not trap. NaN, which no reader produces, is written as 0 (expired).
+    var numericDate: Int64 {
+        let seconds = rounded(.down)
+        if seconds.isNaN { return 0 }
+        if seconds >= 0x1p63 { return .max }
+        if seconds < -0x1p63 { return .min }
+        return Int64(seconds)
+    }
 }
