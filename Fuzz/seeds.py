@@ -37,7 +37,7 @@ RETIRED_KEY = ec.derive_private_key(int.from_bytes(bytes(100 + i for i in range(
 
 def es256(header: bytes, payload: bytes, key=SESSION_KEY) -> str:
     signing_input = b64(header) + "." + b64(payload)
-    r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+    r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256(), deterministic_signing=True)))
     return signing_input + "." + b64(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
 
 
@@ -101,6 +101,7 @@ PAYLOADS = [
     b'{"sub":"u","exp":%d,"email":"no-at"}' % (NOW + 1), b'{"sub":"u","exp":%d,"name":" "}' % (NOW + 1),
     b'{"sub":"u","exp":%d,"avatar_url":"http://x"}' % (NOW + 1),
     b'{"sub":"u","exp":%d,"name":"\xc3\xa9","x":[[[[{}]]]],"y":{"a":[true,false,null,-1.5e-3]}}' % (NOW + 1),
+    b'{"sub":"u","exp":%d,"iat":-1e300,"nbf":-1.7976931348623157e308}' % (NOW + 1), b'{"sub":"u","exp":1e308}',
     b'{"sub":"u","exp":%d,"jti":""}' % (NOW + 1), b'{"sub":"\xed\xa0\x80","exp":%d}' % (NOW + 1),
 ]
 identity = []

@@ -26,6 +26,12 @@ private enum Verifiers {
         configuration: .init(
             projectID: FuzzFixture.projectID, requireAudience: true, expectedIssuer: "https://backend.example",
             leeway: 0, maximumLifetime: 600))
+    /// A looser configuration (huge lifetime ceiling): it must accept all `real` accepts, and not trap.
+    static let wide = try! IdentityTokenVerifier(
+        secrets: [FuzzFixture.secret],
+        configuration: .init(
+            projectID: FuzzFixture.projectID, projectSlug: FuzzFixture.projectSlug,
+            leeway: 600, maximumLifetime: 1e300))
     static let minter = IdentityTokenMinter(secret: FuzzFixture.secret)
 
     /// Valid tokens to mutate in mode 2.
@@ -79,6 +85,8 @@ private func check(_ token: String) {
         require((try? result.get()) == claims, "strict configuration accepted what the default refused")
         require(claims.issuer == "https://backend.example" && !claims.audience.isEmpty, "strict rules skipped")
     }
+    let wide = verify(Verifiers.wide, token)
+    if case .failure(let error) = wide { requireWellFormed(error, token) }
     switch result {
     case .failure(let error):
         requireWellFormed(error, token)
@@ -94,6 +102,7 @@ private func check(_ token: String) {
         }
         require((try? verify(Verifiers.real, token).get()) == claims, "verification is not deterministic")
         require((try? verify(Verifiers.both, token).get()) == claims, "two-secret verifier disagrees")
+        require((try? wide.get()) == claims, "the widest configuration refused what the default accepts")
         checkRules(claims)
         checkRemint(claims)
     }
@@ -118,9 +127,10 @@ private func checkRules(_ claims: IdentityClaims) {
 
 /// Claims a verifier returned, minted again, verify to the same claims (whole-second dates only).
 private func checkRemint(_ claims: IdentityClaims) {
+    // Minting must not trap on any claims the verifier returns (e.g. an iat of -1e300).
+    let token = Verifiers.minter.mint(claims)
     let dates = [claims.expiration] + [claims.issuedAt, claims.notBefore].compactMap { $0 }
     guard dates.allSatisfy(isWholeSeconds) else { return }
-    let token = Verifiers.minter.mint(claims)
     guard token.utf8.count <= 8 * 1024, let parts = segments(token), parts[1].utf8.count <= (4 * 1024 * 4 + 2) / 3
     else { return }
     switch verify(Verifiers.real, token) {

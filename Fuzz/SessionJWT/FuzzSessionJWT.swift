@@ -73,7 +73,14 @@ private func check(_ token: String) {
     let ringResult = Result { () throws(TokenError) in try Keys.ring.verify(token, now: now) }
     let lenient = Result { () throws(TokenError) in try Keys.ring.verify(token, now: now, allowExpired: true) }
     let unverified = Result { () throws(TokenError) in try SessionClaims.unverified(from: token) }
-    if case .failure(let error) = unverified { requireWellFormed(error, token) }
+    switch unverified {
+    case .failure(let error): requireWellFormed(error, token)
+    case .success(let claims):
+        // The server reads these claims before any signature check: encoding or re-signing them
+        // must not trap, whatever numbers the token carries.
+        _ = try? JSONEncoder().encode(claims)
+        _ = Keys.ring.sign(claims)
+    }
     if case .failure(let error) = lenient {
         requireWellFormed(error, token)
         require(error.code != .tokenExpired, "allowExpired still refused as expired")

@@ -94,7 +94,19 @@ func isCanonical(_ token: String) -> Bool {
 /// An error message must never repeat the token (credentials are never logged).
 func requireNoEcho(_ error: TokenError, _ token: String) {
     guard token.utf8.count >= 24 else { return }
-    require(!error.message.contains(token) && !error.description.contains(token), "error text echoes the token")
+    require(
+        !contains(error.message.utf8, token.utf8) && !contains(error.description.utf8, token.utf8),
+        "error text echoes the token")
+}
+
+/// Byte-wise substring search (Foundation's `contains` stops at NUL characters).
+func contains(_ haystack: String.UTF8View, _ needle: String.UTF8View) -> Bool {
+    let haystack = Array(haystack)
+    let needle = Array(needle)
+    guard needle.count <= haystack.count else { return false }
+    return (0...(haystack.count - needle.count)).contains { start in
+        haystack[start..<(start + needle.count)].elementsEqual(needle)
+    }
 }
 
 /// A date that a minter can write and read back exactly (whole seconds, well inside Int64).
