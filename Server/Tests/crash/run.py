@@ -2,7 +2,8 @@
 """Crash durability of `tessera serve`: SIGKILL under mixed load, restart, check every acknowledged write.
 
     Server/Tests/crash/run.py --tessera PATH --database sqlite|postgres [--kills 20]
-        [--seconds-between 0.5-3] [--seed S] [--workers 6] [--postgres-url URL] [--keep]
+        [--seconds-between 0.5-2.5] [--seed S] [--workers 6] [--device-races 100] [--postgres-url URL]
+        [--self-test] [--keep]
 
 Usually run through `scripts/crash-test`. One run, on one backend:
 
@@ -12,6 +13,9 @@ Usually run through `scripts/crash-test`. One run, on one backend:
    mixed load: anonymous starts and restores, signed identifies (promoting or merging the anonymous
    profile), extensions, heartbeats, revokes (own session, `DELETE /v1/sessions/{id}`, admin
    revoke-all), device registrations, erasures (admin `DELETE` profile) and probes of dead sessions.
+   Before the kills, `--device-races` times, a device registration races the end of its session
+   (own revoke, `DELETE /v1/sessions/{id}`, admin revoke-all, erasure): 201 or the session's 401,
+   never a 5xx, and no device may outlive its session (checked through the API and in the database).
 2. Kills the server with SIGKILL at seeded random moments (`--kills` times), restarts it on the same
    database, and lets the clients reconnect. A request whose 2xx reply was read is *acknowledged*;
    one that lost its connection (or got a 5xx) is *unknown*; a 4xx is *rejected* (no effect).
@@ -930,6 +934,64 @@ class Checker:
         return self.model.checks - before
 
 
+# ─── Device registration racing the end of its session ───────────────────────────────────────────
+
+
+def device_races(run: "Run", count: int, rng: random.Random) -> None:
+    """`count` times, registers a device on a session while another connection ends that session
+    (own revoke, DELETE by a sibling session, admin revoke-all, erasure). Whatever the order, the
+    registration answers 201 or the session's 401, never a 5xx, and no device outlives its session."""
+    model, project = run.model, run.project
+    secret, kid = project["identity_secret"]["secret"], project["identity_secret"]["kid"]
+    outcomes: dict[str, int] = {}
+    for index in range(count):
+        a, b = HTTP(run.port), HTTP(run.port)
+        sub = f"race-{run.seed}-{index}"
+        first, second = (a.call("POST", "/v1/sessions/identify", project["publishable_key"],
+                                {"identity_token": identity_token(secret, kid, sub, uuid.uuid4().hex)[0]}).body
+                         for _ in range(2))
+        sid, pid = first["session"]["id"], first["profile"]["id"]
+        way = ("revoke", "delete", "revoke_all", "erase")[index % 4]
+        replies = {}
+
+        def register():
+            replies["device"] = a.call("POST", "/v1/devices", first["session_token"],
+                                       {"platform": "fcm", "token": f"race-{uuid.uuid4().hex}"})
+
+        def end():
+            if way == "revoke":
+                replies["end"] = b.call("POST", "/v1/sessions/revoke", first["session_token"], {})
+            elif way == "delete":
+                replies["end"] = b.call("DELETE", f"/v1/sessions/{sid}", second["session_token"])
+            elif way == "revoke_all":
+                replies["end"] = b.call("POST", f"/v1/admin/profiles/{pid}/sessions/revoke", project["secret_key"], {})
+            else:
+                replies["end"] = b.call("DELETE", f"/v1/admin/profiles/{pid}", project["secret_key"])
+
+        threads = [threading.Thread(target=register), threading.Thread(target=end)]
+        if rng.random() < 0.5:
+            threads.reverse()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        device, ended = replies["device"], replies["end"]
+        key = f"{way}: {device.status}"
+        outcomes[key] = outcomes.get(key, 0) + 1
+        model.checks += 2
+        if not (device.status == 201 or (device.status == 401 and device.code in DEAD_CODES)):
+            model.violation(f"[device race] POST /v1/devices racing {way} answered {device.status} {device.code}")
+        if not ended.ok:
+            model.violation(f"[device race] {way} answered {ended.status} {ended.code}")
+        listed = a.call("GET", f"/v1/admin/profiles/{pid}/devices", project["secret_key"])
+        if listed.status == 200 and listed.body.get("devices"):
+            model.violation(f"[device race] DEVICE OUTLIVED ITS SESSION: {way} of {sid}, devices still listed")
+        run.race_sessions.append(sid)
+        a.reset()
+        b.reset()
+    print(f"device races: {count} ({', '.join(f'{k} ×{v}' for k, v in sorted(outcomes.items()))})", flush=True)
+
+
 # ─── Direct reads of the database after the final kill ───────────────────────────────────────────
 
 
@@ -1078,6 +1140,7 @@ class Run:
         self.stopping = threading.Event()
         self.finished_workers = 0
         self.integrity = "n/a"
+        self.race_sessions: list[str] = []
         self.port = free_port()
         self.subs = [f"user-{self.seed}-{uuid.uuid4().hex[:6]}-{i}" for i in range(arguments.users)]
 
@@ -1105,6 +1168,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=6)
     parser.add_argument("--users", type=int, default=48, help="distinct signed-in users shared by the workers")
     parser.add_argument("--sample", type=int, default=40, help="older facts re-checked after each restart")
+    parser.add_argument("--device-races", type=int, default=100,
+                        help="device registrations raced against the end of their session, before the kills")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory and logs")
     parser.add_argument("--self-test", action="store_true",
                         help="undo some acknowledged writes in the database during one outage and expect the "
@@ -1147,6 +1212,7 @@ def main() -> int:
         run.project = json.loads(created.stdout)
         server = Server(arguments.tessera, database_url, run.port, os.path.join(work, "tessera.log"))
         server.start()
+        device_races(run, arguments.device_races, random.Random(f"{arguments.seed}-races"))
 
         workers = [Worker(i, run) for i in range(arguments.workers)]
         for worker in workers:
