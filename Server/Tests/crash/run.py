@@ -460,8 +460,8 @@ class Device:
 
 class Worker(threading.Thread):
     WEIGHTS = {
-        "start": 8, "identify": 14, "extend": 12, "heartbeat": 8, "revoke": 7, "delete_session": 5,
-        "admin_revoke_all": 2, "device": 12, "erase": 2, "probe": 6,
+        "start": 8, "identify": 14, "extend": 12, "heartbeat": 8, "revoke": 5, "delete_session": 4,
+        "admin_revoke_all": 1, "device": 12, "erase": 1, "probe": 6,
     }
 
     def __init__(self, index: int, run: "Run"):
@@ -1166,7 +1166,7 @@ def main() -> int:
     parser.add_argument("--seconds-between", default="0.5-2.5", help="load between kills: MIN-MAX seconds")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--workers", type=int, default=6)
-    parser.add_argument("--users", type=int, default=48, help="distinct signed-in users shared by the workers")
+    parser.add_argument("--users", type=int, default=160, help="distinct signed-in users shared by the workers")
     parser.add_argument("--sample", type=int, default=40, help="older facts re-checked after each restart")
     parser.add_argument("--device-races", type=int, default=100,
                         help="device registrations raced against the end of their session, before the kills")
