@@ -132,6 +132,22 @@ def create_sessions(port: int, publishable_key: str, count: int) -> list[str]:
     return tokens
 
 
+def raise_rate_limits(port: int, secret_key: str) -> None:
+    """Lifts the bench project's rate limits (admin API): all load comes from one address, 127.0.0.1."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    limits = dict.fromkeys(
+        ["anonymous_starts_per_minute", "failed_identifies_per_minute", "failed_identifies_per_installation_per_minute"])
+    connection.request(
+        "PATCH", "/v1/admin/project", body=json.dumps({"rate_limits": limits}),
+        headers={"Authorization": f"Bearer {secret_key}", "Content-Type": "application/json"},
+    )
+    response = connection.getresponse()
+    payload = response.read()
+    connection.close()
+    if response.status != 200:
+        raise SystemExit(f"bench: PATCH /v1/admin/project answered {response.status}: {payload[:300]!r}")
+
+
 def start_wrk(
     url: str, script: Path, script_args: list[str], arguments: argparse.Namespace, duration: int,
     connections: int | None = None,
@@ -333,6 +349,7 @@ def main() -> int:
         for index, (port, node) in enumerate(zip(tessera_ports, nodes)):
             wait_for(port, "/health", node, f"tessera serve (node {index + 1})" if arguments.nodes > 1 else "tessera serve")
         wait_for(hello_port, "/", hello, "HelloWorld")
+        raise_rate_limits(tessera_port, project.secret_key)
 
         count = arguments.duration * arguments.per_second
         print(f"› preparing {arguments.sessions} sessions, {count} identity tokens, {count} installations", file=sys.stderr)

@@ -9,7 +9,7 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the server.",
         discussion:
-            "Flags override the TESSERA_HOST, TESSERA_PORT, TESSERA_DATABASE_URL, TESSERA_LOG_LEVEL and TESSERA_PUBLIC_URL environment variables."
+            "Flags override the TESSERA_HOST, TESSERA_PORT, TESSERA_DATABASE_URL, TESSERA_LOG_LEVEL, TESSERA_PUBLIC_URL, TESSERA_TRUSTED_PROXY_HEADER, TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE and TESSERA_ANONYMOUS_RETENTION_DAYS environment variables."
     )
 
     @Option(help: "The address to listen on (default 127.0.0.1).")
@@ -27,6 +27,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The server's public base URL, the session JWT issuer (default http://HOST:PORT).")
     var publicURL: String?
 
+    @Option(
+        help:
+            "A header your reverse proxy appends the client's address to, such as X-Forwarded-For; its right-most address is the client (default: the socket's peer)."
+    )
+    var trustedProxyHeader: String?
+
+    @Option(
+        help: "Session credentials that find no session, per client address per minute; 0 is unlimited (default 120)."
+    )
+    var failedSessionLookupsPerMinute: Int64?
+
+    @Option(help: "Delete anonymous profiles older than this without a live session; 0 keeps them (default 30).")
+    var anonymousRetentionDays: Int64?
+
     func run() async throws {
         var configuration = try ServerConfiguration.fromEnvironment()
         if let host { configuration.host = host }
@@ -43,6 +57,21 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let publicURL { configuration.publicURL = publicURL }
         let app = try await buildApplication(configuration: configuration)
+        do {
+            if let trustedProxyHeader {
+                configuration.trustedProxyHeader = try ServerConfiguration.validatedProxyHeader(trustedProxyHeader)
+            }
+            if let failedSessionLookupsPerMinute {
+                configuration.failedSessionLookupsPerMinute = try ServerConfiguration.validatedLimit(
+                    String(failedSessionLookupsPerMinute), name: "--failed-session-lookups-per-minute")
+            }
+            if let anonymousRetentionDays {
+                configuration.anonymousRetentionDays = try ServerConfiguration.validatedRetentionDays(
+                    String(anonymousRetentionDays), name: "--anonymous-retention-days")
+            }
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
         try await app.runService()
     }
 }

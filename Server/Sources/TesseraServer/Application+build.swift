@@ -45,6 +45,7 @@ public func buildApplication(configuration: ServerConfiguration, store: any Tess
             StoreService(store: store),
             CleanupService(
                 store: store, interval: configuration.cleanupInterval, batchSize: configuration.cleanupBatchSize,
+                anonymousRetentionSeconds: configuration.anonymousRetentionDays.map { $0 * 86_400 },
                 now: configuration.now, logger: logger),
         ],
         logger: logger)

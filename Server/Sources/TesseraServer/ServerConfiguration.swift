@@ -1,4 +1,5 @@
 public import Foundation
+import HTTPTypes
 public import Logging
 
 /// Everything `buildApplication(configuration:)` needs, with a default for every field.
@@ -32,13 +33,23 @@ public struct ServerConfiguration: Sendable {
     public var announce: @Sendable (String) -> Void = { message in
         FileHandle.standardOutput.write(Data((message + "\n").utf8))
     }
-    /// Asked before every routed request; nil admits everything (rate limiting arrives with issue 5).
-    public var rateLimiter: (any RateLimiter)? = nil
+    /// The header a trusted reverse proxy appends the client's address to (for example
+    /// `X-Forwarded-For`); nil uses the socket's peer. Only the right-most address of the header is
+    /// used: the one the proxy appended, not what the client sent. See ``ClientAddress``.
+    public var trustedProxyHeader: String? = nil
+    /// Session credentials that find no session (token guessing), per client address per minute,
+    /// for the whole server (a session token names no project); nil is unlimited.
+    public var failedSessionLookupsPerMinute: Int64? = 120
+    /// Anonymous profiles older than this many days without a live session are deleted by the
+    /// background cleanup, with their installations; nil keeps them forever.
+    public var anonymousRetentionDays: Int64? = 30
 
     public init() {}
 
     /// The configuration from `TESSERA_HOST`, `TESSERA_PORT`, `TESSERA_DATABASE_URL`,
-    /// `TESSERA_LOG_LEVEL` and `TESSERA_PUBLIC_URL`; unset variables keep the defaults.
+    /// `TESSERA_LOG_LEVEL`, `TESSERA_PUBLIC_URL`, `TESSERA_TRUSTED_PROXY_HEADER`,
+    /// `TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE` (0: unlimited) and
+    /// `TESSERA_ANONYMOUS_RETENTION_DAYS` (0: keep forever); unset variables keep the defaults.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> ServerConfiguration
     {
@@ -59,7 +70,40 @@ public struct ServerConfiguration: Sendable {
             configuration.logLevel = parsed
         }
         if let url = environment["TESSERA_PUBLIC_URL"], !url.isEmpty { configuration.publicURL = url }
+        if let header = environment["TESSERA_TRUSTED_PROXY_HEADER"], !header.isEmpty {
+            configuration.trustedProxyHeader = try validatedProxyHeader(header)
+        }
+        if let value = environment["TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE"], !value.isEmpty {
+            configuration.failedSessionLookupsPerMinute = try validatedLimit(
+                value, name: "TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE")
+        }
+        if let value = environment["TESSERA_ANONYMOUS_RETENTION_DAYS"], !value.isEmpty {
+            configuration.anonymousRetentionDays = try validatedRetentionDays(
+                value, name: "TESSERA_ANONYMOUS_RETENTION_DAYS")
+        }
         return configuration
+    }
+
+    /// A header name for ``trustedProxyHeader``.
+    public static func validatedProxyHeader(_ name: String) throws -> String {
+        guard HTTPField.Name(name) != nil else { throw ConfigurationError("\(name) is not an HTTP header name") }
+        return name
+    }
+
+    /// A per-minute limit: a positive number, or 0 for unlimited (nil).
+    public static func validatedLimit(_ value: String, name: String) throws -> Int64? {
+        guard let number = Int64(value), number == 0 || RateLimits.range.contains(number) else {
+            throw ConfigurationError("\(name) must be 0 (unlimited) to \(RateLimits.range.upperBound), not \(value)")
+        }
+        return number == 0 ? nil : number
+    }
+
+    /// A retention in days: a positive number, or 0 to keep anonymous profiles forever (nil).
+    public static func validatedRetentionDays(_ value: String, name: String) throws -> Int64? {
+        guard let days = Int64(value), (0...36_500).contains(days) else {
+            throw ConfigurationError("\(name) must be 0 (keep forever) to 36500 days, not \(value)")
+        }
+        return days == 0 ? nil : days
     }
 
     /// The `iss` of session JWTs.

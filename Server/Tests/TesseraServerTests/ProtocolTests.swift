@@ -181,23 +181,4 @@ struct ProtocolTests {
             #expect(created == serverTime)
         }
     }
-
-    @Test("The rate-limiting seam answers 429 rate_limited with Retry-After")
-    func rateLimitSeam() async throws {
-        let environment = try await TestEnvironment.make { $0.rateLimiter = IdentifyLimiter() }
-        try await environment.withApp { client in
-            let limited = try await client.identify(token: environment.identityToken(sub: "x"))
-            #expect(limited.status == .tooManyRequests)
-            #expect(limited.errorCode == "rate_limited")
-            #expect(limited.headers[.retryAfter] == "7")
-            #expect(try await client.anonymous().status == .created)
-        }
-    }
-}
-
-/// Limits only identify, always.
-struct IdentifyLimiter: RateLimiter {
-    func retryAfterSeconds(route: String, request: HTTPRequest) async throws -> Int? {
-        route == "/v1/sessions/identify" ? 7 : nil
-    }
 }

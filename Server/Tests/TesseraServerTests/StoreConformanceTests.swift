@@ -230,4 +230,121 @@ struct StoreConformanceTests {
         #expect(try await store.profile(projectID: projectID, id: anonymous.context.profile.id) == nil)
         #expect(try await store.sessionContext(sessionID: existing.context.session.id) == nil)
     }
+
+    @Test(
+        "Rate-limit counters: one per key and window, no hit lost under concurrency", arguments: StoreBackend.allCases)
+    func rateLimitCounters(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let store = environment.store
+        let projectID = environment.project.project.id
+        let address = RateLimitKey(projectID: projectID, bucket: .failedIdentifyByAddress, key: "192.0.2.1")
+        let installation = RateLimitKey(projectID: projectID, bucket: .failedIdentifyByInstallation, key: "i-1")
+        let server = RateLimitKey(projectID: "", bucket: .failedSessionLookup, key: "192.0.2.1")
+        let window = RateLimitWindow(containing: environment.clock.seconds)
+        #expect(try await store.hitRateLimits([], window: window) == [])
+        #expect(try await store.hitRateLimits([address, installation], window: window) == [1, 1])
+        #expect(try await store.hitRateLimits([installation, address, server], window: window) == [2, 2, 1])
+        let next = RateLimitWindow(containing: window.end)
+        #expect(try await store.hitRateLimits([address], window: next) == [1])
+        let counts = try await withThrowingTaskGroup(of: Int64.self) { group in
+            for _ in 0..<40 {
+                group.addTask { try await store.hitRateLimits([server], window: next)[0] }
+            }
+            return try await group.reduce(into: [Int64]()) { $0.append($1) }
+        }
+        #expect(counts.sorted() == Array(1...40))
+    }
+
+    @Test("An anonymous start counts itself and a refused start changes nothing", arguments: StoreBackend.allCases)
+    func anonymousStartCharge(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let projectID = environment.project.project.id
+        let window = RateLimitWindow(containing: environment.clock.seconds)
+        let charge = RateLimitCharge(
+            key: RateLimitKey(projectID: projectID, bucket: .anonymousStart, key: "192.0.2.1"), window: window,
+            limit: 2)
+        func start(_ installationID: String = UUID().uuidString.lowercased(), charge: RateLimitCharge?)
+            async throws -> AnonymousStartResult
+        {
+            let (session, hash) = newSession(projectID, now: environment.clock.seconds)
+            return try await environment.store.startAnonymousSession(
+                AnonymousStart(
+                    projectID: projectID, installationID: installationID,
+                    installationSecretHash: OpaqueToken.sha256("s"),
+                    newProfileID: OpaqueToken.identifier(prefix: "usr_"),
+                    newSession: session, sessionTokenHash: hash, rateLimit: charge))
+        }
+        #expect(try await start(charge: charge).rateLimitHits == 1)
+        #expect(try await start(charge: charge).rateLimitHits == 2)
+        #expect(try await start(charge: nil).rateLimitHits == nil)
+        let refused = UUID().uuidString.lowercased()
+        await #expect(throws: APIError.rateLimited(retryAfter: 20)) { _ = try await start(refused, charge: charge) }
+        await #expect(throws: APIError.rateLimited(retryAfter: 20)) { _ = try await start(refused, charge: charge) }
+        #expect(try await environment.store.hitRateLimits([charge.key], window: window) == [3])
+        var next = charge
+        next.window = RateLimitWindow(containing: window.end)
+        let later = try await start(refused, charge: next)
+        #expect(later.createdInstallation)
+        #expect(later.rateLimitHits == 1)
+    }
+
+    @Test(
+        "Cleanup deletes finished rate-limit windows and old anonymous profiles without a live session",
+        arguments: StoreBackend.allCases)
+    func staleCleanup(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let store = environment.store
+        let projectID = environment.project.project.id
+        let window = RateLimitWindow(containing: environment.clock.seconds)
+        let key = RateLimitKey(projectID: projectID, bucket: .anonymousStart, key: "192.0.2.1")
+        _ = try await store.hitRateLimits([key], window: window)
+        #expect(try await store.deleteStale(now: window.end - 1, anonymousCreatedBefore: nil, batchSize: 10).total == 0)
+        #expect(
+            try await store.deleteStale(now: window.end, anonymousCreatedBefore: nil, batchSize: 10).rateLimitWindows
+                == 1)
+        #expect(try await store.hitRateLimits([key], window: window) == [1])
+
+        let day: Int64 = 86_400
+        var old: [AnonymousStartResult] = []
+        for _ in 0..<3 { old.append(try await start(environment, minutes: 5)) }
+        let oldInstallation = old[0].context.session.installationID!
+        _ = try await store.registerDevice(
+            DeviceRecord(
+                id: OpaqueToken.identifier(prefix: "dev_"), projectID: projectID,
+                sessionID: old[0].context.session.id, profileID: old[0].context.profile.id, platform: "apns",
+                environment: "production", token: "old-device", createdAt: environment.clock.seconds))
+        let oldButLive = try await start(environment, minutes: 60 * 24 * 60)
+        let oldRevoked = try await start(environment, minutes: 60 * 24 * 60)
+        #expect(
+            try await store.revokeSession(
+                sessionID: oldRevoked.context.session.id, profileID: nil, now: environment.clock.seconds))
+        let identified = try await identify(environment, externalID: "kept")
+        environment.clock.advance(seconds: Double(31 * day))
+        let recent = try await start(environment, minutes: 5)
+        environment.clock.advance(seconds: 600)
+        let now = environment.clock.seconds
+        let cutoff = now - 30 * day
+
+        #expect(try await store.deleteStale(now: now, anonymousCreatedBefore: nil, batchSize: 2).anonymousProfiles == 0)
+        let first = try await store.deleteStale(now: now, anonymousCreatedBefore: cutoff, batchSize: 2)
+        #expect(first.anonymousProfiles == 2)
+        let second = try await store.deleteStale(now: now, anonymousCreatedBefore: cutoff, batchSize: 2)
+        #expect(second.anonymousProfiles == 2)
+        #expect(try await store.deleteStale(now: now, anonymousCreatedBefore: cutoff, batchSize: 2).total == 0)
+
+        for gone in old + [oldRevoked] {
+            #expect(try await store.profile(projectID: projectID, id: gone.context.profile.id) == nil)
+            #expect(try await store.sessionContext(sessionID: gone.context.session.id) == nil)
+        }
+        #expect(try await store.liveDevices(profileID: old[0].context.profile.id, now: now).isEmpty)
+        for kept in [oldButLive, recent] {
+            #expect(try await store.profile(projectID: projectID, id: kept.context.profile.id) != nil)
+        }
+        #expect(try await store.profile(projectID: projectID, id: identified.context.profile.id) != nil)
+        // The installation went with its profile: starting it again is a new installation, any secret.
+        let restarted = try await start(
+            environment, installationID: oldInstallation, secretHash: OpaqueToken.sha256("another"))
+        #expect(restarted.createdInstallation)
+        #expect(restarted.context.profile.id != old[0].context.profile.id)
+    }
 }

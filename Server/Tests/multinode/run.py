@@ -4,7 +4,8 @@
     Server/Tests/multinode/run.py --tessera PATH --database postgres://… [--outage]
 
 Checks: a session revoked through node A is refused by node B at once; 40 concurrent identifies of
-one `sub` split across both nodes give one profile; with --outage, PostgreSQL is paused under load
+one `sub` split across both nodes give one profile; failed identifies alternating between the nodes
+are answered 429 at the project's limit, not at twice it (the counters live in the database); with --outage, PostgreSQL is paused under load
 (`scripts/postgres pause`): only 503s and a failing /health, then it is resumed and both nodes
 recover without a restart. Prints one line per check and exits non-zero when one fails.
 """
@@ -61,6 +62,42 @@ def identity_token(secret, kid, sub):
     return f"{header}.{payload}.{b64(signature)}"
 
 
+def identify_raw(port, pk, token):
+    """POST /v1/sessions/identify: (status, error code, Retry-After)."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/sessions/identify", method="POST",
+                                     data=json.dumps({"identity_token": token}).encode())
+    request.add_header("Authorization", f"Bearer {pk}")
+    request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, None, response.headers.get("Retry-After")
+    except urllib.error.HTTPError as error:
+        try:
+            code = json.loads(error.read()).get("error", {}).get("code")
+        except ValueError:
+            code = None
+        return error.code, code, error.headers.get("Retry-After")
+
+
+def rate_limits(a_port, b_port, pk, secret, kid, limit):
+    """Failed identifies alternating between the nodes: `limit` failures, then 429 on both nodes."""
+    while time.time() % 60 > 40:  # keep the whole check inside one one-minute window
+        time.sleep(1)
+    forged = identity_token("not-the-project-secret-" + "x" * 32, kid, "rate-limited")
+    results = [identify_raw(a_port if index % 2 == 0 else b_port, pk, forged) for index in range(2 * limit + 2)]
+    statuses = [status for status, _, _ in results]
+    failures = statuses.count(401)
+    check(f"failed identifies split across both nodes: {limit} answered 401, not {2 * limit}",
+          failures == limit and statuses[:limit] == [401] * limit, f"{statuses}")
+    limited = [(code, retry) for status, code, retry in results if status == 429]
+    check("... then 429 rate_limited with Retry-After on both nodes",
+          len(limited) == len(results) - limit
+          and all(code == "rate_limited" and retry and 1 <= int(retry) <= 60 for code, retry in limited),
+          f"{results}")
+    good = [identify_raw(port, pk, identity_token(secret, kid, "rate-limited-good"))[0] for port in (a_port, b_port)]
+    check("... and a blocked client's good token is refused on both nodes too", good == [429, 429], f"{good}")
+
+
 def start_node(tessera, database, port):
     environment = dict(os.environ, TESSERA_LOG_LEVEL="error")
     process = subprocess.Popen(
@@ -89,12 +126,17 @@ def main():
         [arguments.tessera, "projects", "create", "--name", "Multinode", "--json", "--database", database],
         check=True, capture_output=True, text=True, timeout=120)
     project = json.loads(created.stdout)
-    pk = project["publishable_key"]
+    pk, sk = project["publishable_key"], project["secret_key"]
     secret, kid = project["identity_secret"]["secret"], project["identity_secret"]["kid"]
 
     a_port, b_port = free_port(), free_port()
     nodes = [start_node(arguments.tessera, database, a_port), start_node(arguments.tessera, database, b_port)]
     try:
+        # Before either node caches the project: a small identify limit, and no limit on the load's starts.
+        limit = 6
+        status, _ = call(a_port, "PATCH", "/v1/admin/project", sk,
+                         {"rate_limits": {"failed_identifies_per_minute": limit, "anonymous_starts_per_minute": None}})
+        check("PATCH the project's rate limits", status == 200, f"{status}")
         # Revoke on A, refused on B at once.
         installation = str(uuid.uuid4())
         status, started = call(a_port, "POST", "/v1/sessions/anonymous", pk,
@@ -128,6 +170,8 @@ def main():
         check("40 concurrent identifies of one sub across two nodes: all succeed", statuses in ([200], [201], [200, 201]),
               f"statuses {statuses}")
         check("... and give one profile", len(profiles) == 1, f"{len(profiles)} profiles")
+
+        rate_limits(a_port, b_port, pk, secret, kid, limit)
 
         if arguments.outage:
             outage(a_port, b_port, pk)

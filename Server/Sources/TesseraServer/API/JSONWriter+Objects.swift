@@ -72,6 +72,13 @@ extension JSONWriter {
         field("leeway_seconds", settings.leewaySeconds)
         field("anonymous_session_minutes", settings.anonymousSessionMinutes)
         field("identified_session_minutes", settings.identifiedSessionMinutes)
+        key("rate_limits")
+        objectStart()
+        for (name, value) in settings.rateLimits.wireFields {
+            key(name)
+            if let value { integer(value) } else { null() }
+        }
+        objectEnd()
         objectEnd()
         key("identity_secrets")
         arrayStart()

@@ -6,14 +6,15 @@ import NIOCore
 /// Wraps every request: assigns its request ID (echoed in `X-Request-Id`), answers every error
 /// in the JSON error shape, tells 404 from 405, and records metrics.
 ///
-/// Rate limiting (`429 rate_limited`) belongs here, before `next`, when it comes.
+/// It also refuses session credentials from a client blocked for guessing, and counts the session
+/// credentials that find no session (see ``RateLimiter``).
 struct TesseraMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = TesseraRequestContext
 
     let routes: RouteTable
     let metrics: ServerMetrics
     let maximumBodySize: Int
-    let rateLimiter: (any RateLimiter)?
+    let rateLimiter: RateLimiter
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -27,16 +28,11 @@ struct TesseraMiddleware: RouterMiddleware {
             if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximumBodySize {
                 throw APIError.payloadTooLarge(maximumBodySize)
             }
-            if let rateLimiter, let route = context.endpointPath, route != "NotFound",
-                let seconds = try await rateLimiter.retryAfterSeconds(route: route, request: request.head)
-            {
-                throw APIError(
-                    .tooManyRequests, .rateLimited, "Too many requests; retry after \(seconds) seconds.",
-                    headers: [.retryAfter: String(max(1, seconds))])
-            }
+            try rateLimiter.admit(request, context: context)
             response = try await next(request, context)
         } catch {
-            response = errorResponse(error, request: request, context: context)
+            let limited = await rateLimiter.answer(to: error, of: request, context: context)
+            response = errorResponse(limited ?? error, request: request, context: context)
         }
         response.headers[.xRequestID] = requestID
         let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? "unmatched"

@@ -1992,7 +1992,8 @@ enum OpenAPIDocument {
                   "max_identity_token_lifetime_seconds",
                   "leeway_seconds",
                   "anonymous_session_minutes",
-                  "identified_session_minutes"
+                  "identified_session_minutes",
+                  "rate_limits"
                 ],
                 "properties": {
                   "allow_unverified_identify": {
@@ -2035,6 +2036,48 @@ enum OpenAPIDocument {
                     "minimum": 5,
                     "maximum": 525600,
                     "description": "The longest, and default, identified session. Default 43200."
+                  },
+                  "rate_limits": {
+                    "$ref": "#/components/schemas/RateLimits"
+                  }
+                }
+              },
+              "RateLimits": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "How many attempts one client may make per minute. Each limit counts in fixed one-minute windows kept in the shared database, so it holds whatever the number of server processes; past it the server answers `429 rate_limited` with `Retry-After` (the seconds left in the window). While a client is blocked every attempt of that kind is refused, even one that would succeed. The client is the socket's peer, or the right-most address of the header named by `--trusted-proxy-header` (IPv6 counted per /64). `null` is unlimited. Failed session lookups (a session token or session JWT that finds no session) are limited per client address for the whole server (`--failed-session-lookups-per-minute`, default 120), since a session token names no project.",
+                "required": [
+                  "anonymous_starts_per_minute",
+                  "failed_identifies_per_minute",
+                  "failed_identifies_per_installation_per_minute"
+                ],
+                "properties": {
+                  "anonymous_starts_per_minute": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 1,
+                    "maximum": 1000000,
+                    "description": "Anonymous starts (new or restored) per client address. Default 600."
+                  },
+                  "failed_identifies_per_minute": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 1,
+                    "maximum": 1000000,
+                    "description": "Identifies whose identity token does not verify or was already used, per client address. Default 60."
+                  },
+                  "failed_identifies_per_installation_per_minute": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 1,
+                    "maximum": 1000000,
+                    "description": "Failed identifies per installation (identify called with an installation's anonymous session). Default 10."
                   }
                 }
               },
@@ -2163,6 +2206,40 @@ enum OpenAPIDocument {
                     "minimum": 5,
                     "maximum": 525600,
                     "description": "The longest, and default, identified session."
+                  },
+                  "rate_limits": {
+                    "type": [
+                      "object",
+                      "null"
+                    ],
+                    "additionalProperties": false,
+                    "description": "The limits to change; members left out keep their value, `null` makes a limit unlimited. Unknown members and limits outside 1 … 1000000 are rejected (`400 invalid_request`).",
+                    "properties": {
+                      "anonymous_starts_per_minute": {
+                        "type": [
+                          "integer",
+                          "null"
+                        ],
+                        "minimum": 1,
+                        "maximum": 1000000
+                      },
+                      "failed_identifies_per_minute": {
+                        "type": [
+                          "integer",
+                          "null"
+                        ],
+                        "minimum": 1,
+                        "maximum": 1000000
+                      },
+                      "failed_identifies_per_installation_per_minute": {
+                        "type": [
+                          "integer",
+                          "null"
+                        ],
+                        "minimum": 1,
+                        "maximum": 1000000
+                      }
+                    }
                   }
                 }
               },
@@ -2857,7 +2934,7 @@ enum OpenAPIDocument {
                 }
               },
               "RateLimited": {
-                "description": "Too many requests.",
+                "description": "Too many requests: a rate limit of the project (`rate_limits`: anonymous starts, failed identifies) or of the server (failed session lookups) is reached for this client. `Retry-After` gives the seconds until the window ends.",
                 "headers": {
                   "X-Request-Id": {
                     "$ref": "#/components/headers/X-Request-Id"

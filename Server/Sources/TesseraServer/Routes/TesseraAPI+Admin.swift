@@ -10,6 +10,7 @@ private struct SettingsPatch: Decodable {
     var leewaySeconds: Int64?
     var anonymousSessionMinutes: Int64?
     var identifiedSessionMinutes: Int64?
+    var rateLimits: RateLimitsPatch?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case allowUnverifiedIdentify = "allow_unverified_identify"
@@ -19,9 +20,10 @@ private struct SettingsPatch: Decodable {
         case leewaySeconds = "leeway_seconds"
         case anonymousSessionMinutes = "anonymous_session_minutes"
         case identifiedSessionMinutes = "identified_session_minutes"
+        case rateLimits = "rate_limits"
     }
 
-    private struct AnyKey: CodingKey {
+    struct AnyKey: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }
         init(stringValue: String) { self.stringValue = stringValue }
@@ -47,6 +49,30 @@ private struct SettingsPatch: Decodable {
         leewaySeconds = try container.decodeIfPresent(Int64.self, forKey: .leewaySeconds)
         anonymousSessionMinutes = try container.decodeIfPresent(Int64.self, forKey: .anonymousSessionMinutes)
         identifiedSessionMinutes = try container.decodeIfPresent(Int64.self, forKey: .identifiedSessionMinutes)
+        rateLimits = try container.decodeIfPresent(RateLimitsPatch.self, forKey: .rateLimits)
+    }
+}
+
+/// The `rate_limits` member of `PATCH /v1/admin/project`: each limit present is set (`null` is
+/// unlimited), the others are kept; unknown members and limits out of range are rejected.
+private struct RateLimitsPatch: Decodable {
+    var changes: [(name: String, value: Int64?)] = []
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: SettingsPatch.AnyKey.self)
+        var probe = RateLimits()
+        for key in container.allKeys {
+            let value = try container.decodeNil(forKey: key) ? nil : try container.decode(Int64.self, forKey: key)
+            guard probe.set(key.stringValue, to: value) else {
+                throw APIError.invalidRequest("rate_limits.\(key.stringValue) is not a rate limit.")
+            }
+            if let value, !RateLimits.range.contains(value) {
+                throw APIError.invalidRequest(
+                    "rate_limits.\(key.stringValue) must be between 1 and \(RateLimits.range.upperBound), or null (unlimited)."
+                )
+            }
+            changes.append((key.stringValue, value))
+        }
     }
 }
 
@@ -165,6 +191,7 @@ extension TesseraAPI {
         }
         if let value = patch.anonymousSessionMinutes { settings.anonymousSessionMinutes = value }
         if let value = patch.identifiedSessionMinutes { settings.identifiedSessionMinutes = value }
+        for change in patch.rateLimits?.changes ?? [] { _ = settings.rateLimits.set(change.name, to: change.value) }
         guard
             let project = try await store.updateProjectSettings(
                 projectID: runtime.id, settings: settings, now: currentTime().seconds)

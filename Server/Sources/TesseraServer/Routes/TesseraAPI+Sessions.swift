@@ -36,7 +36,9 @@ private struct DurationBody: Decodable {
 
 extension TesseraAPI {
     /// `POST /v1/sessions/anonymous`
-    func startAnonymous(_ request: Request) async throws -> Response {
+    func startAnonymous(_ request: Request, limiter: RateLimiter, context: TesseraRequestContext) async throws
+        -> Response
+    {
         let runtime = try await requirePublishableKey(request)
         let body = try await decode(AnonymousBody.self, from: request)
         guard InputRules.isInstallationID(body.installationID) else {
@@ -50,13 +52,14 @@ extension TesseraAPI {
         let minutes = try sessionMinutes(
             requested: body.sessionDurationMinutes, kind: .anonymous, settings: runtime.settings)
         let now = currentTime().seconds
+        let charge = try anonymousStartCharge(request, runtime: runtime, limiter: limiter, context: context, now: now)
         let session = newSession(projectID: runtime.id, kind: .anonymous, minutes: minutes, now: now)
-        let result = try await store.startAnonymousSession(
+        let result = try await startCounted(
             AnonymousStart(
                 projectID: runtime.id, installationID: body.installationID,
                 installationSecretHash: OpaqueToken.sha256(body.installationSecret),
                 newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session.record,
-                sessionTokenHash: session.tokenHash))
+                sessionTokenHash: session.tokenHash, rateLimit: charge), limiter: limiter, now: now)
         metrics.sessionCreated(kind: "anonymous")
         return envelope(
             result.createdInstallation ? .created : .ok, context: result.context, token: session.token,
@@ -64,7 +67,7 @@ extension TesseraAPI {
     }
 
     /// `POST /v1/sessions/identify`
-    func identify(_ request: Request) async throws -> Response {
+    func identify(_ request: Request, limiter: RateLimiter, context: TesseraRequestContext) async throws -> Response {
         let runtime: ProjectRuntime
         let caller: Caller?
         switch Credential(headers: request.headers) {
@@ -80,6 +83,8 @@ extension TesseraAPI {
         case .secretKey, .unknown:
             throw APIError.wrongCredential("the publishable key, a session token or a session JWT")
         }
+        let limits = failedIdentifyLimits(request, runtime: runtime, caller: caller, limiter: limiter, context: context)
+        try limiter.checkBlocked(limits, now: limiter.now)
         let body = try await decode(IdentifyBody.self, from: request)
         let now = currentTime()
         let externalID: String
@@ -96,9 +101,10 @@ extension TesseraAPI {
                 claims = try verifier.verify(token, now: now.date)
             } catch {
                 metrics.verificationFailed(code: error.code.rawValue)
-                throw APIError(
+                let failure = APIError(
                     error.httpStatus == 400 ? .badRequest : .unauthorized, .init(rawValue: error.code.rawValue),
                     error.message)
+                throw await limiter.failed(failure, counting: limits, now: now.seconds)
             }
             externalID = claims!.subject
             verified = true
@@ -125,12 +131,12 @@ extension TesseraAPI {
                 expiresAt: Int64(claims!.expiration.timeIntervalSince1970.rounded(.up)) + runtime.settings.leewaySeconds
             )
         }
-        let result = try await store.identify(
+        let result = try await identifyCounted(
             IdentifyCommand(
                 projectID: runtime.id, callerSessionID: caller?.context.session.id, externalID: externalID,
                 verified: verified, name: claims?.name, avatarURL: claims?.avatarURL, email: claims?.email,
                 tokenID: tokenID, newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session.record,
-                sessionTokenHash: session.tokenHash, now: now.seconds))
+                sessionTokenHash: session.tokenHash, now: now.seconds), limits: limits, limiter: limiter)
         metrics.sessionCreated(kind: kind.rawValue)
         metrics.identified(
             outcome: result.merge?.outcome.rawValue ?? (result.createdProfile ? "created" : "signed_in"))

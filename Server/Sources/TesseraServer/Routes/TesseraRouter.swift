@@ -3,12 +3,19 @@ import Hummingbird
 
 /// Builds the router: every endpoint of the API behind ``TesseraMiddleware``.
 enum TesseraRouter {
-    static func build(api: TesseraAPI) -> Router<BasicRequestContext> {
+    static func build(api: TesseraAPI) -> Router<TesseraRequestContext> {
         var table = RouteTable()
+        let limiter = RateLimiter(store: api.store, configuration: api.configuration)
         let endpoints:
-            [(HTTPRequest.Method, String, @Sendable (Request, BasicRequestContext) async throws -> Response)] = [
-                (.post, "/v1/sessions/anonymous", { request, _ in try await api.startAnonymous(request) }),
-                (.post, "/v1/sessions/identify", { request, _ in try await api.identify(request) }),
+            [(HTTPRequest.Method, String, @Sendable (Request, TesseraRequestContext) async throws -> Response)] = [
+                (
+                    .post, "/v1/sessions/anonymous",
+                    { request, context in try await api.startAnonymous(request, limiter: limiter, context: context) }
+                ),
+                (
+                    .post, "/v1/sessions/identify",
+                    { request, context in try await api.identify(request, limiter: limiter, context: context) }
+                ),
                 (.post, "/v1/sessions/authenticate", { request, _ in try await api.authenticate(request) }),
                 (.post, "/v1/sessions/revoke", { request, _ in try await api.revoke(request) }),
                 (.get, "/v1/sessions", { request, _ in try await api.listSessions(request) }),
@@ -83,11 +90,11 @@ enum TesseraRouter {
                 (.get, "/openapi.json", { request, _ in api.openAPI(request) }),
             ]
         for (method, path, _) in endpoints { table.add(method, path) }
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: TesseraRequestContext.self)
         router.add(
             middleware: TesseraMiddleware(
                 routes: table, metrics: api.metrics, maximumBodySize: api.configuration.maximumBodySize,
-                rateLimiter: api.configuration.rateLimiter))
+                rateLimiter: limiter))
         for (method, path, handler) in endpoints {
             router.on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
         }

@@ -2,12 +2,15 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Deletes expired sessions (with their devices) and used identity-token IDs in the background,
-/// in batches, so no single transaction holds the writer for long.
+/// Deletes expired sessions (with their devices), used identity-token IDs, finished rate-limit
+/// windows and old anonymous profiles without a live session in the background, in batches, so no
+/// single transaction holds the writer for long. Several nodes may run it at once.
 struct CleanupService: Service {
     let store: any TesseraStore
     let interval: Duration
     let batchSize: Int
+    /// Anonymous profiles created longer ago than this, with no live session, are deleted; nil keeps them.
+    var anonymousRetentionSeconds: Int64? = 30 * 86_400
     let now: @Sendable () -> Date
     let logger: Logger
 
@@ -36,7 +39,23 @@ struct CleanupService: Service {
                             "token_ids": "\(counts.tokenIDs)",
                         ])
                 }
-                if counts.sessions < batchSize && counts.tokenIDs < batchSize { return }
+                if counts.sessions < batchSize && counts.tokenIDs < batchSize { break }
+                await Task.yield()
+            }
+            while true {
+                let seconds = Int64(now().timeIntervalSince1970.rounded(.down))
+                let counts = try await store.deleteStale(
+                    now: seconds, anonymousCreatedBefore: anonymousRetentionSeconds.map { seconds - $0 },
+                    batchSize: batchSize)
+                if counts.total > 0 {
+                    logger.debug(
+                        "cleanup",
+                        metadata: [
+                            "rate_limit_windows": "\(counts.rateLimitWindows)",
+                            "anonymous_profiles": "\(counts.anonymousProfiles)",
+                        ])
+                }
+                if counts.rateLimitWindows < batchSize && counts.anonymousProfiles < batchSize { return }
                 await Task.yield()
             }
         } catch {

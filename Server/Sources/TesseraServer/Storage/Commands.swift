@@ -7,11 +7,15 @@ public struct AnonymousStart: Sendable {
     public var newProfileID: String
     public var newSession: SessionRecord
     public var sessionTokenHash: [UInt8]
+    /// The start's own hit on the client address's counter, counted in the same transaction; a
+    /// start that would exceed the limit is refused (`429 rate_limited`) and changes nothing.
+    public var rateLimit: RateLimitCharge?
 
     public init(
         projectID: String, installationID: String, installationSecretHash: [UInt8], newProfileID: String,
-        newSession: SessionRecord, sessionTokenHash: [UInt8]
+        newSession: SessionRecord, sessionTokenHash: [UInt8], rateLimit: RateLimitCharge? = nil
     ) {
+        self.rateLimit = rateLimit
         self.projectID = projectID
         self.installationID = installationID
         self.installationSecretHash = installationSecretHash
@@ -26,6 +30,8 @@ public struct AnonymousStartResult: Sendable {
     /// True when the installation was new.
     public var createdInstallation: Bool
     public var context: SessionContext
+    /// The client address's hits in the current window, this start included (with ``AnonymousStart/rateLimit``).
+    public var rateLimitHits: Int64? = nil
 }
 
 /// One identify: the verified (or asserted) user, the caller, and the session to open.
@@ -86,6 +92,10 @@ public struct CleanupCounts: Sendable, Hashable {
     public var sessions = 0
     public var devices = 0
     public var tokenIDs = 0
+    /// Rate-limit counters of windows that ended.
+    public var rateLimitWindows = 0
+    /// Anonymous profiles past the retention age without a live session.
+    public var anonymousProfiles = 0
     public init() {}
-    public var total: Int { sessions + devices + tokenIDs }
+    public var total: Int { sessions + devices + tokenIDs + rateLimitWindows + anonymousProfiles }
 }

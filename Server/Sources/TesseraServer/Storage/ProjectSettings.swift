@@ -14,6 +14,8 @@ public struct ProjectSettings: Sendable, Hashable {
     public var anonymousSessionMinutes: Int64 = 525_600
     /// The longest, and default, lifetime of an identified session.
     public var identifiedSessionMinutes: Int64 = 43_200
+    /// How many anonymous starts and failed identifies one client may make per minute.
+    public var rateLimits = RateLimits()
 
     public init() {}
 

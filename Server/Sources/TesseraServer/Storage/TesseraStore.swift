@@ -67,4 +67,16 @@ public protocol TesseraStore: Sendable {
 
     /// Deletes up to `batchSize` rows of each kind that ended before `now`.
     func deleteExpired(now: Int64, batchSize: Int) async throws -> CleanupCounts
+    /// Deletes up to `batchSize` rate-limit counters whose window ended by `now`, and up to
+    /// `batchSize` anonymous profiles created before `anonymousCreatedBefore` (none when nil) that
+    /// have no live session at `now`, with their installations, sessions, devices and aliases.
+    /// Several nodes may run it at once.
+    func deleteStale(now: Int64, anonymousCreatedBefore: Int64?, batchSize: Int) async throws -> CleanupCounts
+
+    // MARK: Rate limits
+
+    /// Adds one hit to the counter of each key in `window` (creating it) and returns each counter
+    /// after the hit, in the order of `keys`. Each counter is one atomic upsert, so hits from
+    /// concurrent requests and nodes are never lost.
+    func hitRateLimits(_ keys: [RateLimitKey], window: RateLimitWindow) async throws -> [Int64]
 }

@@ -109,6 +109,26 @@ enum PostgresMigrations {
             );
             CREATE INDEX used_token_ids_expires_at ON used_token_ids (expires_at);
             """
-        )
+        ),
+        (
+            2,
+            // Rate-limit counters live for a minute: UNLOGGED spares them the WAL (a crash or a
+            // failover only resets the current windows), so counting a failure costs no fsync.
+            """
+            ALTER TABLE projects ADD COLUMN rate_limit_anonymous_starts BIGINT DEFAULT 600;
+            ALTER TABLE projects ADD COLUMN rate_limit_failed_identifies BIGINT DEFAULT 60;
+            ALTER TABLE projects ADD COLUMN rate_limit_failed_identifies_installation BIGINT DEFAULT 10;
+            CREATE UNLOGGED TABLE rate_limit_windows (
+                project_id TEXT NOT NULL,
+                bucket TEXT NOT NULL,
+                key TEXT NOT NULL,
+                window_start BIGINT NOT NULL,
+                hits BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                PRIMARY KEY (project_id, bucket, key, window_start)
+            );
+            CREATE INDEX rate_limit_windows_expires_at ON rate_limit_windows (expires_at);
+            """
+        ),
     ]
 }

@@ -13,7 +13,8 @@ extension PostgresStore {
     static let projectColumns = """
         id, name, slug, allow_unverified_identify, require_audience, expected_issuer,
         max_identity_token_lifetime_seconds, leeway_seconds, anonymous_session_minutes,
-        identified_session_minutes, created_at, updated_at
+        identified_session_minutes, created_at, updated_at, rate_limit_anonymous_starts,
+        rate_limit_failed_identifies, rate_limit_failed_identifies_installation
         """
     static let deviceColumns = "id, project_id, session_id, profile_id, platform, environment, token, created_at"
     static let contextColumns = """
@@ -55,6 +56,9 @@ extension PostgresStore {
         settings.leewaySeconds = try row.int(7)
         settings.anonymousSessionMinutes = try row.int(8)
         settings.identifiedSessionMinutes = try row.int(9)
+        settings.rateLimits.anonymousStartsPerMinute = try row.optionalInt(12)
+        settings.rateLimits.failedIdentifiesPerMinute = try row.optionalInt(13)
+        settings.rateLimits.failedIdentifiesPerInstallationPerMinute = try row.optionalInt(14)
         return ProjectRecord(
             id: try row.text(0), name: try row.text(1), slug: try row.text(2), settings: settings,
             createdAt: try row.int(10), updatedAt: try row.int(11))

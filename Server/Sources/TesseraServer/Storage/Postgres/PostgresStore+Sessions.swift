@@ -53,8 +53,16 @@ extension PostgresStore {
             session.installationID = request.installationID
             try await Self.insert(
                 session: session, tokenHash: request.sessionTokenHash, into: connection, logger: logger)
+            var hits: Int64?
+            if let charge = request.rateLimit {
+                // Counted in the start's own transaction, last, so the counter's row stays locked only
+                // until the commit; a refused start rolls back with its hit.
+                hits = try await Self.hit(charge.key, window: charge.window, in: connection, logger: logger)
+                if hits! > charge.limit { throw charge.exceeded(now: now) }
+            }
             return AnonymousStartResult(
-                createdInstallation: existing == nil, context: SessionContext(session: session, profile: profile))
+                createdInstallation: existing == nil, context: SessionContext(session: session, profile: profile),
+                rateLimitHits: hits)
         }
     }
 

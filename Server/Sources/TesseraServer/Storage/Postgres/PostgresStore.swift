@@ -138,8 +138,10 @@ public final class PostgresStore: TesseraStore {
                         \(settings.requireAudience), \(settings.expectedIssuer),
                         \(settings.maxIdentityTokenLifetimeSeconds), \(settings.leewaySeconds),
                         \(settings.anonymousSessionMinutes), \(settings.identifiedSessionMinutes),
-                        \(record.createdAt), \(record.updatedAt), \(project.publishableKeyHash.bytea),
-                        \(project.secretKeyHash.bytea))
+                        \(record.createdAt), \(record.updatedAt), \(settings.rateLimits.anonymousStartsPerMinute),
+                        \(settings.rateLimits.failedIdentifiesPerMinute),
+                        \(settings.rateLimits.failedIdentifiesPerInstallationPerMinute),
+                        \(project.publishableKeyHash.bytea), \(project.secretKeyHash.bytea))
                     """, logger: logger)
             } catch  where Self.isUniqueViolation(error, constraint: "projects_slug_key") {
                 throw APIError(.conflict, .slugTaken, "A project with this slug already exists.")
@@ -200,7 +202,12 @@ public final class PostgresStore: TesseraStore {
                     max_identity_token_lifetime_seconds = \(settings.maxIdentityTokenLifetimeSeconds),
                     leeway_seconds = \(settings.leewaySeconds),
                     anonymous_session_minutes = \(settings.anonymousSessionMinutes),
-                    identified_session_minutes = \(settings.identifiedSessionMinutes), updated_at = \(now)
+                    identified_session_minutes = \(settings.identifiedSessionMinutes),
+                    rate_limit_anonymous_starts = \(settings.rateLimits.anonymousStartsPerMinute),
+                    rate_limit_failed_identifies = \(settings.rateLimits.failedIdentifiesPerMinute),
+                    rate_limit_failed_identifies_installation
+                        = \(settings.rateLimits.failedIdentifiesPerInstallationPerMinute),
+                    updated_at = \(now)
                 WHERE id = \(projectID)
                 RETURNING \(unescaped: Self.projectColumns)
                 """, logger: logger

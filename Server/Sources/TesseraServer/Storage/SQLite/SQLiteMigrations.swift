@@ -100,6 +100,25 @@ enum SQLiteMigrations {
             );
             CREATE INDEX used_token_ids_expires_at ON used_token_ids (expires_at);
             """
-        )
+        ),
+        (
+            2,
+            """
+            ALTER TABLE projects ADD COLUMN rate_limit_anonymous_starts INTEGER DEFAULT 600;
+            ALTER TABLE projects ADD COLUMN rate_limit_failed_identifies INTEGER DEFAULT 60;
+            ALTER TABLE projects ADD COLUMN rate_limit_failed_identifies_installation INTEGER DEFAULT 10;
+            CREATE TABLE rate_limit_windows (
+                project_id TEXT NOT NULL,
+                bucket TEXT NOT NULL,
+                key TEXT NOT NULL,
+                window_start INTEGER NOT NULL,
+                hits INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                UNIQUE (project_id, bucket, key, window_start)
+            );
+            CREATE INDEX rate_limit_windows_expires_at ON rate_limit_windows (expires_at);
+            CREATE INDEX profiles_anonymous_created ON profiles (created_at) WHERE kind = 'anonymous';
+            """
+        ),
     ]
 }

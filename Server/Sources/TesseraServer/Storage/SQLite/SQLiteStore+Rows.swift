@@ -6,7 +6,8 @@ extension SQLiteStore {
     static let projectColumns = """
         id, name, slug, allow_unverified_identify, require_audience, expected_issuer,
         max_identity_token_lifetime_seconds, leeway_seconds, anonymous_session_minutes,
-        identified_session_minutes, created_at, updated_at
+        identified_session_minutes, created_at, updated_at, rate_limit_anonymous_starts,
+        rate_limit_failed_identifies, rate_limit_failed_identifies_installation
         """
     static let deviceColumns = "id, project_id, session_id, profile_id, platform, environment, token, created_at"
     static let contextColumns = """
@@ -48,6 +49,9 @@ extension SQLiteStore {
         settings.leewaySeconds = row.int(7)
         settings.anonymousSessionMinutes = row.int(8)
         settings.identifiedSessionMinutes = row.int(9)
+        settings.rateLimits.anonymousStartsPerMinute = row.optionalInt(12)
+        settings.rateLimits.failedIdentifiesPerMinute = row.optionalInt(13)
+        settings.rateLimits.failedIdentifiesPerInstallationPerMinute = row.optionalInt(14)
         return ProjectRecord(
             id: row.text(0), name: row.text(1), slug: row.text(2), settings: settings, createdAt: row.int(10),
             updatedAt: row.int(11))

@@ -4,6 +4,12 @@ extension SQLiteStore {
     public func startAnonymousSession(_ request: AnonymousStart) async throws -> AnonymousStartResult {
         try await writer.write { connection in
             let now = request.newSession.createdAt
+            var hits: Int64?
+            if let charge = request.rateLimit {
+                // Counted first; a refused start rolls back with its hit (the writer's savepoint).
+                hits = try Self.hit(charge.key, window: charge.window, in: connection)
+                if hits! > charge.limit { throw charge.exceeded(now: now) }
+            }
             let existing = try connection.queryFirst(
                 "SELECT secret_hash, profile_id FROM installations WHERE project_id = ? AND installation_id = ?",
                 [.init(request.projectID), .init(request.installationID)])
@@ -48,7 +54,8 @@ extension SQLiteStore {
                 ).map({ Self.profile($0) })
             else { throw SQLiteError(code: 1, message: "profile vanished") }
             return AnonymousStartResult(
-                createdInstallation: existing == nil, context: SessionContext(session: session, profile: profile))
+                createdInstallation: existing == nil, context: SessionContext(session: session, profile: profile),
+                rateLimitHits: hits)
         }
     }
 

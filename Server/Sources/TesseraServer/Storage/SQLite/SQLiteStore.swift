@@ -65,7 +65,7 @@ public final class SQLiteStore: TesseraStore {
                 try connection.run(
                     """
                     INSERT INTO projects (\(Self.projectColumns), publishable_key_hash, secret_key_hash)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .init(record.id), .init(record.name), .init(record.slug),
@@ -73,7 +73,11 @@ public final class SQLiteStore: TesseraStore {
                         .init(settings.requireAudience), .init(settings.expectedIssuer),
                         .init(settings.maxIdentityTokenLifetimeSeconds), .init(settings.leewaySeconds),
                         .init(settings.anonymousSessionMinutes), .init(settings.identifiedSessionMinutes),
-                        .init(record.createdAt), .init(record.updatedAt), .init(project.publishableKeyHash),
+                        .init(record.createdAt), .init(record.updatedAt),
+                        .init(settings.rateLimits.anonymousStartsPerMinute),
+                        .init(settings.rateLimits.failedIdentifiesPerMinute),
+                        .init(settings.rateLimits.failedIdentifiesPerInstallationPerMinute),
+                        .init(project.publishableKeyHash),
                         .init(project.secretKeyHash),
                     ])
             } catch let error as SQLiteError where error.isUniqueViolation {
@@ -131,14 +135,18 @@ public final class SQLiteStore: TesseraStore {
                 """
                 UPDATE projects SET allow_unverified_identify = ?, require_audience = ?, expected_issuer = ?,
                     max_identity_token_lifetime_seconds = ?, leeway_seconds = ?, anonymous_session_minutes = ?,
-                    identified_session_minutes = ?, updated_at = ?
+                    identified_session_minutes = ?, rate_limit_anonymous_starts = ?,
+                    rate_limit_failed_identifies = ?, rate_limit_failed_identifies_installation = ?, updated_at = ?
                 WHERE id = ?
                 """,
                 [
                     .init(settings.allowUnverifiedIdentify), .init(settings.requireAudience),
                     .init(settings.expectedIssuer),
                     .init(settings.maxIdentityTokenLifetimeSeconds), .init(settings.leewaySeconds),
-                    .init(settings.anonymousSessionMinutes), .init(settings.identifiedSessionMinutes), .init(now),
+                    .init(settings.anonymousSessionMinutes), .init(settings.identifiedSessionMinutes),
+                    .init(settings.rateLimits.anonymousStartsPerMinute),
+                    .init(settings.rateLimits.failedIdentifiesPerMinute),
+                    .init(settings.rateLimits.failedIdentifiesPerInstallationPerMinute), .init(now),
                     .init(projectID),
                 ])
             return try connection.queryFirst(

@@ -1,0 +1,69 @@
+import Hummingbird
+
+/// The rate limits of anonymous starts and identifies (see ``RateLimiter``).
+extension TesseraAPI {
+    /// The anonymous start's hit on its client address's counter, or nil when the project sets no
+    /// limit; throws `429 rate_limited` at once for an address this node knows to be blocked.
+    func anonymousStartCharge(
+        _ request: Request, runtime: ProjectRuntime, limiter: RateLimiter, context: TesseraRequestContext, now: Int64
+    ) throws -> RateLimitCharge? {
+        guard let limit = runtime.settings.rateLimits.anonymousStartsPerMinute else { return nil }
+        let key = RateLimitKey(
+            projectID: runtime.id, bucket: .anonymousStart, key: limiter.clientAddress(request, context: context))
+        try limiter.checkBlocked([(key, limit)], now: now)
+        return RateLimitCharge(key: key, window: RateLimitWindow(containing: now), limit: limit)
+    }
+
+    /// Starts an anonymous session that counts itself; a count at the limit blocks the address here.
+    func startCounted(_ start: AnonymousStart, limiter: RateLimiter, now: Int64) async throws -> AnonymousStartResult {
+        guard let charge = start.rateLimit else { return try await store.startAnonymousSession(start) }
+        do {
+            let result = try await store.startAnonymousSession(start)
+            limiter.counted(charge, hits: result.rateLimitHits, now: now)
+            return result
+        } catch let error as APIError where error.code == .rateLimited {
+            limiter.blocks.block(charge.key, until: charge.window.end, limit: charge.limit, now: now)
+            throw error
+        }
+    }
+
+    /// The counters a failed identify adds to: the client address, and the installation of the
+    /// calling anonymous session, if any.
+    func failedIdentifyLimits(
+        _ request: Request, runtime: ProjectRuntime, caller: Caller?, limiter: RateLimiter,
+        context: TesseraRequestContext
+    ) -> [(key: RateLimitKey, limit: Int64?)] {
+        let limits = runtime.settings.rateLimits
+        var counters: [(key: RateLimitKey, limit: Int64?)] = []
+        if limits.failedIdentifiesPerMinute != nil {
+            counters.append(
+                (
+                    RateLimitKey(
+                        projectID: runtime.id, bucket: .failedIdentifyByAddress,
+                        key: limiter.clientAddress(request, context: context)),
+                    limits.failedIdentifiesPerMinute
+                ))
+        }
+        if let installationID = caller?.context.session.installationID,
+            limits.failedIdentifiesPerInstallationPerMinute != nil
+        {
+            counters.append(
+                (
+                    RateLimitKey(projectID: runtime.id, bucket: .failedIdentifyByInstallation, key: installationID),
+                    limits.failedIdentifiesPerInstallationPerMinute
+                ))
+        }
+        return counters
+    }
+
+    /// Runs an identify; a replayed identity token counts as a failed identify.
+    func identifyCounted(
+        _ command: IdentifyCommand, limits: [(key: RateLimitKey, limit: Int64?)], limiter: RateLimiter
+    ) async throws -> IdentifyResult {
+        do {
+            return try await store.identify(command)
+        } catch let error as APIError where error.code == .identityTokenReplayed {
+            throw await limiter.failed(error, counting: limits, now: command.now)
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Logging
+import PostgresNIO
+
+extension PostgresStore {
+    public func hitRateLimits(_ keys: [RateLimitKey], window: RateLimitWindow) async throws -> [Int64] {
+        guard !keys.isEmpty else { return [] }
+        let logger = logger
+        // One autocommitted statement; counters are taken in one order so two nodes never deadlock.
+        let ordered = keys.sorted()
+        let projects = ordered.map(\.projectID)
+        let buckets = ordered.map(\.bucket.rawValue)
+        let names = ordered.map(\.key)
+        let rows = try await statement { client in
+            try await client.rows(
+                """
+                INSERT INTO rate_limit_windows AS w (project_id, bucket, key, window_start, hits, expires_at)
+                SELECT t.project_id, t.bucket, t.key, \(window.start), 1, \(window.end)
+                FROM unnest(\(projects)::text[], \(buckets)::text[], \(names)::text[]) WITH ORDINALITY
+                    AS t(project_id, bucket, key, position)
+                ORDER BY t.position
+                ON CONFLICT (project_id, bucket, key, window_start) DO UPDATE SET hits = w.hits + 1
+                RETURNING project_id, bucket, key, hits
+                """, logger: logger
+            ).map { row in
+                (try row.text(0), try row.text(1), try row.text(2), try row.int(3))
+            }
+        }
+        var counts: [RateLimitKey: Int64] = [:]
+        for (project, bucket, name, hits) in rows {
+            guard let bucket = RateLimitKey.Bucket(rawValue: bucket) else { continue }
+            counts[RateLimitKey(projectID: project, bucket: bucket, key: name)] = hits
+        }
+        return keys.map { counts[$0] ?? 1 }
+    }
+
+    /// Adds one hit to a counter in one upsert and returns the counter after it.
+    static func hit(_ key: RateLimitKey, window: RateLimitWindow, in connection: PostgresConnection, logger: Logger)
+        async throws -> Int64
+    {
+        try await connection.first(
+            """
+            INSERT INTO rate_limit_windows AS w (project_id, bucket, key, window_start, hits, expires_at)
+            VALUES (\(key.projectID), \(key.bucket.rawValue), \(key.key), \(window.start), 1, \(window.end))
+            ON CONFLICT (project_id, bucket, key, window_start) DO UPDATE SET hits = w.hits + 1
+            RETURNING hits
+            """, logger: logger
+        )?.int(0) ?? 1
+    }
+
+    /// Deletes finished rate-limit windows and old anonymous profiles without a live session,
+    /// skipping rows another node is deleting (`FOR UPDATE SKIP LOCKED`), so nodes can clean at once.
+    public func deleteStale(now: Int64, anonymousCreatedBefore: Int64?, batchSize: Int) async throws
+        -> CleanupCounts
+    {
+        let logger = logger
+        let limit = Int64(batchSize)
+        var counts = CleanupCounts()
+        counts.rateLimitWindows = try await statement { client in
+            Int(
+                try await client.first(
+                    """
+                    WITH victims AS (
+                        SELECT project_id, bucket, key, window_start FROM rate_limit_windows
+                        WHERE expires_at <= \(now) ORDER BY expires_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                    ), gone AS (
+                        DELETE FROM rate_limit_windows w USING victims v
+                        WHERE w.project_id = v.project_id AND w.bucket = v.bucket AND w.key = v.key
+                            AND w.window_start = v.window_start
+                        RETURNING 1
+                    )
+                    SELECT COUNT(*) FROM gone
+                    """, logger: logger)?.int(0) ?? 0)
+        }
+        guard let anonymousCreatedBefore else { return counts }
+        counts.anonymousProfiles = try await transaction { connection in
+            // A start that restores one of these profiles at this moment deadlocks with this
+            // transaction at worst (installation row against profile row); PostgreSQL aborts one
+            // and the store runs it again, so either the start or the deletion wins whole.
+            let victims = try await connection.rows(
+                """
+                SELECT p.id FROM profiles p
+                WHERE p.kind = 'anonymous' AND p.created_at < \(anonymousCreatedBefore) AND NOT EXISTS (
+                    SELECT 1 FROM sessions s
+                    WHERE s.profile_id = p.id AND s.revoked_at IS NULL AND s.expires_at > \(now))
+                ORDER BY p.created_at LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED
+                """, logger: logger
+            ).map { try $0.text(0) }
+            guard !victims.isEmpty else { return 0 }
+            try await connection.rows("DELETE FROM devices WHERE profile_id = ANY(\(victims))", logger: logger)
+            try await connection.rows("DELETE FROM installations WHERE profile_id = ANY(\(victims))", logger: logger)
+            try await connection.rows(
+                "DELETE FROM profile_aliases WHERE profile_id = ANY(\(victims))", logger: logger)
+            // Sessions go with their profile (ON DELETE CASCADE), and devices with their sessions.
+            try await connection.rows("DELETE FROM profiles WHERE id = ANY(\(victims))", logger: logger)
+            return victims.count
+        }
+        return counts
+    }
+}

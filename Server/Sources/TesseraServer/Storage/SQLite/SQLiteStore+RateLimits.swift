@@ -1,0 +1,54 @@
+extension SQLiteStore {
+    public func hitRateLimits(_ keys: [RateLimitKey], window: RateLimitWindow) async throws -> [Int64] {
+        guard !keys.isEmpty else { return [] }
+        return try await writer.write { connection in
+            try keys.map { try Self.hit($0, window: window, in: connection) }
+        }
+    }
+
+    /// Adds one hit to a counter in one upsert and returns the counter after it.
+    static func hit(_ key: RateLimitKey, window: RateLimitWindow, in connection: SQLiteConnection) throws -> Int64 {
+        try connection.queryFirst(
+            """
+            INSERT INTO rate_limit_windows (project_id, bucket, key, window_start, hits, expires_at)
+            VALUES (?, ?, ?, ?, 1, ?)
+            ON CONFLICT (project_id, bucket, key, window_start) DO UPDATE SET hits = hits + 1
+            RETURNING hits
+            """,
+            [.init(key.projectID), .init(key.bucket.rawValue), .init(key.key), .init(window.start), .init(window.end)]
+        )?.int(0) ?? 1
+    }
+
+    public func deleteStale(now: Int64, anonymousCreatedBefore: Int64?, batchSize: Int) async throws
+        -> CleanupCounts
+    {
+        try await writer.write { connection in
+            var counts = CleanupCounts()
+            counts.rateLimitWindows = try connection.run(
+                """
+                DELETE FROM rate_limit_windows WHERE rowid IN
+                    (SELECT rowid FROM rate_limit_windows WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
+                """,
+                [.init(now), .init(batchSize)])
+            guard let anonymousCreatedBefore else { return counts }
+            let victims = try connection.query(
+                """
+                SELECT id FROM profiles p
+                WHERE kind = 'anonymous' AND created_at < ? AND NOT EXISTS (
+                    SELECT 1 FROM sessions s WHERE s.profile_id = p.id AND s.revoked_at IS NULL AND s.expires_at > ?)
+                ORDER BY created_at LIMIT ?
+                """,
+                [.init(anonymousCreatedBefore), .init(now), .init(batchSize)]
+            ).map { $0.text(0) }
+            for id in victims {
+                // Sessions go with the profile (ON DELETE CASCADE), and devices with their sessions.
+                try connection.run("DELETE FROM devices WHERE profile_id = ?", [.init(id)])
+                try connection.run("DELETE FROM installations WHERE profile_id = ?", [.init(id)])
+                try connection.run("DELETE FROM profile_aliases WHERE profile_id = ?", [.init(id)])
+                try connection.run("DELETE FROM profiles WHERE id = ?", [.init(id)])
+            }
+            counts.anonymousProfiles = victims.count
+            return counts
+        }
+    }
+}
