@@ -44,6 +44,9 @@ DEFAULT_SETTINGS = {
     "expected_issuer": None,
     "max_identity_token_lifetime_seconds": 3600,
     "leeway_seconds": 60,
+    # One client sends everything: the limits stay lifted (run.py lifts them first).
+    "rate_limits": {"anonymous_starts_per_minute": None, "failed_identifies_per_minute": None,
+                    "failed_identifies_per_installation_per_minute": None},
 }
 
 
@@ -99,6 +102,9 @@ class Tessera:
             "installation_secret": base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode(),
         }
         response = self.post("/v1/sessions/anonymous", PUBLISHABLE_KEY, body)
+        if response.status_code == 429:  # the fuzzer set a rate limit: lift it again
+            self.repair(response)
+            response = self.post("/v1/sessions/anonymous", PUBLISHABLE_KEY, body)
         if response.status_code not in (200, 201):
             raise MintingError(f"anonymous start answered {response.status_code}: {response.text[:300]}")
         return response.json()
