@@ -42,6 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     var anonymousRetentionDays: Int64?
 
     func run() async throws {
+        LoggingSystem.bootstrap { label in TesseraLogHandler(label: label) }
         var configuration = try ServerConfiguration.fromEnvironment()
         if let host { configuration.host = host }
         if let port {
@@ -56,7 +57,6 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.logLevel = level
         }
         if let publicURL { configuration.publicURL = publicURL }
-        let app = try await buildApplication(configuration: configuration)
         do {
             if let trustedProxyHeader {
                 configuration.trustedProxyHeader = try ServerConfiguration.validatedProxyHeader(trustedProxyHeader)
@@ -72,6 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)
         }
+        let app = try await buildApplication(configuration: configuration)
         try await app.runService()
     }
 }

@@ -148,10 +148,11 @@ extension TesseraAPI {
     /// `POST /v1/sessions/authenticate`
     func authenticate(_ request: Request) async throws -> Response {
         let caller = try await requireSession(request, allowExpiredJWT: true)
-        let body = try await decode(DurationBody.self, from: request, allowEmpty: true)
+        // The heartbeat has no body: nothing to decode.
+        let body = try await decodeIfPresent(DurationBody.self, from: request)
         let now = currentTime().seconds
         var context = caller.context
-        if let requested = body.sessionDurationMinutes {
+        if let requested = body?.sessionDurationMinutes {
             let minutes = try sessionMinutes(
                 requested: requested, kind: context.session.kind, settings: caller.runtime.settings)
             guard
@@ -166,7 +167,8 @@ extension TesseraAPI {
             }
             context = extended
         }
-        return envelope(.ok, context: context, token: caller.sessionToken, runtime: caller.runtime, now: now)
+        return envelope(
+            .ok, context: context, token: caller.sessionToken, runtime: caller.runtime, now: now, shareSecond: true)
     }
 
     /// `POST /v1/sessions/revoke`
@@ -176,6 +178,7 @@ extension TesseraAPI {
         guard try await store.revokeSession(sessionID: caller.context.session.id, profileID: nil, now: now) else {
             throw APIError.sessionRevoked
         }
+        jwtCache.remove(sessionID: caller.context.session.id)
         return noContent()
     }
 
