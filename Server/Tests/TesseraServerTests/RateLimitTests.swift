@@ -245,6 +245,26 @@ struct RateLimitTests {
         }
     }
 
+    @Test("A heartbeat, and any request that finds its session, touches no counter")
+    func heartbeatCountsNothing() async throws {
+        let environment = try await TestEnvironment.make(backend: .sqlite)
+        let store = try #require(environment.store as? SQLiteStore)
+        @Sendable func counters() throws -> [Int64] {
+            try store.readers.read { try $0.query("SELECT hits FROM rate_limit_windows").map { $0.int(0) } }
+        }
+        try await environment.withApp { client in
+            let session = try await start(client)
+            #expect(try counters() == [1])
+            for _ in 0..<20 {
+                #expect(
+                    try await client.send(.post, "/v1/sessions/authenticate", bearer: session.sessionToken).status
+                        == .ok)
+            }
+            #expect(try await client.send(.get, "/v1/me", bearer: session.sessionJWT).status == .ok)
+            #expect(try counters() == [1])
+        }
+    }
+
     @Test("Over a socket the client is the peer address")
     func socketAddress() async throws {
         let environment = try await TestEnvironment.make(settings: settings { $0.failedIdentifiesPerMinute = 5 })
