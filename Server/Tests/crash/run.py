@@ -412,12 +412,10 @@ class Server:
 class Gate:
     """Lets the controller pause every worker between two requests and wait until all are parked."""
 
-    def __init__(self, workers: int):
+    def __init__(self):
         self.condition = threading.Condition()
         self.paused = False
         self.parked = 0
-        self.workers = workers
-        self.generation = 0
 
     def checkpoint(self, worker) -> None:
         with self.condition:
@@ -1136,7 +1134,7 @@ class Run:
         self.arguments = arguments
         self.seed = arguments.seed
         self.model = Model()
-        self.gate = Gate(arguments.workers)
+        self.gate = Gate()
         self.stopping = threading.Event()
         self.finished_workers = 0
         self.integrity = "n/a"
