@@ -218,43 +218,40 @@ extension PostgresStore {
 
     public func revokeSession(sessionID: String, profileID: String?, now: Int64) async throws -> Bool {
         let logger = logger
-        return try await statement { client in
-            let count = try await client.first(
+        return try await transaction { connection in
+            let revoked = try await connection.rows(
                 """
-                WITH revoked AS (
-                    UPDATE sessions SET revoked_at = \(now)
-                    WHERE id = \(sessionID) AND (\(profileID)::text IS NULL OR profile_id = \(profileID))
-                        AND revoked_at IS NULL AND expires_at > \(now)
-                    RETURNING id
-                ), gone AS (
-                    DELETE FROM devices WHERE session_id IN (SELECT id FROM revoked)
-                )
-                SELECT COUNT(*) FROM revoked
-                """, logger: logger
-            )?.int(0)
-            return count == 1
+                UPDATE sessions SET revoked_at = \(now)
+                WHERE id = \(sessionID) AND (\(profileID)::text IS NULL OR profile_id = \(profileID))
+                    AND revoked_at IS NULL AND expires_at > \(now)
+                RETURNING id
+                """, logger: logger)
+            guard revoked.count == 1 else { return false }
+            // A statement of its own, so its snapshot includes a device whose registration held the
+            // session's row lock (FOR SHARE) and committed while the UPDATE waited for it.
+            try await connection.rows("DELETE FROM devices WHERE session_id = \(sessionID)", logger: logger)
+            return true
         }
     }
 
     public func revokeSessions(projectID: String, profileID: String, now: Int64) async throws -> Int {
         let logger = logger
-        return try await statement { client in
-            let count = try await client.first(
+        return try await transaction { connection in
+            let revoked = try await connection.rows(
                 """
-                WITH revoked AS (
-                    UPDATE sessions SET revoked_at = \(now)
-                    WHERE profile_id = \(profileID) AND project_id = \(projectID) AND revoked_at IS NULL
-                        AND expires_at > \(now)
-                    RETURNING id
-                ), gone AS (
-                    DELETE FROM devices WHERE session_id IN
-                        (SELECT id FROM sessions WHERE profile_id = \(profileID) AND project_id = \(projectID)
-                            AND revoked_at IS NULL)
-                )
-                SELECT COUNT(*) FROM revoked
-                """, logger: logger
-            )?.int(0)
-            return Int(count ?? 0)
+                UPDATE sessions SET revoked_at = \(now)
+                WHERE profile_id = \(profileID) AND project_id = \(projectID) AND revoked_at IS NULL
+                    AND expires_at > \(now)
+                RETURNING id
+                """, logger: logger)
+            // A statement of its own (see revokeSession): every device of the profile's ended sessions.
+            try await connection.rows(
+                """
+                DELETE FROM devices WHERE session_id IN
+                    (SELECT id FROM sessions WHERE profile_id = \(profileID) AND project_id = \(projectID)
+                        AND (revoked_at IS NOT NULL OR expires_at <= \(now)))
+                """, logger: logger)
+            return revoked.count
         }
     }
 
