@@ -111,8 +111,18 @@ public struct TesseraConfiguration: Sendable {
     }
 
     /// `URLSession.shared`.
+    ///
+    /// On Linux the request is not cancelled with the calling task: swift-corelibs-foundation can crash
+    /// the process when a `URLSessionTask` is cancelled just as it completes ("Trying to access a
+    /// behaviour for a task that in not in the registry", swiftlang/swift-corelibs-foundation#3292), and
+    /// the SDK cancels its heartbeat task on every sign-out, reset and trip to the background. The request
+    /// runs to its end (at most the request timeout) and the SDK drops the answer of a cancelled call.
     public static let urlSessionTransport: Transport = { request in
-        try await URLSession.shared.data(for: request)
+        #if canImport(FoundationNetworking)
+            try await Task { try await URLSession.shared.data(for: request) }.value
+        #else
+            try await URLSession.shared.data(for: request)
+        #endif
     }
 
     /// The platform's default store: the Keychain on Apple platforms; elsewhere an
