@@ -261,9 +261,14 @@ struct RaceRun {
                 "persisted device \(String(describing: await reloaded.registeredDevice)) ≠ \(String(describing: device))"
             )
         }
-        if await reloaded.installationID != installation {
+        // (Read from the store itself: a reloaded client without a session may rotate a consumed installation.)
+        let storedInstallation =
+            (try? store.load("tessera")).flatMap {
+                (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any]
+            }?["installationID"] as? String
+        if storedInstallation.flatMap(UUID.init(uuidString:)) != installation {
             problems.append(
-                "persisted installation \(String(describing: await reloaded.installationID)) ≠ the client's \(String(describing: installation))"
+                "persisted installation \(storedInstallation ?? "none") ≠ the client's \(String(describing: installation))"
             )
         }
 
@@ -296,6 +301,8 @@ struct RaceRun {
 
         // 5. No profile seen in the run has a live session or device token other than the current session.
         for profileID in scheduler.profileIDs {
+            // A merged anonymous profile is an alias: the admin API answers for the profile it joined.
+            guard try await server.resolvedProfileID(profileID) == profileID else { continue }
             for session in try await server.liveSessions(profileID: profileID) ?? [] {
                 let id = session["id"] as? String
                 if id != current?.id { problems.append("profile \(profileID) keeps live session \(id ?? "?")") }
