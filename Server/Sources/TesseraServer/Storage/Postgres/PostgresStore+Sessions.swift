@@ -180,23 +180,17 @@ extension PostgresStore {
         let logger = logger
         return try await statement { client in
             try await client.first(
-                """
-                SELECT \(unescaped: Self.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id
-                WHERE s.token_hash = \(tokenHash.bytea)
-                """, logger: logger
-            ).map(Self.context)
+                PostgresPreparedQueries.SessionContextByTokenHash(tokenHash: tokenHash), logger: logger
+            )
+            .map(Self.context)
         }
     }
 
     public func sessionContext(sessionID: String) async throws -> SessionContext? {
         let logger = logger
         return try await statement { client in
-            try await client.first(
-                """
-                SELECT \(unescaped: Self.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id
-                WHERE s.id = \(sessionID)
-                """, logger: logger
-            ).map(Self.context)
+            try await client.first(PostgresPreparedQueries.SessionContextByID(sessionID: sessionID), logger: logger)
+                .map(Self.context)
         }
     }
 
