@@ -31,6 +31,13 @@ extension TesseraClient {
         var revoked = ended == nil
         if let ended {
             revoked = await revokeOnServer(token: ended.token)
+            if gen != generation, revoked, state?.session?.token == ended.token {
+                // Overtaken (by an identify that may yet fail), but the session is gone on the server: it must not
+                // stay current, or the next heartbeat would find it revoked and the identity-token provider
+                // would sign the user back in. The heartbeat starts the fresh anonymous identity.
+                clearLocally(ended, reason: .signedOut)
+                autoEstablish = true
+            }
             try check(gen)
         }
         var pending: [PendingRevocation] = []

@@ -97,6 +97,27 @@ struct AbandonedSessionTests {
         #expect(try harness.storedState()?.session?.profile.externalID == "alice")
     }
 
+    @Test("A sign-out overtaken by an identify that fails: the revoked session does not stay current")
+    func overtakenSignOutStillClears() async throws {
+        let harness = Harness()
+        let client = harness.client
+        try await client.start()
+        await client.stop()
+        try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
+        let alice = try #require(await client.sessions.token)
+        harness.server.hold("POST /v1/sessions/revoke")
+        let signOut = Task { try await client.signOut() }
+        let revoke = await harness.transport.next()
+        harness.server.script("POST /v1/sessions/identify", .reply(.error(409, "external_user_id_changed")))
+        await #expect(throws: TesseraError.self) { try await client.identify(userID: "alice") }
+        revoke.respond(harness.server.reply(to: revoke.request))
+        await #expect { try await signOut.value } throws: { ($0 as? TesseraError)?.code == .superseded }
+        #expect(harness.server.session(token: alice)?.endCode == "session_revoked")
+        #expect(await client.sessions.current == nil)
+        #expect(try harness.storedState()?.session == nil)
+        #expect(client.sessionState == .unavailable(.signedOut))
+    }
+
     @Test("A revocation whose request was cancelled stays queued")
     func cancelledRevocationStaysQueued() async throws {
         let harness = Harness()
