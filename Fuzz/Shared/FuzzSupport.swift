@@ -99,7 +99,7 @@ func requireNoEcho(_ error: TokenError, _ token: String) {
         "error text echoes the token")
 }
 
-/// Byte-wise substring search (Foundation's `contains` stops at NUL characters).
+/// Byte-wise substring search (Foundation's `contains` skips NUL characters: "." + NULs "occurs" in any text with a dot).
 func contains(_ haystack: String.UTF8View, _ needle: String.UTF8View) -> Bool {
     let haystack = Array(haystack)
     let needle = Array(needle)
