@@ -170,6 +170,10 @@ struct RaceRun {
                     stopped = true
                     continue
                 }
+                // Background work (a re-establishment after a revoke) may still be digesting its last answer:
+                // before the checks, a long quiet window; anything new goes back to the scheduler.
+                await scheduler.settle(quietWindow: .milliseconds(25), barrier: barrier)
+                if scheduler.parkedCount > 0 { continue }
                 var found = problems.withLock { $0 }
                 found += try await checkInvariants(
                     client: client, store: store, clock: clock, scheduler: scheduler, operations: operations,
@@ -242,6 +246,11 @@ struct RaceRun {
             problems.append("published profile \(publishedProfile) but the client holds \(profile?.id ?? "none")")
         }
 
+        // (Read before the reload: a reloaded client without a session rotates a consumed installation and saves it.)
+        let storedInstallation =
+            (try? store.load("tessera")).flatMap {
+                (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any]
+            }?["installationID"] as? String
         // 2. What the store holds is what was published: a fresh client restores it without any network.
         let reloaded = TesseraClient(
             configuration: TesseraConfiguration(
@@ -261,11 +270,6 @@ struct RaceRun {
                 "persisted device \(String(describing: await reloaded.registeredDevice)) ≠ \(String(describing: device))"
             )
         }
-        // (Read from the store itself: a reloaded client without a session may rotate a consumed installation.)
-        let storedInstallation =
-            (try? store.load("tessera")).flatMap {
-                (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any]
-            }?["installationID"] as? String
         if storedInstallation.flatMap(UUID.init(uuidString:)) != installation {
             problems.append(
                 "persisted installation \(storedInstallation ?? "none") ≠ the client's \(String(describing: installation))"
