@@ -7,37 +7,9 @@
 public enum Base64URL {
     /// Encodes bytes as unpadded base64url.
     public static func encode<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
-        let input = Array(bytes)
-        let outputCount = (input.count * 4 + 2) / 3
-        return String(unsafeUninitializedCapacity: outputCount) { output in
-            var o = 0
-            var i = 0
-            while i + 3 <= input.count {
-                let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-                output[o] = alphabet[Int(n >> 18 & 63)]
-                output[o + 1] = alphabet[Int(n >> 12 & 63)]
-                output[o + 2] = alphabet[Int(n >> 6 & 63)]
-                output[o + 3] = alphabet[Int(n & 63)]
-                i += 3
-                o += 4
-            }
-            switch input.count - i {
-            case 1:
-                let n = UInt32(input[i]) << 16
-                output[o] = alphabet[Int(n >> 18 & 63)]
-                output[o + 1] = alphabet[Int(n >> 12 & 63)]
-                o += 2
-            case 2:
-                let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
-                output[o] = alphabet[Int(n >> 18 & 63)]
-                output[o + 1] = alphabet[Int(n >> 12 & 63)]
-                output[o + 2] = alphabet[Int(n >> 6 & 63)]
-                o += 3
-            default:
-                break
-            }
-            return o
-        }
+        var output: [UInt8] = []
+        Array(bytes).withUnsafeBytes { append($0, to: &output) }
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// Appends the unpadded base64url encoding of `input` to `output` (no intermediate string).

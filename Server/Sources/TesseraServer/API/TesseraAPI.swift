@@ -117,16 +117,13 @@ struct TesseraAPI: Sendable {
         }
     }
 
-    /// Decodes a JSON object body; an empty body (zero bytes) decodes as `{}` when `allowEmpty`.
+    /// Decodes a JSON object body; a request without one is refused.
     /// A body of only whitespace is not JSON and is refused like any other malformed body.
-    func decode<T: Decodable>(_ type: T.Type, from request: Request, allowEmpty: Bool = false) async throws -> T {
-        var buffer = try await body(of: request)
-        let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-        if bytes.isEmpty {
-            guard allowEmpty else { throw APIError.invalidRequest("The request needs a JSON object body.") }
-            return try RequestJSON.decode(type, from: Array("{}".utf8))
+    func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        guard let value = try await decodeIfPresent(type, from: request) else {
+            throw APIError.invalidRequest("The request needs a JSON object body.")
         }
-        return try RequestJSON.decode(type, from: bytes)
+        return value
     }
 
     /// Decodes a JSON object body, or returns nil for an empty body (zero bytes) without decoding anything.
