@@ -124,6 +124,18 @@ def main() -> int:
            {**installation(), "installation_id": str(uuid.uuid4()).upper()}), 400, "invalid_request")
     expect("short installation secret", call("POST", "/v1/sessions/anonymous", PK,
            {**installation(), "installation_secret": "c2hvcnQ"}), 400, "invalid_request")
+    for size in (32, 33, 34):  # 43, 44 and 46 characters: every tail length of base64url
+        secret = base64.urlsafe_b64encode(os.urandom(size)).rstrip(b"=").decode()
+        expect(f"canonical {len(secret)}-character secret", call("POST", "/v1/sessions/anonymous", PK,
+               {**installation(), "installation_secret": secret}), 201)
+        if len(secret) % 4:
+            alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+            noncanonical = secret[:-1] + alphabet[alphabet.index(secret[-1]) ^ 1]
+            expect(f"non-canonical {len(secret)}-character secret", call("POST", "/v1/sessions/anonymous", PK,
+                   {**installation(), "installation_secret": noncanonical}), 400, "invalid_request")
+        expect(f"padded {len(secret)}-character secret", call("POST", "/v1/sessions/anonymous", PK,
+               {**installation(), "installation_secret": secret + "="}),
+               400, "invalid_request")
     for minutes in (4, 525601, 0, -1):
         expect(f"anonymous duration {minutes}", call("POST", "/v1/sessions/anonymous", PK,
                {**installation(), "session_duration_minutes": minutes}), 400, "invalid_session_duration")

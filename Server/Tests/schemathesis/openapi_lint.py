@@ -13,6 +13,7 @@ Usage: python openapi_lint.py FILE   (FILE is the JSON text, or a .swift file ho
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import sys
@@ -189,6 +190,28 @@ def find_key(node: Any, key: str):
             yield from find_key(value, key)
 
 
+def canonical_base64url_disagreements(pattern: re.Pattern[str]):
+    """Yields a message for each string on which `pattern` and canonical unpadded base64url disagree."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    for size in range(32, 40):
+        encoded = base64.urlsafe_b64encode(bytes(range(7, 7 + size))).rstrip(b"=").decode()
+        if not pattern.fullmatch(encoded):
+            yield f"refuses the canonical encoding of {size} bytes ({len(encoded)} characters)"
+        unused_bits = {0: 0, 2: 4, 3: 2}[len(encoded) % 4]
+        for index, character in enumerate(alphabet):
+            candidate = encoded[:-1] + character
+            canonical = index & ((1 << unused_bits) - 1) == 0
+            if bool(pattern.fullmatch(candidate)) != canonical:
+                verb = "refuses" if canonical else "accepts"
+                yield f"{verb} {len(encoded)} characters ending in {character!r}"
+        padded = encoded + "=" * (-len(encoded) % 4)
+        standard_alphabet = encoded[:-2] + "+/"
+        misaligned = encoded + "A" if len(encoded) % 4 == 0 else encoded[: len(encoded) // 4 * 4 + 1]
+        for noncanonical in {padded, standard_alphabet, misaligned} - {encoded}:
+            if pattern.fullmatch(noncanonical):
+                yield f"accepts {noncanonical!r}, which is not canonical base64url"
+
+
 def lint(document: dict[str, Any]) -> list[str]:
     problems = Problems()
     if not str(document.get("openapi", "")).startswith("3.1."):
@@ -317,6 +340,21 @@ def lint(document: dict[str, Any]) -> list[str]:
             }
             if target not in targets:
                 problems.add(source, f"a 2xx response has no link to {target}")
+
+    # The installation secret's pattern must accept exactly the canonical unpadded base64url spellings
+    # (the server's decoder is strict): a pattern that is off by one in its tail makes fuzzers send valid
+    # secrets as "invalid" (and would let a client validator refuse what the server takes).
+    secrets = [schema for schema in find_key(document, "installation_secret") if isinstance(schema, dict)]
+    if not secrets:
+        problems.add("installation_secret", "never described")
+    for schema in secrets:
+        pattern = resolve(document, schema, problems, "installation_secret").get("pattern")
+        if not isinstance(pattern, str):
+            problems.add("installation_secret", "has no pattern")
+            continue
+        for wrong in canonical_base64url_disagreements(re.compile(pattern)):
+            problems.add("installation_secret.pattern", wrong)
+            break
 
     durations = [
         schema for schema in find_key(document, "session_duration_minutes") if isinstance(schema, dict)

@@ -2353,7 +2353,7 @@ enum OpenAPIDocument {
                     "type": "string",
                     "minLength": 43,
                     "maxLength": 512,
-                    "pattern": "^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{4}|[A-Za-z0-9_-]{3}[AEIMQUYcgkosw048]|[A-Za-z0-9_-]{2}[AQgw])$",
+                    "pattern": "^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{4}|[A-Za-z0-9_-]{2}[AEIMQUYcgkosw048]|[A-Za-z0-9_-][AQgw])$",
                     "description": "At least 32 random bytes in canonical base64url without padding, generated and kept by the SDK; at most 512 characters. Only its SHA-256 is stored."
                   },
                   "session_duration_minutes": {
