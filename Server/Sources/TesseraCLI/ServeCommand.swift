@@ -1,6 +1,9 @@
 import ArgumentParser
+import Foundation
 import Hummingbird
 import Logging
+import NIOCore
+import NIOPosix
 import TesseraServer
 
 /// `tessera serve`: runs the server until SIGTERM or SIGINT.
@@ -9,7 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the server.",
         discussion:
-            "Flags override the TESSERA_HOST, TESSERA_PORT, TESSERA_DATABASE_URL, TESSERA_LOG_LEVEL, TESSERA_PUBLIC_URL, TESSERA_TRUSTED_PROXY_HEADER, TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE and TESSERA_ANONYMOUS_RETENTION_DAYS environment variables."
+            "Flags override the TESSERA_HOST, TESSERA_PORT, TESSERA_DATABASE_URL, TESSERA_LOG_LEVEL, TESSERA_PUBLIC_URL, TESSERA_TRUSTED_PROXY_HEADER, TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE, TESSERA_ANONYMOUS_RETENTION_DAYS and TESSERA_EVENT_LOOP_EXECUTOR environment variables."
     )
 
     @Option(help: "The address to listen on (default 127.0.0.1).")
@@ -41,8 +44,21 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Delete anonymous profiles older than this without a live session; 0 keeps them (default 30).")
     var anonymousRetentionDays: Int64?
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Run Swift concurrency on the server's event loops (default; TESSERA_EVENT_LOOP_EXECUTOR=0 turns it off)."
+    )
+    var eventLoopExecutor = true
+
     func run() async throws {
         LoggingSystem.bootstrap { label in TesseraLogHandler(label: label) }
+        // Request handlers then run on the event loop that read the request (SwiftNIO's documented
+        // take-over of the global executor) instead of hopping to Swift's default thread pool and back
+        // for every request. Nothing in the server blocks a thread for long: SQLite writes have a
+        // thread of their own and its reads are short indexed lookups.
+        if eventLoopExecutor, ProcessInfo.processInfo.environment["TESSERA_EVENT_LOOP_EXECUTOR"] != "0" {
+            NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        }
         var configuration = try ServerConfiguration.fromEnvironment()
         if let host { configuration.host = host }
         if let port {
