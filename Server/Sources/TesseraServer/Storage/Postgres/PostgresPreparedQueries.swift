@@ -1,47 +1,48 @@
 import PostgresNIO
 
-/// The hottest reads as named prepared statements.
+/// The hottest reads as named prepared statements, each for a batch of keys (see ``PostgresReadBatcher``).
 ///
 /// postgres-nio's `query` sends an unnamed statement, which PostgreSQL parses, analyses and plans
 /// on every call: during a heartbeat benchmark that was about 60 % of the database's CPU, against
 /// 7 % for running the query. A named statement is prepared once per pooled connection.
 enum PostgresPreparedQueries {
-    /// The session (with its profile) whose token has this SHA-256 digest.
-    struct SessionContextByTokenHash: PostgresPreparedStatement {
-        static let name = "tessera_session_context_by_token_hash_v1"
+    /// The sessions (with their profiles) whose tokens have these SHA-256 digests, each row ending
+    /// with its digest.
+    struct SessionContextsByTokenHash: PostgresPreparedStatement {
+        static let name = "tessera_session_contexts_by_token_hash_v1"
         static let sql = """
-            SELECT \(PostgresStore.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id
-            WHERE s.token_hash = $1
+            SELECT \(PostgresStore.contextColumns), s.token_hash FROM sessions s JOIN profiles p ON p.id = s.profile_id
+            WHERE s.token_hash = ANY($1)
             """
-        static let bindingDataTypes: [PostgresDataType] = [.bytea]
+        static let bindingDataTypes: [PostgresDataType] = [.byteaArray]
         typealias Row = PostgresRow
 
-        let tokenHash: [UInt8]
+        let tokenHashes: [[UInt8]]
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 1)
-            bindings.append(ByteBuffer(bytes: tokenHash))
+            bindings.append(tokenHashes.map { ByteBuffer(bytes: $0) })
             return bindings
         }
 
         func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
     }
 
-    /// The session (with its profile) with this ID.
-    struct SessionContextByID: PostgresPreparedStatement {
-        static let name = "tessera_session_context_by_id_v1"
+    /// The sessions (with their profiles) with these IDs.
+    struct SessionContextsByID: PostgresPreparedStatement {
+        static let name = "tessera_session_contexts_by_id_v1"
         static let sql = """
             SELECT \(PostgresStore.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id
-            WHERE s.id = $1
+            WHERE s.id = ANY($1)
             """
-        static let bindingDataTypes: [PostgresDataType] = [.text]
+        static let bindingDataTypes: [PostgresDataType] = [.textArray]
         typealias Row = PostgresRow
 
-        let sessionID: String
+        let sessionIDs: [String]
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 1)
-            bindings.append(sessionID)
+            bindings.append(sessionIDs)
             return bindings
         }
 
@@ -50,14 +51,14 @@ enum PostgresPreparedQueries {
 }
 
 extension PostgresClient {
-    /// Runs a prepared statement and returns its first row, read fully.
-    func first<Statement: PostgresPreparedStatement>(
+    /// Runs a prepared statement and returns its rows.
+    func rows<Statement: PostgresPreparedStatement>(
         _ statement: Statement, logger: Logger
-    ) async throws -> PostgresCells? where Statement.Row == PostgresRow {
-        var first: PostgresCells?
-        for try await row in try await execute(statement, logger: logger) where first == nil {
-            first = PostgresCells(row)
+    ) async throws -> [PostgresCells] where Statement.Row == PostgresRow {
+        var rows: [PostgresCells] = []
+        for try await row in try await execute(statement, logger: logger) {
+            rows.append(PostgresCells(row))
         }
-        return first
+        return rows
     }
 }

@@ -60,32 +60,26 @@ extension PostgresStore {
     }
 
     /// Runs `body`, but answers ``PostgresTimeout`` after the operation timeout even when `body` is
-    /// stuck on a connection that died without a word (it is cancelled and left to finish alone).
+    /// stuck on a connection that died without a word (it is left to finish alone; the pool's
+    /// keep-alive and the closed socket end it eventually).
     private func withTimeout<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let timeout = configuration.operationTimeout
+        let deadline = ContinuousClock.now + configuration.operationTimeout
+        let watchdog = watchdog
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let pending = Mutex<CheckedContinuation<T, any Error>?>(continuation)
-            let finish: @Sendable (Result<T, any Error>) -> Bool = { result in
-                guard
-                    let continuation = pending.withLock({ value in
-                        defer { value = nil }
-                        return value
-                    })
-                else {
-                    return false
+            let finish: @Sendable (Result<T, any Error>) -> Void = { result in
+                let continuation = pending.withLock { value in
+                    defer { value = nil }
+                    return value
                 }
-                continuation.resume(with: result)
-                return true
+                continuation?.resume(with: result)
             }
-            let watchdog = Task {
-                try await Task.sleep(for: timeout)
-                _ = finish(.failure(PostgresTimeout()))
-            }
+            let id = watchdog.register(deadline: deadline) { finish(.failure(PostgresTimeout())) }
             Task {
                 let result: Result<T, any Error>
                 do { result = .success(try await body()) } catch { result = .failure(error) }
-                watchdog.cancel()
-                _ = finish(result)
+                watchdog.finish(id)
+                finish(result)
             }
         }
     }

@@ -22,6 +22,8 @@ extension PostgresStore {
         s.expires_at, s.revoked_at, p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url,
         p.email, p.created_at, p.updated_at
         """
+    /// The number of ``contextColumns``.
+    static let contextColumnCount = 19
 
     static func profile(_ row: PostgresCells) throws -> ProfileRecord { try profile(row, at: 0) }
 

@@ -177,20 +177,33 @@ extension PostgresStore {
     }
 
     public func sessionContext(tokenHash: [UInt8]) async throws -> SessionContext? {
-        let logger = logger
-        return try await statement { client in
-            try await client.first(
-                PostgresPreparedQueries.SessionContextByTokenHash(tokenHash: tokenHash), logger: logger
-            )
-            .map(Self.context)
+        try await contextsByTokenHash.load(tokenHash) { [self] hashes in
+            let logger = logger
+            return try await statement { client in
+                var contexts: [[UInt8]: SessionContext] = [:]
+                for row in try await client.rows(
+                    PostgresPreparedQueries.SessionContextsByTokenHash(tokenHashes: hashes), logger: logger)
+                {
+                    contexts[try row.bytes(Self.contextColumnCount)] = try Self.context(row)
+                }
+                return contexts
+            }
         }
     }
 
     public func sessionContext(sessionID: String) async throws -> SessionContext? {
-        let logger = logger
-        return try await statement { client in
-            try await client.first(PostgresPreparedQueries.SessionContextByID(sessionID: sessionID), logger: logger)
-                .map(Self.context)
+        try await contextsByID.load(sessionID) { [self] ids in
+            let logger = logger
+            return try await statement { client in
+                var contexts: [String: SessionContext] = [:]
+                for row in try await client.rows(
+                    PostgresPreparedQueries.SessionContextsByID(sessionIDs: ids), logger: logger)
+                {
+                    let context = try Self.context(row)
+                    contexts[context.session.id] = context
+                }
+                return contexts
+            }
         }
     }
 

@@ -18,6 +18,11 @@ public final class PostgresStore: TesseraStore {
     let client: PostgresClient
     let configuration: PostgresConfiguration
     let logger: Logger
+    /// Expires operations that outlive ``PostgresConfiguration/operationTimeout``.
+    let watchdog = OperationWatchdog()
+    /// Session lookups by token digest and by ID, batched.
+    let contextsByTokenHash = PostgresReadBatcher<[UInt8], SessionContext>()
+    let contextsByID = PostgresReadBatcher<String, SessionContext>()
     private let runner: Task<Void, Never>
 
     /// Opens a pool to the database; connections are made when first needed.
@@ -50,7 +55,13 @@ public final class PostgresStore: TesseraStore {
         self.client = postgres
         self.configuration = configuration
         self.logger = logger
-        self.runner = Task { await postgres.run() }
+        let watchdog = watchdog
+        self.runner = Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await postgres.run() }
+                group.addTask { await watchdog.run() }
+            }
+        }
     }
 
     /// Opens the store a `postgres://` URL names.
