@@ -24,6 +24,7 @@ public final class PostgresStore: TesseraStore {
     let contextsByTokenHash = PostgresReadBatcher<[UInt8], SessionContext>()
     let contextsByID = PostgresReadBatcher<String, SessionContext>()
     private let runner: Task<Void, Never>
+    private let sweeper: Task<Void, Never>
 
     /// Opens a pool to the database; connections are made when first needed.
     ///
@@ -55,13 +56,9 @@ public final class PostgresStore: TesseraStore {
         self.client = postgres
         self.configuration = configuration
         self.logger = logger
+        self.runner = Task { await postgres.run() }
         let watchdog = watchdog
-        self.runner = Task {
-            await withDiscardingTaskGroup { group in
-                group.addTask { await postgres.run() }
-                group.addTask { await watchdog.run() }
-            }
-        }
+        self.sweeper = Task { await watchdog.run() }
     }
 
     /// Opens the store a `postgres://` URL names.
@@ -71,11 +68,14 @@ public final class PostgresStore: TesseraStore {
 
     deinit {
         runner.cancel()
+        sweeper.cancel()
     }
 
     public func close() async throws {
         runner.cancel()
         await runner.value
+        sweeper.cancel()
+        await sweeper.value
     }
 
     /// Refuses a server with `fsync` off (acknowledged writes could be lost on a crash), warns
