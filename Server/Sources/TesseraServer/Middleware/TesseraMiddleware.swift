@@ -20,9 +20,16 @@ struct TesseraMiddleware: RouterMiddleware {
         -> Response
     {
         let start = ContinuousClock.now
-        let requestID = Self.requestID(from: request.headers) ?? context.id
         var context = context
-        context.logger[metadataKey: "request_id"] = .string(requestID)
+        // Hummingbird already gave the request an ID in the logger's metadata (TesseraLogHandler
+        // prints it as `request_id`); it is replaced only when the client sent one of its own.
+        let requestID: String
+        if let supplied = Self.requestID(from: request.headers) {
+            context.logger[metadataKey: "hb.request.id"] = .string(supplied)
+            requestID = supplied
+        } else {
+            requestID = context.id
+        }
         var response: Response
         do {
             if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximumBodySize {

@@ -14,7 +14,7 @@ public import Logging
 /// 2026-11-21T03:40:12Z level=error label=tessera msg="request failed" request_id=hb-4f… route=/v1/me status=503
 /// ```
 ///
-/// Setting metadata is a plain dictionary write. swift-log's `StreamLogHandler` re-renders all of
+/// Hummingbird's `hb.request.id` is printed as `request_id`. Setting metadata is a plain dictionary write. swift-log's `StreamLogHandler` re-renders all of
 /// its metadata on every change, and every request sets its request ID, so with it the logger cost
 /// more than the session lookup of a heartbeat even when nothing was logged.
 public struct TesseraLogHandler: LogHandler {
@@ -44,6 +44,9 @@ public struct TesseraLogHandler: LogHandler {
         }
         if let extra = event.metadata {
             merged.merge(extra) { _, new in new }
+        }
+        if let requestID = merged.removeValue(forKey: "hb.request.id"), merged["request_id"] == nil {
+            merged["request_id"] = requestID
         }
         for key in merged.keys.sorted() {
             line += " \(key)=\(Self.quoted(merged[key]!.description))"

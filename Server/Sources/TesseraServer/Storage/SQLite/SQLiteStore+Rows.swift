@@ -15,6 +15,11 @@ extension SQLiteStore {
         s.expires_at, s.revoked_at, p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url,
         p.email, p.created_at, p.updated_at
         """
+    // The hottest statements, built once (the connection's statement cache is keyed by their text).
+    static let contextByIDSQL =
+        "SELECT \(contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id WHERE s.id = ?"
+    static let contextByTokenHashSQL =
+        "SELECT \(contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id WHERE s.token_hash = ?"
 
     static func profile(_ row: SQLiteRow, at offset: Int = 0) -> ProfileRecord {
         ProfileRecord(

@@ -75,7 +75,7 @@ extension SQLiteStore {
             if let callerSessionID = command.callerSessionID {
                 guard
                     let context = try connection.queryFirst(
-                        "SELECT \(Self.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id WHERE s.id = ?",
+                        Self.contextByIDSQL,
                         [.init(callerSessionID)]
                     ).map(Self.context)
                 else { throw APIError.sessionNotFound }
@@ -161,7 +161,7 @@ extension SQLiteStore {
     public func sessionContext(tokenHash: [UInt8]) async throws -> SessionContext? {
         try readers.read {
             try $0.queryFirst(
-                "SELECT \(Self.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id WHERE s.token_hash = ?",
+                Self.contextByTokenHashSQL,
                 [.init(tokenHash)]
             ).map(Self.context)
         }
@@ -170,7 +170,7 @@ extension SQLiteStore {
     public func sessionContext(sessionID: String) async throws -> SessionContext? {
         try readers.read {
             try $0.queryFirst(
-                "SELECT \(Self.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id WHERE s.id = ?",
+                Self.contextByIDSQL,
                 [.init(sessionID)]
             ).map(Self.context)
         }
@@ -186,7 +186,7 @@ extension SQLiteStore {
                 [.init(expiresAt), .init(now), .init(sessionID), .init(now)])
             guard changed == 1 else { return nil }
             return try connection.queryFirst(
-                "SELECT \(Self.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id WHERE s.id = ?",
+                Self.contextByIDSQL,
                 [.init(sessionID)]
             ).map(Self.context)
         }
