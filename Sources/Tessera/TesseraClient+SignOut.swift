@@ -49,7 +49,23 @@ extension TesseraClient {
                 pending.append(PendingRevocation(sessionToken: device.sessionToken, deviceID: device.device.id))
             }
         }
-        state?.pendingRevocations += pending
+        // A session (or push token) that replaced the captured one while this sign-out was under way —
+        // a refresh or re-establishment of the same identity, since nothing that bumps the generation
+        // overtook us — belongs to the identity being signed out: it must not outlive the clear below.
+        var overtaken: [PendingRevocation] = []
+        if let current = state?.session, current.token != ended?.token,
+            !pending.contains(where: { $0.sessionToken == current.token })
+        {
+            overtaken.append(PendingRevocation(sessionToken: current.token))
+        }
+        if let current = state?.device, current != device {
+            if let index = overtaken.firstIndex(where: { $0.sessionToken == current.sessionToken }) {
+                overtaken[index].deviceID = current.device.id
+            } else {
+                overtaken.append(PendingRevocation(sessionToken: current.sessionToken, deviceID: current.device.id))
+            }
+        }
+        state?.pendingRevocations += pending + overtaken
         state?.session = nil
         state?.device = nil
         state?.lastEndReason = .signedOut
@@ -59,6 +75,7 @@ extension TesseraClient {
         publishCurrent()
         log(.info, "signed out")
         eventBroadcaster.publish(.signedOut)
+        for item in overtaken { await flush(item) }
         do {
             _ = try await establishSession()
         } catch {
