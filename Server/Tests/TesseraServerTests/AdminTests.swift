@@ -126,6 +126,9 @@ struct AdminTests {
             for bad in [
                 #"{"leeway_seconds":-1}"#, #"{"identified_session_minutes":4}"#, #"{"unknown":true}"#,
                 #"{"allow_unverified_identify":"yes"}"#, #"{"max_identity_token_lifetime_seconds":0}"#, "[]",
+                // PostgreSQL's text cannot hold a NUL: refused as input, never a 503.
+                #"{"expected_issuer":"https://a\u0000b"}"#, #"{"expected_issuer":"line\nbreak"}"#,
+                #"{"expected_issuer":""}"#,
             ] {
                 let reply = try await client.send(.patch, "/v1/admin/project", bearer: client.secretKey, body: bad)
                 #expect(reply.status == .badRequest, "\(bad)")

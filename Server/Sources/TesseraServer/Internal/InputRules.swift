@@ -24,6 +24,14 @@ enum InputRules {
         return !value.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
+    /// An expected identity-token issuer: 1–2048 UTF-8 bytes, no control characters (PostgreSQL's
+    /// text cannot even hold a NUL).
+    static func isIssuer(_ value: String) -> Bool {
+        let count = value.utf8.count
+        guard count >= 1, count <= 2048 else { return false }
+        return !value.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
     /// A push token: 1–4096 printable ASCII characters.
     static func isPushToken(_ value: String) -> Bool {
         let bytes = value.utf8

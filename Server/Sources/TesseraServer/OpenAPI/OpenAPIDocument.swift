@@ -2011,6 +2011,7 @@ enum OpenAPIDocument {
                     ],
                     "minLength": 1,
                     "maxLength": 2048,
+                    "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]+$",
                     "description": "When set, identity tokens must carry exactly this `iss`. Default null."
                   },
                   "max_identity_token_lifetime_seconds": {
@@ -2171,7 +2172,8 @@ enum OpenAPIDocument {
                     ],
                     "minLength": 1,
                     "maxLength": 2048,
-                    "description": "`null` clears it. At most 2048 UTF-8 bytes."
+                    "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]+$",
+                    "description": "`null` clears it. At most 2048 UTF-8 bytes, no control characters."
                   },
                   "max_identity_token_lifetime_seconds": {
                     "type": [

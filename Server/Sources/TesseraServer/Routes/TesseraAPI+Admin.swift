@@ -164,8 +164,9 @@ extension TesseraAPI {
         if let value = patch.allowUnverifiedIdentify { settings.allowUnverifiedIdentify = value }
         if let value = patch.requireAudience { settings.requireAudience = value }
         if let value = patch.expectedIssuer {
-            if let issuer = value, issuer.isEmpty || issuer.utf8.count > 2048 {
-                throw APIError.invalidRequest("expected_issuer must be 1 to 2048 characters, or null.")
+            if let issuer = value, !InputRules.isIssuer(issuer) {
+                throw APIError.invalidRequest(
+                    "expected_issuer must be 1 to 2048 bytes without control characters, or null.")
             }
             settings.expectedIssuer = value
         }

@@ -185,7 +185,18 @@ extension TesseraAPI {
     /// `GET /v1/sessions`
     func listSessions(_ request: Request) async throws -> Response {
         let caller = try await requireSession(request)
-        let sessions = try await store.liveSessions(profileID: caller.context.profile.id, now: currentTime().seconds)
+        let now = currentTime().seconds
+        var sessions = try await store.liveSessions(profileID: caller.context.profile.id, now: now)
+        let own = caller.context.session.id
+        if !sessions.contains(where: { $0.id == own }) {
+            // The caller's session ended (a revoke, an erasure, its expiry) or changed profile between
+            // the two reads. Answer as of the second read: 401 if it is gone, else its profile's list.
+            guard let current = try await store.sessionContext(sessionID: own) else { throw APIError.sessionNotFound }
+            try checkAlive(current.session, now: now)
+            if current.profile.id != caller.context.profile.id {
+                sessions = try await store.liveSessions(profileID: current.profile.id, now: now)
+            }
+        }
         return json { $0.sessions(sessions) }
     }
 
