@@ -52,18 +52,12 @@ extension TesseraClient {
         // A session (or push token) that replaced the captured one while this sign-out was under way —
         // a refresh or re-establishment of the same identity, since nothing that bumps the generation
         // overtook us — belongs to the identity being signed out: it must not outlive the clear below.
-        var overtaken: [PendingRevocation] = []
-        if let current = state?.session, current.token != ended?.token,
-            !pending.contains(where: { $0.sessionToken == current.token })
-        {
-            overtaken.append(PendingRevocation(sessionToken: current.token))
-        }
-        if let current = state?.device, current != device {
-            if let index = overtaken.firstIndex(where: { $0.sessionToken == current.sessionToken }) {
-                overtaken[index].deviceID = current.device.id
-            } else {
-                overtaken.append(PendingRevocation(sessionToken: current.sessionToken, deviceID: current.device.id))
-            }
+        var overtaking = state
+        overtaking?.pendingRevocations = []
+        if overtaking?.session?.token == ended?.token { overtaking?.session = nil }
+        if overtaking?.device == device { overtaking?.device = nil }
+        let overtaken = Self.revocations(leaving: overtaking).filter { item in
+            !pending.contains { $0.sessionToken == item.sessionToken }
         }
         state?.pendingRevocations += pending + overtaken
         state?.session = nil

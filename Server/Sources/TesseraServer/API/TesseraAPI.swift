@@ -105,6 +105,13 @@ struct TesseraAPI: Sendable {
         if session.expiresAt <= now { throw APIError.sessionExpired }
     }
 
+    /// The session as it is now, read again; or the 401 that says why it is no longer alive.
+    func liveSession(id: String, now: Int64) async throws -> SessionContext {
+        guard let current = try await store.sessionContext(sessionID: id) else { throw APIError.sessionNotFound }
+        try checkAlive(current.session, now: now)
+        return current
+    }
+
     // MARK: Bodies
 
     /// The request body, at most `maximumBodySize` bytes.

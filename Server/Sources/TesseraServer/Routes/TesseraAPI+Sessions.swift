@@ -159,10 +159,7 @@ extension TesseraAPI {
                 let extended = try await store.extendSession(
                     sessionID: context.session.id, expiresAt: now + minutes * 60, now: now)
             else {
-                guard let current = try await store.sessionContext(sessionID: context.session.id) else {
-                    throw APIError.sessionNotFound
-                }
-                try checkAlive(current.session, now: now)
+                _ = try await liveSession(id: context.session.id, now: now)
                 throw APIError.sessionNotFound
             }
             context = extended
@@ -191,8 +188,7 @@ extension TesseraAPI {
         if !sessions.contains(where: { $0.id == own }) {
             // The caller's session ended (a revoke, an erasure, its expiry) or changed profile between
             // the two reads. Answer as of the second read: 401 if it is gone, else its profile's list.
-            guard let current = try await store.sessionContext(sessionID: own) else { throw APIError.sessionNotFound }
-            try checkAlive(current.session, now: now)
+            let current = try await liveSession(id: own, now: now)
             if current.profile.id != caller.context.profile.id {
                 sessions = try await store.liveSessions(profileID: current.profile.id, now: now)
             }
