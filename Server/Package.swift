@@ -34,6 +34,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .executableTarget(
@@ -58,6 +60,7 @@ let package = Package(
                 "TesseraServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "TesseraTokens", package: "Tessera"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

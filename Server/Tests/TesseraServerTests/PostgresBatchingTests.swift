@@ -1,3 +1,4 @@
+import NIOPosix
 import Synchronization
 import Testing
 
@@ -51,15 +52,14 @@ private final class GatedFetch: Sendable {
 struct PostgresBatchingTests {
     @Test("A lone read goes out at once; reads that arrive meanwhile share the next batch")
     func coalesces() async throws {
-        let batcher = PostgresReadBatcher<String, String>()
         let gate = GatedFetch()
-        let fetch: PostgresReadBatcher<String, String>.Fetch = { try await gate.fetch($0) }
+        let batcher = PostgresReadBatcher<String, String> { try await gate.fetch($0) }
         try await withThrowingTaskGroup(of: (String, String?).self) { group in
-            group.addTask { ("first", try await batcher.load("first", fetch: fetch)) }
+            group.addTask { ("first", try await batcher.load("first")) }
             try await gate.waitForBatches(1)
             // These arrive while the first batch is out: they must not join it.
             for key in ["a", "b", "a", "missing-c"] {
-                group.addTask { (key, try await batcher.load(key, fetch: fetch)) }
+                group.addTask { (key, try await batcher.load(key)) }
             }
             try await Task.sleep(for: .milliseconds(50))
             #expect(gate.batches == [["first"]])
@@ -81,15 +81,16 @@ struct PostgresBatchingTests {
 
     @Test("A batch never exceeds its maximum size, and a failure reaches every read of its batch")
     func limitsAndFailures() async throws {
-        let batcher = PostgresReadBatcher<String, String>(maximumInFlight: 1, maximumBatch: 2)
         let gate = GatedFetch()
-        let fetch: PostgresReadBatcher<String, String>.Fetch = { try await gate.fetch($0) }
+        let batcher = PostgresReadBatcher<String, String>(maximumInFlight: 1, maximumBatch: 2) {
+            try await gate.fetch($0)
+        }
         gate.fail()
         try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { (try? await batcher.load("k0", fetch: fetch)) == nil }
+            group.addTask { (try? await batcher.load("k0")) == nil }
             try await gate.waitForBatches(1)
             for index in 1...5 {
-                group.addTask { (try? await batcher.load("k\(index)", fetch: fetch)) == nil }
+                group.addTask { (try? await batcher.load("k\(index)")) == nil }
             }
             try await Task.sleep(for: .milliseconds(50))
             for batch in 1...4 {
@@ -105,15 +106,14 @@ struct PostgresBatchingTests {
 
     @Test("Several batches may be out at once, up to the limit")
     func inFlightLimit() async throws {
-        let batcher = PostgresReadBatcher<String, String>(maximumInFlight: 2)
         let gate = GatedFetch()
-        let fetch: PostgresReadBatcher<String, String>.Fetch = { try await gate.fetch($0) }
+        let batcher = PostgresReadBatcher<String, String>(maximumInFlight: 2) { try await gate.fetch($0) }
         try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask { try await batcher.load("one", fetch: fetch) }
+            group.addTask { try await batcher.load("one") }
             try await gate.waitForBatches(1)
-            group.addTask { try await batcher.load("two", fetch: fetch) }
+            group.addTask { try await batcher.load("two") }
             try await gate.waitForBatches(2)
-            group.addTask { try await batcher.load("three", fetch: fetch) }
+            group.addTask { try await batcher.load("three") }
             try await Task.sleep(for: .milliseconds(50))
             #expect(gate.batches.count == 2)
             gate.releaseOne()
@@ -124,6 +124,77 @@ struct PostgresBatchingTests {
             for try await value in group { values.insert(try #require(value)) }
             #expect(values == ["value of one", "value of two", "value of three"])
         }
+    }
+
+    @Test("A batch that outlives its timeout answers its reads with the expiry's error; later reads go out without it")
+    func expiry() async throws {
+        let watchdog = OperationWatchdog(resolution: .milliseconds(10))
+        let sweeper = Task { await watchdog.run() }
+        defer { sweeper.cancel() }
+        let gate = GatedFetch()
+        let expired = Mutex(0)
+        let batcher = PostgresReadBatcher<String, String>(
+            expiry: .init(watchdog: watchdog, timeout: .milliseconds(100)) {
+                expired.withLock { $0 += 1 }
+                return PostgresStore.unavailable
+            }
+        ) { try await gate.fetch($0) }
+
+        // The first batch never answers (a connection that died without a word).
+        let stuck = Task { try await batcher.load("stuck") }
+        try await gate.waitForBatches(1)
+        let queued = Task { try await batcher.load("queued") }
+        await #expect(throws: APIError.self) { try await stuck.value }
+        #expect(expired.withLock { $0 } == 1)
+        // The read that queued behind the stuck batch went out in a batch of its own.
+        try await gate.waitForBatches(2)
+        #expect(gate.batches == [["stuck"], ["queued"]])
+        gate.releaseOne()  // the stuck fetch finally answers: its readers were answered already
+        gate.releaseOne()
+        #expect(try await queued.value == "value of queued")
+        // Nothing is left registered, and a later read goes out and answers normally.
+        #expect(watchdog.pending == 0)
+        let later = Task { try await batcher.load("later") }
+        try await gate.waitForBatches(3)
+        gate.releaseOne()
+        #expect(try await later.value == "value of later")
+        #expect(expired.withLock { $0 } == 1)
+    }
+
+    @Test("Readers on event loops are answered on their own loops, from a batch read on another")
+    func readersOnEventLoops() async throws {
+        let readers = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let reading = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let gate = GatedFetch()
+        let batcher = PostgresReadBatcher<String, String>(executor: EventLoopTaskExecutor(reading.next())) {
+            keys in
+            #expect(MultiThreadedEventLoopGroup.currentEventLoop === reading.next())
+            return try await gate.fetch(keys)
+        }
+        let loops = [readers.next(), readers.next()]
+        try await withThrowingTaskGroup(of: (String?, Bool).self) { group in
+            for index in 0..<8 {
+                let loop = loops[index % 2]
+                group.addTask(executorPreference: EventLoopTaskExecutor(loop)) {
+                    let value = try await batcher.load("key \(index)")
+                    return (value, loop.inEventLoop)
+                }
+            }
+            for batch in 1...8 {
+                try await gate.waitForBatches(batch)
+                gate.releaseOne()
+                if gate.batches.joined().count == 8 { break }
+            }
+            var answered = 0
+            for try await (value, onItsLoop) in group {
+                #expect(value?.hasPrefix("value of key ") == true)
+                #expect(onItsLoop)
+                answered += 1
+            }
+            #expect(answered == 8)
+        }
+        try await readers.shutdownGracefully()
+        try await reading.shutdownGracefully()
     }
 
     @Test("The watchdog expires only what is overdue, once, and never what finished")

@@ -32,28 +32,38 @@ extension PostgresStore {
     }
 
     private func retrying<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        var attempt = 0
+        try await Self.retrying(maximumRetries: configuration.maximumRetries, logger: logger) {
+            try await self.withTimeout(body)
+        }
+    }
+
+    /// Runs `attempt` again while it lost a race (at most `maximumRetries` times); domain errors
+    /// (``APIError``) pass through, everything else becomes `503`.
+    static func retrying<T: Sendable>(
+        maximumRetries: Int, logger: Logger, _ attempt: @Sendable () async throws -> T
+    ) async throws -> T {
+        var attempts = 0
         while true {
             do {
-                return try await withTimeout(body)
+                return try await attempt()
             } catch {
                 let cause = Self.cause(of: error)
                 if let error = cause as? APIError { throw error }
                 if cause is PostgresTimeout || cause is CancellationError {
                     logger.warning("database operation timed out or was cancelled")
-                    throw Self.unavailable
+                    throw unavailable
                 }
                 switch PostgresFailure(cause) {
-                case .retry where attempt < configuration.maximumRetries:
-                    attempt += 1
+                case .retry where attempts < maximumRetries:
+                    attempts += 1
                     continue
                 case .uniqueViolation(let constraint)
-                where Self.racedConstraints.contains(constraint) && attempt < configuration.maximumRetries:
-                    attempt += 1
+                where racedConstraints.contains(constraint) && attempts < maximumRetries:
+                    attempts += 1
                     continue
                 case .unavailable, .retry, .uniqueViolation:
                     logger.error("database error", metadata: ["error": "\(PostgresFailure.summary(cause))"])
-                    throw Self.unavailable
+                    throw unavailable
                 }
             }
         }

@@ -177,34 +177,11 @@ extension PostgresStore {
     }
 
     public func sessionContext(tokenHash: [UInt8]) async throws -> SessionContext? {
-        try await contextsByTokenHash.load(tokenHash) { [self] hashes in
-            let logger = logger
-            return try await statement { client in
-                var contexts: [[UInt8]: SessionContext] = [:]
-                for row in try await client.rows(
-                    PostgresPreparedQueries.SessionContextsByTokenHash(tokenHashes: hashes), logger: logger)
-                {
-                    contexts[try row.bytes(Self.contextColumnCount)] = try Self.context(row)
-                }
-                return contexts
-            }
-        }
+        try await contextsByTokenHash.load(tokenHash)
     }
 
     public func sessionContext(sessionID: String) async throws -> SessionContext? {
-        try await contextsByID.load(sessionID) { [self] ids in
-            let logger = logger
-            return try await statement { client in
-                var contexts: [String: SessionContext] = [:]
-                for row in try await client.rows(
-                    PostgresPreparedQueries.SessionContextsByID(sessionIDs: ids), logger: logger)
-                {
-                    let context = try Self.context(row)
-                    contexts[context.session.id] = context
-                }
-                return contexts
-            }
-        }
+        try await contextsByID.load(sessionID)
     }
 
     public func extendSession(sessionID: String, expiresAt: Int64, now: Int64) async throws -> SessionContext? {

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import NIOPosix
 import PostgresNIO
 
 /// The PostgreSQL backend, for several server processes on one database.
@@ -19,10 +20,10 @@ public final class PostgresStore: TesseraStore {
     let configuration: PostgresConfiguration
     let logger: Logger
     /// Expires operations that outlive ``PostgresConfiguration/operationTimeout``.
-    let watchdog = OperationWatchdog()
+    let watchdog: OperationWatchdog
     /// Session lookups by token digest and by ID, batched.
-    let contextsByTokenHash = PostgresReadBatcher<[UInt8], SessionContext>()
-    let contextsByID = PostgresReadBatcher<String, SessionContext>()
+    let contextsByTokenHash: PostgresReadBatcher<[UInt8], SessionContext>
+    let contextsByID: PostgresReadBatcher<String, SessionContext>
     private let runner: Task<Void, Never>
     private let sweeper: Task<Void, Never>
 
@@ -52,14 +53,60 @@ public final class PostgresStore: TesseraStore {
         // The pool reports every failed connection attempt at info; keep only warnings and worse.
         var background = logger
         background.logLevel = max(logger.logLevel, .warning)
-        let postgres = PostgresClient(configuration: client, backgroundLogger: background)
+        let postgres = PostgresClient(
+            configuration: client, eventLoopGroup: Self.eventLoopGroup, backgroundLogger: background)
+        let watchdog = OperationWatchdog()
         self.client = postgres
         self.configuration = configuration
         self.logger = logger
+        self.watchdog = watchdog
+        let expiry = PostgresReadBatcher<[UInt8], SessionContext>.Expiry(
+            watchdog: watchdog, timeout: configuration.operationTimeout
+        ) {
+            logger.warning("database operation timed out")
+            return Self.unavailable
+        }
+        let retries = configuration.maximumRetries
+        self.contextsByTokenHash = PostgresReadBatcher(executor: Self.batchExecutor, expiry: expiry) { hashes in
+            try await Self.retrying(maximumRetries: retries, logger: logger) {
+                var contexts: [[UInt8]: SessionContext] = [:]
+                for row in try await postgres.rows(
+                    PostgresPreparedQueries.SessionContextsByTokenHash(tokenHashes: hashes), logger: logger)
+                {
+                    contexts[try row.bytes(Self.contextColumnCount)] = try Self.context(row)
+                }
+                return contexts
+            }
+        }
+        self.contextsByID = PostgresReadBatcher(
+            executor: Self.batchExecutor,
+            expiry: .init(watchdog: watchdog, timeout: configuration.operationTimeout, error: expiry.error)
+        ) { ids in
+            try await Self.retrying(maximumRetries: retries, logger: logger) {
+                var contexts: [String: SessionContext] = [:]
+                for row in try await postgres.rows(
+                    PostgresPreparedQueries.SessionContextsByID(sessionIDs: ids), logger: logger)
+                {
+                    let context = try Self.context(row)
+                    contexts[context.session.id] = context
+                }
+                return contexts
+            }
+        }
         self.runner = Task { await postgres.run() }
-        let watchdog = watchdog
         self.sweeper = Task { await watchdog.run() }
     }
+
+    /// The event loop of every PostgreSQL connection in the process, shared by all stores and, like
+    /// SwiftNIO's singleton loops, never shut down.
+    ///
+    /// On the HTTP server's loops a database answer waited for the request work already queued
+    /// there (a millisecond and more under load), and a batched session lookup waits for the batch
+    /// ahead of it, so that wait was on every heartbeat's path. On a loop of their own the answers
+    /// are read at once (heartbeats per second on PostgreSQL: see docs/PERFORMANCE.md).
+    static let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    /// Runs the batched lookups' task on that loop.
+    static let batchExecutor = EventLoopTaskExecutor(eventLoopGroup.next())
 
     /// Opens the store a `postgres://` URL names.
     public convenience init(url: String, logger: Logger = Logger(label: "tessera.postgres")) throws {
