@@ -17,6 +17,13 @@ heartbeat ≥ 30 % of hello-world; identify/s is reported.
 every scenario with two wrk processes at once, one per node, half the connections each (hello-world,
 one process, is driven the same way so that the client side is identical); the table sums their
 requests/s and shows the worse of their latency percentiles.
+
+--rounds N runs the whole sequence (hello-world, then each scenario) N times, interleaved, each round
+with fresh identity tokens and installations, and prints each round and then the median of each
+figure over the rounds; each ratio is the median of the rounds' own ratios (a scenario beside the
+hello-world of its own round). Targets are judged on the medians. On a machine whose speed drifts
+from minute to minute (a shared VM) one run can land anywhere in that drift; the median of
+interleaved rounds cannot be moved by one slow or fast minute.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -284,6 +292,9 @@ def main() -> int:
     parser.add_argument("--per-second", type=int, default=12000,
                         help="identity tokens and installations prepared per second of --duration")
     parser.add_argument("--scenarios", default="heartbeat,identify,anonymous")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run hello-world and every scenario this many times, interleaved, and report the "
+                             "median of each figure (default 1)")
     parser.add_argument("--perf", default="", help="profile the server with perf during these scenarios")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (database, logs)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
@@ -304,6 +315,8 @@ def main() -> int:
         arguments.database = "postgres"
     if arguments.nodes < 1 or (arguments.nodes > 1 and arguments.database != "postgres"):
         parser.error("--nodes N > 1 needs --database postgres (SQLite is one process's embedded database)")
+    if arguments.rounds < 1:
+        parser.error("--rounds must be at least 1")
     scenarios = [name for name in arguments.scenarios.split(",") if name]
     profiled = {name for name in arguments.perf.split(",") if name}
 
@@ -352,57 +365,76 @@ def main() -> int:
         raise_rate_limits(tessera_port, project.secret_key)
 
         count = arguments.duration * arguments.per_second
-        print(f"› preparing {arguments.sessions} sessions, {count} identity tokens, {count} installations", file=sys.stderr)
-        files = {}
+        rounds = arguments.rounds
+        print(f"› preparing {arguments.sessions} sessions, {count * rounds} identity tokens, "
+              f"{count * rounds} installations", file=sys.stderr)
+        # files[name][round]: the prepared requests of one round, one file per node.
+        files: dict[str, list[list[Path]]] = {}
         if "heartbeat" in scenarios:
             tokens = create_sessions(tessera_port, project.publishable_key, arguments.sessions)
-            files["heartbeat"] = write_split(work, "heartbeat", [f"{token}\t\n" for token in tokens], arguments.nodes)
+            heartbeat_files = write_split(work, "heartbeat", [f"{token}\t\n" for token in tokens], arguments.nodes)
+            files["heartbeat"] = [heartbeat_files] * rounds  # heartbeats reuse their sessions by design
         if "identify" in scenarios:
             now = int(time.time())
-            run = b64url(os.urandom(6))
-            lines = []
-            for index in range(count):
-                token = mint_identity_token(
-                    project.identity_secret, project.kid,
-                    {"sub": f"bench-{run}-{index}", "aud": project.project_id, "iat": now, "exp": now + 3000},
-                )
-                lines.append(f"{project.publishable_key}\t{json.dumps({'identity_token': token})}\n")
-            files["identify"] = write_split(work, "identify", lines, arguments.nodes)
+            files["identify"] = []
+            for round_index in range(rounds):
+                run = b64url(os.urandom(6))
+                lines = []
+                for index in range(count):
+                    token = mint_identity_token(
+                        project.identity_secret, project.kid,
+                        {"sub": f"bench-{run}-{index}", "aud": project.project_id, "iat": now,
+                         "exp": now + 3000},
+                    )
+                    lines.append(f"{project.publishable_key}\t{json.dumps({'identity_token': token})}\n")
+                files["identify"].append(write_split(work, f"identify-{round_index + 1}", lines, arguments.nodes))
         if "anonymous" in scenarios:
-            files["anonymous"] = write_split(
-                work, "anonymous",
-                [f"{project.publishable_key}\t{json.dumps(new_installation())}\n" for _ in range(count)],
-                arguments.nodes,
-            )
+            files["anonymous"] = [
+                write_split(
+                    work, f"anonymous-{round_index + 1}",
+                    [f"{project.publishable_key}\t{json.dumps(new_installation())}\n" for _ in range(count)],
+                    arguments.nodes,
+                )
+                for round_index in range(rounds)
+            ]
 
         paths = {
             "heartbeat": "/v1/sessions/authenticate",
             "identify": "/v1/sessions/identify",
             "anonymous": "/v1/sessions/anonymous",
         }
-        results: dict[str, dict] = {}
         hello_urls = [f"http://127.0.0.1:{hello_port}/"] * arguments.nodes
         no_args: list[list[str]] = [[] for _ in hello_urls]
         load_before = load_average()
         if arguments.warmup:
             run_wrk_split(hello_urls, HERE / "plain.lua", no_args, arguments, arguments.warmup)
-        print(f"› hello-world GET / for {arguments.duration} s", file=sys.stderr)
-        results["hello-world"] = run_wrk_split(hello_urls, HERE / "plain.lua", no_args, arguments, arguments.duration)
-        for name in scenarios:
-            urls = [f"http://127.0.0.1:{port}{paths[name]}" for port in tessera_ports]
-            script_args = [["POST", paths[name], str(path), str(arguments.threads)] for path in files[name]]
-            if name == "heartbeat" and arguments.warmup:
-                run_wrk_split(urls, HERE / "replay.lua", script_args, arguments, arguments.warmup)
-            print(f"› {name} POST {paths[name]} for {arguments.duration} s", file=sys.stderr)
-            perf = Perf([node.pid for node in nodes], work / f"perf-{name}.data") if name in profiled else None
-            results[name] = run_wrk_split(urls, HERE / "replay.lua", script_args, arguments, arguments.duration)
-            if perf is not None:
-                results[name]["perf"] = perf.stop()
-            if any(node.poll() is not None for node in nodes):
-                raise SystemExit(f"bench: tessera serve exited during {name}; see the logs in {work}")
+        # by_round[r][scenario]: the wrk result of one scenario in round r.
+        by_round: list[dict[str, dict]] = []
+        for round_index in range(rounds):
+            label = f" (round {round_index + 1} of {rounds})" if rounds > 1 else ""
+            results: dict[str, dict] = {}
+            print(f"› hello-world GET / for {arguments.duration} s{label}", file=sys.stderr)
+            results["hello-world"] = run_wrk_split(
+                hello_urls, HERE / "plain.lua", no_args, arguments, arguments.duration)
+            for name in scenarios:
+                urls = [f"http://127.0.0.1:{port}{paths[name]}" for port in tessera_ports]
+                script_args = [
+                    ["POST", paths[name], str(path), str(arguments.threads)] for path in files[name][round_index]]
+                if name == "heartbeat" and arguments.warmup and round_index == 0:
+                    run_wrk_split(urls, HERE / "replay.lua", script_args, arguments, arguments.warmup)
+                print(f"› {name} POST {paths[name]} for {arguments.duration} s{label}", file=sys.stderr)
+                perf = (
+                    Perf([node.pid for node in nodes], work / f"perf-{name}.data")
+                    if name in profiled and round_index == 0 else None
+                )
+                results[name] = run_wrk_split(urls, HERE / "replay.lua", script_args, arguments, arguments.duration)
+                if perf is not None:
+                    results[name]["perf"] = perf.stop()
+                if any(node.poll() is not None for node in nodes):
+                    raise SystemExit(f"bench: tessera serve exited during {name}; see the logs in {work}")
+            by_round.append(results)
         load_after = load_average()
 
-        baseline = results["hello-world"]["rps"]
         print()
         print(f"wrk {arguments.threads} thread(s), {arguments.connections} connections, {arguments.duration} s each, "
               f"loopback, {database_label} ({os.cpu_count()} CPUs)")
@@ -412,13 +444,38 @@ def main() -> int:
                   f"{arguments.connections // arguments.nodes} connections each: requests/s summed, "
                   f"p50/p99 the worse of the {arguments.nodes}")
         print(f"load average (1/5/15 min): {load_before} before, {load_after} after")
-        print(f"{'scenario':<12} {'requests/s':>11} {'p50 ms':>8} {'p99 ms':>8} {'vs hello':>9} {'non-2xx':>8} {'errors':>7}  target")
+        header = (f"{'scenario':<12} {'requests/s':>11} {'p50 ms':>8} {'p99 ms':>8} {'vs hello':>9} {'non-2xx':>8} "
+                  f"{'errors':>7}")
+
+        def errors_of(result: dict) -> int:
+            return result["connect_errors"] + result["read_errors"] + result["write_errors"] + result["timeouts"]
+
+        if rounds > 1:
+            print(f"\n{rounds} rounds, interleaved (each ratio against the hello-world of its own round):")
+            print(f"{'round':<6} {header}")
+            for round_index, round_results in enumerate(by_round):
+                baseline = round_results["hello-world"]["rps"]
+                for name, result in round_results.items():
+                    ratio = result["rps"] / baseline if baseline else 0
+                    print(f"{round_index + 1:<6} {name:<12} {result['rps']:>11,.0f} {result['p50_us'] / 1000:>8.2f} "
+                          f"{result['p99_us'] / 1000:>8.2f} {ratio:>8.0%} {result['non_2xx']:>8} "
+                          f"{errors_of(result):>7}")
+            print(f"\nmedian of the {rounds} rounds:")
+        print(f"{header}  target")
         missed = []
         failed = []
-        for name, result in results.items():
-            errors = result["connect_errors"] + result["read_errors"] + result["write_errors"] + result["timeouts"]
-            ratio = result["rps"] / baseline if baseline else 0
-            p99 = result["p99_us"] / 1000
+        for name in by_round[0]:
+            runs = [round_results[name] for round_results in by_round]
+            rps = statistics.median(result["rps"] for result in runs)
+            p50 = statistics.median(result["p50_us"] for result in runs) / 1000
+            p99 = statistics.median(result["p99_us"] for result in runs) / 1000
+            ratio = statistics.median(
+                result["rps"] / round_results["hello-world"]["rps"] if round_results["hello-world"]["rps"] else 0
+                for result, round_results in zip(runs, by_round)
+            )
+            non_2xx = sum(result["non_2xx"] for result in runs)
+            errors = sum(errors_of(result) for result in runs)
+            wrapped = sum(result["wrapped"] for result in runs)
             target = ""
             if name == "heartbeat" and arguments.database == "postgres":
                 if arguments.nodes == 1:
@@ -434,16 +491,17 @@ def main() -> int:
             elif name == "identify" and arguments.database == "postgres":
                 target = "reported (the 5,000/s target is SQLite's)"
             elif name == "identify":
-                ok = result["rps"] >= 5000
+                ok = rps >= 5000
                 target = f"≥ 5,000/s: {'met' if ok else 'MISSED'}"
                 if not ok:
                     missed.append(name)
-            print(f"{name:<12} {result['rps']:>11,.0f} {result['p50_us'] / 1000:>8.2f} {p99:>8.2f} {ratio:>8.0%} "
-                  f"{result['non_2xx']:>8} {errors:>7}  {target}")
-            if result["non_2xx"] or errors:
+            print(f"{name:<12} {rps:>11,.0f} {p50:>8.2f} {p99:>8.2f} {ratio:>8.0%} "
+                  f"{non_2xx:>8} {errors:>7}  {target}")
+            if non_2xx or errors:
                 failed.append(name)
-            if result["wrapped"] and name != "heartbeat":  # heartbeats reuse their sessions by design
-                print(f"  note: {name} ran out of prepared requests {result['wrapped']} time(s) and reused them")
+            if wrapped and name != "heartbeat":  # heartbeats reuse their sessions by design
+                print(f"  note: {name} ran out of prepared requests {wrapped} time(s) and reused them")
+        results = by_round[0]
         for name, result in results.items():
             if "perf" in result:
                 print(f"\nperf, tessera serve during {name} (self time by DSO and symbol):\n{result['perf']}")
