@@ -10,19 +10,27 @@ import Synchronization
 /// this thread runs a `PASSIVE` checkpoint (which never blocks the writer or readers) after every
 /// `commitsPerCheckpoint` commits, or once a second when there were any. Durability does not
 /// depend on it: a committed transaction is in the WAL, `fsync`ed, before the writer answers.
+///
+/// The WAL file keeps the size it grew to (SQLite reuses it from the start once a checkpoint has
+/// copied everything); the writer does not truncate it, because the truncation of a large file
+/// stalled the commit that did it. When a second passes without a commit and the file is larger
+/// than `walSizeLimit`, this thread truncates it with a `TRUNCATE` checkpoint instead (a write that
+/// arrives meanwhile waits for it, up to the busy timeout).
 final class SQLiteCheckpointer: Sendable {
     private let connection: SQLiteConnection
     private let commitsPerCheckpoint: Int
+    private let walSizeLimit: Int
     private let commits = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Opens a connection to the database of `writer` and starts the thread.
-    init(like writer: SQLiteConnection, commitsPerCheckpoint: Int = 64) throws {
+    init(like writer: SQLiteConnection, commitsPerCheckpoint: Int = 64, walSizeLimit: Int = 64 << 20) throws {
         connection = try SQLiteConnection(
             path: writer.path, busyTimeoutMilliseconds: writer.busyTimeoutMilliseconds, queryOnly: false)
         self.commitsPerCheckpoint = commitsPerCheckpoint
+        self.walSizeLimit = walSizeLimit
         let thread = Thread { [self] in self.loop() }
         thread.name = "tessera-sqlite-checkpoint"
         thread.start()
@@ -51,8 +59,17 @@ final class SQLiteCheckpointer: Sendable {
                 finished.signal()
                 return
             }
-            guard commits.exchange(0, ordering: .relaxed) > 0 else { continue }
+            guard commits.exchange(0, ordering: .relaxed) > 0 else {
+                if walSize() > walSizeLimit { try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+                continue
+            }
             try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
         }
+    }
+
+    /// The size of the WAL file in bytes (0 when there is none).
+    private func walSize() -> Int {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: connection.path + "-wal")
+        return (attributes?[.size] as? NSNumber)?.intValue ?? 0
     }
 }
