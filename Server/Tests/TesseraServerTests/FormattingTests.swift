@@ -43,6 +43,24 @@ struct FormattingTests {
         }
     }
 
+    @Test("Integers are written as JSON numbers, at both ends of Int64 and around every power of ten")
+    func integers() throws {
+        var values: [Int64] = [0, 1, -1, 9, 10, 11, -10, Int64.max, Int64.min, Int64.max - 1, Int64.min + 1]
+        var power: Int64 = 10
+        while power <= 1_000_000_000_000_000_000 {
+            values += [power - 1, power, power + 1, -power, -(power - 1)]
+            if power > Int64.max / 10 { break }
+            power *= 10
+        }
+        for value in values {
+            var writer = JSONWriter()
+            writer.arrayStart()
+            writer.integer(value)
+            writer.arrayEnd()
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == "[\(value)]")
+        }
+    }
+
     @Test("Log values: plain when safe, quoted and escaped otherwise")
     func logQuoting() {
         #expect(TesseraLogHandler.quoted("req_123") == "req_123")

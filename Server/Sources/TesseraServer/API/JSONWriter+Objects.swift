@@ -75,7 +75,7 @@ extension JSONWriter {
         key("rate_limits")
         objectStart()
         for (name, value) in settings.rateLimits.wireFields {
-            key(name)
+            key(named: name)
             if let value { integer(value) } else { null() }
         }
         objectEnd()

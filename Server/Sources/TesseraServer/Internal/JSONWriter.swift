@@ -33,8 +33,21 @@ struct JSONWriter {
         needsComma = true
     }
 
-    /// Writes a member name; the next value written belongs to it.
-    mutating func key(_ name: String) {
+    /// Writes a member name (a literal that needs no escaping); the next value written belongs to it.
+    mutating func key(_ name: StaticString) {
+        separator()
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { utf8 in
+            assert(!utf8.contains(where: Self.needsEscape), "member names are plain literals")
+            bytes.append(contentsOf: utf8)
+        }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// Writes a member name computed at run time, escaped as needed.
+    mutating func key(named name: String) {
         separator()
         appendString(name)
         bytes.append(UInt8(ascii: ":"))
@@ -61,7 +74,15 @@ struct JSONWriter {
 
     mutating func integer(_ value: Int64) {
         separator()
-        bytes.append(contentsOf: String(value).utf8)
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var divisor: UInt64 = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
+            magnitude %= divisor
+            divisor /= 10
+        }
         needsComma = true
     }
 
@@ -71,33 +92,33 @@ struct JSONWriter {
         needsComma = true
     }
 
-    mutating func field(_ name: String, _ value: String) {
+    mutating func field(_ name: StaticString, _ value: String) {
         key(name)
         string(value)
     }
 
-    mutating func field(_ name: String, _ value: String?) {
+    mutating func field(_ name: StaticString, _ value: String?) {
         key(name)
         if let value { string(value) } else { null() }
     }
 
-    mutating func field(_ name: String, _ value: Bool) {
+    mutating func field(_ name: StaticString, _ value: Bool) {
         key(name)
         bool(value)
     }
 
-    mutating func field(_ name: String, _ value: Int64) {
+    mutating func field(_ name: StaticString, _ value: Int64) {
         key(name)
         integer(value)
     }
 
-    mutating func field(_ name: String, _ value: Int) {
+    mutating func field(_ name: StaticString, _ value: Int) {
         key(name)
         integer(Int64(value))
     }
 
     /// Writes a time as an RFC 3339 UTC string with second precision.
-    mutating func time(_ name: String, _ seconds: Int64) {
+    mutating func time(_ name: StaticString, _ seconds: Int64) {
         key(name)
         separator()
         bytes.append(UInt8(ascii: "\""))
@@ -106,7 +127,7 @@ struct JSONWriter {
         needsComma = true
     }
 
-    mutating func time(_ name: String, _ seconds: Int64?) {
+    mutating func time(_ name: StaticString, _ seconds: Int64?) {
         if let seconds {
             time(name, seconds)
         } else {
