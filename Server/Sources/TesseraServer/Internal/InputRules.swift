@@ -19,17 +19,18 @@ enum InputRules {
 
     /// An external user ID: 1–255 characters, no control characters.
     static func isExternalID(_ value: String) -> Bool {
-        let count = value.count
-        guard count >= 1, count <= 255 else { return false }
-        return !value.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        (1...255).contains(value.count) && hasNoControlCharacters(value)
     }
 
     /// An expected identity-token issuer: 1–2048 UTF-8 bytes, no control characters (PostgreSQL's
     /// text cannot even hold a NUL).
     static func isIssuer(_ value: String) -> Bool {
-        let count = value.utf8.count
-        guard count >= 1, count <= 2048 else { return false }
-        return !value.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        (1...2048).contains(value.utf8.count) && hasNoControlCharacters(value)
+    }
+
+    /// Whether no scalar of `value` is a control character (C0, DEL, C1).
+    private static func hasNoControlCharacters(_ value: String) -> Bool {
+        !value.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     /// A push token: 1–4096 printable ASCII characters.

@@ -25,7 +25,7 @@ struct TesseraMiddleware: RouterMiddleware {
         // prints it as `request_id`); it is replaced only when the client sent one of its own.
         let requestID: String
         if let supplied = Self.requestID(from: request.headers) {
-            context.logger[metadataKey: "hb.request.id"] = .string(supplied)
+            context.logger[metadataKey: TesseraLogHandler.requestIDKey] = .string(supplied)
             requestID = supplied
         } else {
             requestID = context.id

@@ -14,10 +14,15 @@ public import Logging
 /// 2026-11-21T03:40:12Z level=error label=tessera msg="request failed" request_id=hb-4f… route=/v1/me status=503
 /// ```
 ///
-/// Hummingbird's `hb.request.id` is printed as `request_id`. Setting metadata is a plain dictionary write. swift-log's `StreamLogHandler` re-renders all of
-/// its metadata on every change, and every request sets its request ID, so with it the logger cost
-/// more than the session lookup of a heartbeat even when nothing was logged.
+/// Hummingbird's request ID (metadata key ``requestIDKey``) is printed as `request_id`. Setting
+/// metadata is a plain dictionary write: swift-log's `StreamLogHandler` re-renders all of its metadata
+/// on every change, which, when every request still set its request ID, cost more than the session
+/// lookup of a heartbeat even when nothing was logged.
 public struct TesseraLogHandler: LogHandler {
+    /// The metadata key under which Hummingbird puts each request's ID (and the middleware a
+    /// client-supplied one).
+    static let requestIDKey = "hb.request.id"
+
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
     public var logLevel: Logger.Level = .info
@@ -45,7 +50,7 @@ public struct TesseraLogHandler: LogHandler {
         if let extra = event.metadata {
             merged.merge(extra) { _, new in new }
         }
-        if let requestID = merged.removeValue(forKey: "hb.request.id"), merged["request_id"] == nil {
+        if let requestID = merged.removeValue(forKey: Self.requestIDKey), merged["request_id"] == nil {
             merged["request_id"] = requestID
         }
         for key in merged.keys.sorted() {

@@ -23,20 +23,12 @@ import Synchronization
 ///   global executor (as `tessera serve` runs), a continuation resumed on a loop continues there,
 ///   and the loop that owns a request's connection is where its response is written; the readers
 ///   of each loop are handed over in one `execute`, not one wake-up each.
-/// - The fetch runs inline in the batch's task. When ``Expiry`` is given and a fetch outlives its
+/// - The fetch runs inline in the batch's task. When ``ReadBatchExpiry`` is given and a fetch outlives its
 ///   timeout (a connection that died without a word), its readers get the expiry's error, the
 ///   stuck task is left to finish alone, and the reads queued behind it go out in a new task.
 final class PostgresReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Reads the values of some keys; keys without a value are simply absent from the answer.
     typealias Fetch = @Sendable ([Key]) async throws -> [Key: Value]
-
-    /// How long a batch may take, and what its readers get when it takes longer.
-    struct Expiry: Sendable {
-        var watchdog: OperationWatchdog
-        var timeout: Duration
-        /// Called once per expired batch (to log it); its error goes to every reader of the batch.
-        var error: @Sendable () -> any Error
-    }
 
     private struct Waiter {
         let key: Key
@@ -68,7 +60,7 @@ final class PostgresReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Send
     private let state = Mutex(State())
     private let fetch: Fetch
     private let executor: (any TaskExecutor)?
-    private let expiry: Expiry?
+    private let expiry: ReadBatchExpiry?
     /// The most batches out at once.
     let maximumInFlight: Int
     /// The most keys in one batch.
@@ -79,7 +71,8 @@ final class PostgresReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Send
     ///   - expiry: the deadline of a batch; `nil` waits for the fetch however long it takes.
     ///   - fetch: reads one batch.
     init(
-        maximumInFlight: Int = 1, maximumBatch: Int = 256, executor: (any TaskExecutor)? = nil, expiry: Expiry? = nil,
+        maximumInFlight: Int = 1, maximumBatch: Int = 256, executor: (any TaskExecutor)? = nil,
+        expiry: ReadBatchExpiry? = nil,
         fetch: @escaping Fetch
     ) {
         precondition(maximumInFlight > 0 && maximumBatch > 0)
@@ -177,6 +170,14 @@ final class PostgresReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Send
     private static func resume(_ waiter: Waiter, with result: Result<[Key: Value], any Error>) {
         waiter.continuation.resume(with: result.map { $0[waiter.key] })
     }
+}
+
+/// How long a batch of ``PostgresReadBatcher`` may take, and what its readers get when it takes longer.
+struct ReadBatchExpiry: Sendable {
+    var watchdog: OperationWatchdog
+    var timeout: Duration
+    /// Called once per expired batch (to log it); its error goes to every reader of the batch.
+    var error: @Sendable () -> any Error
 }
 
 /// Runs jobs on one event loop: a task with this executor preference runs its nonisolated code

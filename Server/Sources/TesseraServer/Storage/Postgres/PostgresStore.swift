@@ -60,9 +60,7 @@ public final class PostgresStore: TesseraStore {
         self.configuration = configuration
         self.logger = logger
         self.watchdog = watchdog
-        let expiry = PostgresReadBatcher<[UInt8], SessionContext>.Expiry(
-            watchdog: watchdog, timeout: configuration.operationTimeout
-        ) {
+        let expiry = ReadBatchExpiry(watchdog: watchdog, timeout: configuration.operationTimeout) {
             logger.warning("database operation timed out")
             return Self.unavailable
         }
@@ -78,10 +76,7 @@ public final class PostgresStore: TesseraStore {
                 return contexts
             }
         }
-        self.contextsByID = PostgresReadBatcher(
-            executor: Self.batchExecutor,
-            expiry: .init(watchdog: watchdog, timeout: configuration.operationTimeout, error: expiry.error)
-        ) { ids in
+        self.contextsByID = PostgresReadBatcher(executor: Self.batchExecutor, expiry: expiry) { ids in
             try await Self.retrying(maximumRetries: retries, logger: logger) {
                 var contexts: [String: SessionContext] = [:]
                 for row in try await postgres.rows(
