@@ -22,7 +22,7 @@ struct PostgresStoreTests {
 
     private func identify(
         _ store: any TesseraStore, project: ProvisionedProject, sub: String, caller: String? = nil, jti: String? = nil,
-        now: Int64 = 1_795_000_000
+        tokenHash: [UInt8] = OpaqueToken.sha256(OpaqueToken.sessionToken()), now: Int64 = 1_795_000_000
     ) async throws -> IdentifyResult {
         try await store.identify(
             IdentifyCommand(
@@ -33,7 +33,7 @@ struct PostgresStoreTests {
                     id: OpaqueToken.identifier(prefix: "ses_"), projectID: project.project.id, profileID: "",
                     installationID: nil, kind: .verified, createdAt: now, lastAuthenticatedAt: now,
                     expiresAt: now + 3600),
-                sessionTokenHash: OpaqueToken.sha256(OpaqueToken.sessionToken()), now: now))
+                sessionTokenHash: tokenHash, now: now))
     }
 
     private func anonymous(_ store: any TesseraStore, project: ProvisionedProject, installationID: String)
@@ -165,6 +165,61 @@ struct PostgresStoreTests {
         #expect(try await !two.revokeSession(sessionID: session.id, profileID: nil, now: now))
         try await one.close()
         try await two.close()
+    }
+
+    @Test("Batched lookups move to a dedicated connection, see other nodes' revokes at once, and survive its loss")
+    func dedicatedConnection() async throws {
+        let (one, two, project) = try await twoNodes()
+        let now: Int64 = 1_795_000_000
+        let tokenHash = OpaqueToken.sha256(OpaqueToken.sessionToken())
+        let session = try await identify(one, project: project, sub: "dedicated", tokenHash: tokenHash, now: now)
+            .context.session
+        let logger = one.logger
+        let dedicated = one.dedicatedConnections[0]
+
+        // The first lookup goes through the pool and opens the dedicated connection in the background.
+        #expect(try await one.sessionContext(tokenHash: tokenHash)?.session.id == session.id)
+        try await waitUntil { dedicated.isIdle }
+        let backend = try await dedicated.run(
+            { try await $0.rows("SELECT pg_backend_pid()", logger: logger).first?.int(0) },
+            otherwise: { nil })
+        let pid = try #require(backend)
+
+        // On the dedicated connection: a revoke through the other node is seen at once.
+        #expect(try await one.sessionContext(tokenHash: tokenHash)?.session.revokedAt == nil)
+        #expect(try await two.revokeSession(sessionID: session.id, profileID: nil, now: now))
+        #expect(try await one.sessionContext(tokenHash: tokenHash)?.session.revokedAt == now)
+
+        // The connection is killed: lookups still answer (the pool, then a new dedicated connection).
+        let terminated = try await two.statement { client in
+            try await client.first("SELECT pg_terminate_backend(\(Int32(pid)))", logger: logger)?.bool(0)
+        }
+        #expect(terminated == true)
+        for _ in 0..<3 { #expect(try await one.sessionContext(tokenHash: tokenHash)?.session.id == session.id) }
+        try await waitUntil { dedicated.isIdle }
+        let replacement = try await dedicated.run(
+            { try await $0.rows("SELECT pg_backend_pid()", logger: logger).first?.int(0) },
+            otherwise: { nil })
+        #expect(replacement != nil && replacement != pid)
+
+        // Unused for its idle timeout, it is closed; closing the store closes it for good.
+        dedicated.closeIfIdle(now: .now + dedicated.idleTimeout)
+        #expect(!dedicated.isIdle)
+        try await one.close()
+        try await two.close()
+        #expect(!dedicated.isIdle)
+    }
+
+    /// Polls `condition` for up to ten seconds.
+    private func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("condition not met within 10 s")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     @Test("Two nodes cleaning at once delete every expired row exactly once")

@@ -188,20 +188,28 @@ def main():
 
 
 def outage(a_port, b_port, pk):
-    """Pauses PostgreSQL under load: only 503s; resumes it: both nodes recover by themselves."""
+    """Pauses PostgreSQL under load (anonymous starts and heartbeats): only 503s; resumes it: both
+    nodes recover by themselves."""
     seen = {}
     errors = set()
+    status, started = call(a_port, "POST", "/v1/sessions/anonymous", pk,
+                           {"installation_id": str(uuid.uuid4()), "installation_secret": b64(os.urandom(32))})
+    check("outage: a session to heartbeat with", status == 201, f"{status}")
+    token = started.get("session_token")
 
     def load(seconds):
         end = time.time() + seconds
         while time.time() < end:
             for port in (a_port, b_port):
-                status, _ = call(port, "POST", "/v1/sessions/anonymous", pk,
-                                 {"installation_id": str(uuid.uuid4()), "installation_secret": b64(os.urandom(32))},
-                                 timeout=30)
-                seen[status] = seen.get(status, 0) + 1
-                if status == 0:
-                    errors.add(str(_.get("error", {}).get("code"))[:80])
+                for status, answer in (
+                    call(port, "POST", "/v1/sessions/anonymous", pk,
+                         {"installation_id": str(uuid.uuid4()), "installation_secret": b64(os.urandom(32))},
+                         timeout=30),
+                    call(port, "POST", "/v1/sessions/authenticate", token, timeout=30),
+                ):
+                    seen[status] = seen.get(status, 0) + 1
+                    if status == 0:
+                        errors.add(str(answer.get("error", {}).get("code"))[:80])
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
         running = [pool.submit(load, 12) for _ in range(8)]
@@ -222,10 +230,11 @@ def outage(a_port, b_port, pk):
         recovered = all(call(port, "GET", "/health", timeout=5)[0] == 200 for port in (a_port, b_port)) and all(
             call(port, "POST", "/v1/sessions/anonymous", pk,
                  {"installation_id": str(uuid.uuid4()), "installation_secret": b64(os.urandom(32))})[0] == 201
+            and call(port, "POST", "/v1/sessions/authenticate", token)[0] == 200
             for port in (a_port, b_port))
         if not recovered:
             time.sleep(0.5)
-    check("after PostgreSQL returns both nodes recover without a restart", recovered)
+    check("after PostgreSQL returns both nodes recover without a restart (starts and heartbeats)", recovered)
 
 
 if __name__ == "__main__":

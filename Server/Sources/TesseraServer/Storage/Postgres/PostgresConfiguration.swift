@@ -23,8 +23,9 @@ public struct PostgresConfiguration: Sendable, Hashable {
     public var schema: String? = nil
     /// Connections the pool keeps open even when idle.
     public var minimumConnections = 1
-    /// The most connections one server process opens; size it so that nodes × this stays below
-    /// the database's `max_connections`.
+    /// The most connections the pool of one server process opens. Each process also keeps up to two
+    /// connections of its own for batched session lookups (while they are in use), so size it so
+    /// that nodes × (this + 2) stays below the database's `max_connections`.
     public var maximumConnections = 20
     /// How long an idle connection above the minimum stays open.
     public var connectionIdleTimeout = Duration.seconds(60)

@@ -62,3 +62,16 @@ extension PostgresClient {
         return rows
     }
 }
+
+extension PostgresConnection {
+    /// Runs a prepared statement and returns its rows.
+    func rows<Statement: PostgresPreparedStatement>(
+        _ statement: Statement, logger: Logger
+    ) async throws -> [PostgresCells] where Statement.Row == PostgresRow {
+        var rows: [PostgresCells] = []
+        for try await row in try await execute(statement, logger: logger) {
+            rows.append(PostgresCells(row))
+        }
+        return rows
+    }
+}

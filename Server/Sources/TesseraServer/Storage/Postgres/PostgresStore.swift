@@ -24,6 +24,8 @@ public final class PostgresStore: TesseraStore {
     /// Session lookups by token digest and by ID, batched.
     let contextsByTokenHash: PostgresReadBatcher<[UInt8], SessionContext>
     let contextsByID: PostgresReadBatcher<String, SessionContext>
+    /// The connections the two batchers keep outside the pool (each falls back to the pool).
+    let dedicatedConnections: [PostgresDedicatedConnection]
     private let runner: Task<Void, Never>
     private let sweeper: Task<Void, Never>
 
@@ -65,12 +67,18 @@ public final class PostgresStore: TesseraStore {
             return Self.unavailable
         }
         let retries = configuration.maximumRetries
+        let byTokenHash = Self.dedicatedConnection(configuration, client: client, logger: background)
+        let byID = Self.dedicatedConnection(configuration, client: client, logger: background)
+        let dedicated = [byTokenHash, byID]
+        self.dedicatedConnections = dedicated
         self.contextsByTokenHash = PostgresReadBatcher(executor: Self.batchExecutor, expiry: expiry) { hashes in
             try await Self.retrying(maximumRetries: retries, logger: logger) {
+                let query = PostgresPreparedQueries.SessionContextsByTokenHash(tokenHashes: hashes)
+                let rows = try await byTokenHash.run(
+                    { try await $0.rows(query, logger: logger) },
+                    otherwise: { try await postgres.rows(query, logger: logger) })
                 var contexts: [[UInt8]: SessionContext] = [:]
-                for row in try await postgres.rows(
-                    PostgresPreparedQueries.SessionContextsByTokenHash(tokenHashes: hashes), logger: logger)
-                {
+                for row in rows {
                     contexts[try row.bytes(Self.contextColumnCount)] = try Self.context(row)
                 }
                 return contexts
@@ -78,10 +86,12 @@ public final class PostgresStore: TesseraStore {
         }
         self.contextsByID = PostgresReadBatcher(executor: Self.batchExecutor, expiry: expiry) { ids in
             try await Self.retrying(maximumRetries: retries, logger: logger) {
+                let query = PostgresPreparedQueries.SessionContextsByID(sessionIDs: ids)
+                let rows = try await byID.run(
+                    { try await $0.rows(query, logger: logger) },
+                    otherwise: { try await postgres.rows(query, logger: logger) })
                 var contexts: [String: SessionContext] = [:]
-                for row in try await postgres.rows(
-                    PostgresPreparedQueries.SessionContextsByID(sessionIDs: ids), logger: logger)
-                {
+                for row in rows {
                     let context = try Self.context(row)
                     contexts[context.session.id] = context
                 }
@@ -89,7 +99,40 @@ public final class PostgresStore: TesseraStore {
             }
         }
         self.runner = Task { await postgres.run() }
-        self.sweeper = Task { await watchdog.run() }
+        self.sweeper = Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await watchdog.run() }
+                group.addTask {
+                    while (try? await Task.sleep(for: .seconds(5))) != nil {
+                        for connection in dedicated { connection.closeIfIdle() }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A connection for one batcher, configured like the pool's own (see ``PostgresDedicatedConnection``).
+    private static func dedicatedConnection(
+        _ configuration: PostgresConfiguration, client: PostgresClient.Configuration, logger: Logger
+    ) -> PostgresDedicatedConnection {
+        // Without a TLS context of its own it would speak plain text where the pool would not: then
+        // there is no dedicated connection (every read goes through the pool).
+        let tls: PostgresConnection.Configuration.TLS?
+        switch configuration.tls {
+        case .disable: tls = .disable
+        case .prefer: tls = (try? NIOSSLContext(configuration: .makeClientConfiguration())).map { .prefer($0) }
+        case .require: tls = (try? NIOSSLContext(configuration: .makeClientConfiguration())).map { .require($0) }
+        }
+        var connection = PostgresConnection.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username,
+            password: configuration.password, database: configuration.database, tls: tls ?? .disable)
+        connection.options.connectTimeout = TimeAmount(configuration.connectTimeout)
+        connection.options.additionalStartupParameters = client.options.additionalStartupParameters
+        let dedicated = PostgresDedicatedConnection(
+            configuration: connection, eventLoop: eventLoopGroup.next(), logger: logger,
+            stuckTimeout: configuration.operationTimeout)
+        if tls == nil { dedicated.shutDown() }
+        return dedicated
     }
 
     /// The event loop of every PostgreSQL connection in the process, shared by all stores and, like
@@ -109,11 +152,13 @@ public final class PostgresStore: TesseraStore {
     }
 
     deinit {
+        for connection in dedicatedConnections { connection.shutDown() }
         runner.cancel()
         sweeper.cancel()
     }
 
     public func close() async throws {
+        for connection in dedicatedConnections { connection.shutDown() }
         runner.cancel()
         await runner.value
         sweeper.cancel()
