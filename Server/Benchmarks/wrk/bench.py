@@ -24,6 +24,10 @@ figure over the rounds; each ratio is the median of the rounds' own ratios (a sc
 hello-world of its own round). Targets are judged on the medians. On a machine whose speed drifts
 from minute to minute (a shared VM) one run can land anywhere in that drift; the median of
 interleaved rounds cannot be moved by one slow or fast minute.
+
+On PostgreSQL every measurement (hello-world included) starts after VACUUM (ANALYZE) and a
+CHECKPOINT, as pgbench starts its runs: otherwise the rows an identify or anonymous scenario wrote
+are vacuumed and flushed during whatever is measured next, on the same two CPUs.
 """
 
 from __future__ import annotations
@@ -255,6 +259,18 @@ def postgres_version(url: str) -> str:
         return "?"
 
 
+def settle_postgres(url: str) -> None:
+    """Lets PostgreSQL catch up on the previous scenario's writes before the next one is measured, as
+    pgbench does before its runs: VACUUM (ANALYZE) and a CHECKPOINT, so that autovacuum and the
+    checkpointer do not take their turn inside the next measurement. (CHECKPOINT needs a superuser or
+    pg_checkpoint; on a given database without either it is skipped.)"""
+    for statement in ("VACUUM (ANALYZE)", "CHECKPOINT"):
+        try:
+            subprocess.run(["psql", libpq_url(url), "-Atqc", statement], capture_output=True, timeout=300)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+
+
 def load_average() -> str:
     return "/".join(f"{value:.2f}" for value in os.getloadavg())
 
@@ -341,7 +357,8 @@ def main() -> int:
         if arguments.database == "postgres":
             database_label = (
                 f"PostgreSQL {postgres_version(database)} "
-                f"({'given URL' if cluster is None else 'throwaway cluster, fsync on'})"
+                f"({'given URL' if cluster is None else 'throwaway cluster, fsync on'}; "
+                "VACUUM (ANALYZE) and CHECKPOINT before each measurement)"
             )
         project = create_project(arguments.tessera, database, environment, slug)
         nodes: list[subprocess.Popen] = []
@@ -413,6 +430,8 @@ def main() -> int:
         for round_index in range(rounds):
             label = f" (round {round_index + 1} of {rounds})" if rounds > 1 else ""
             results: dict[str, dict] = {}
+            if arguments.database == "postgres":
+                settle_postgres(database)
             print(f"› hello-world GET / for {arguments.duration} s{label}", file=sys.stderr)
             results["hello-world"] = run_wrk_split(
                 hello_urls, HERE / "plain.lua", no_args, arguments, arguments.duration)
@@ -420,6 +439,8 @@ def main() -> int:
                 urls = [f"http://127.0.0.1:{port}{paths[name]}" for port in tessera_ports]
                 script_args = [
                     ["POST", paths[name], str(path), str(arguments.threads)] for path in files[name][round_index]]
+                if arguments.database == "postgres":
+                    settle_postgres(database)
                 if name == "heartbeat" and arguments.warmup and round_index == 0:
                     run_wrk_split(urls, HERE / "replay.lua", script_args, arguments, arguments.warmup)
                 print(f"› {name} POST {paths[name]} for {arguments.duration} s{label}", file=sys.stderr)
