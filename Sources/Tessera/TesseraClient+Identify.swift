@@ -24,7 +24,9 @@ extension TesseraClient {
     /// - Parameter signedIdentityToken: The compact JWS from the app's backend.
     /// - Returns: The new session's capabilities (`authenticated == true`).
     /// - Throws: ``TesseraError`` — `external_user_id_changed` when another user is signed in
-    ///   (sign out first), `superseded` when a newer identify, sign-out or reset overtook this one.
+    ///   (sign out first), `superseded` when a sign-out, a reset or a newer identify that already
+    ///   replaced the session overtook this one. (Overtaken only by newer identifies that are still on
+    ///   their way or were refused, it keeps its answer; a newer one that succeeds then replaces it.)
     @discardableResult
     public func identify(signedIdentityToken: String) async throws -> Capabilities {
         try await identify(.signed(signedIdentityToken))
@@ -48,6 +50,7 @@ extension TesseraClient {
                 .externalUserIDChanged, message: "Another user is signed in; sign out before identifying a new one.")
         }
         generation &+= 1
+        identifyGenerations &+= 1
         return try await performIdentify(assertion, generation: generation)
     }
 
@@ -56,6 +59,7 @@ extension TesseraClient {
         identityOperations += 1
         defer { identityOperations -= 1 }
         let previous = state?.session
+        let identifiesBefore = identifyGenerations
         let body: IdentifyRequest
         let minutes = configuration.identifiedSessionDuration.map { Int($0.timeInterval / 60) }
         switch assertion {
@@ -71,8 +75,17 @@ extension TesseraClient {
             try check(gen)
             envelope = try await api.identify(body, credential: api.publishableKey)
         }
-        if gen != generation { await abandon(sessionToken: envelope.sessionToken) }
-        try check(gen)
+        // Overtaken only by newer identifies that have not changed the session (still on their way, or
+        // refused): the server has already ended `previous` if this identify ended it (an anonymous or
+        // the same profile's session), so this answer is the one live session. It is applied; a newer
+        // identify that succeeds replaces it and ends it (`replaced` below).
+        let overtakenByIdentifiesOnly =
+            generation &- gen == identifyGenerations &- identifiesBefore && state != nil
+            && state?.session?.token == previous?.token
+        if gen != generation, !overtakenByIdentifiesOnly {
+            await abandon(sessionToken: envelope.sessionToken)
+            try check(gen)
+        }
         let device = state?.device
         // Without a session, this identify went with the publishable key; an anonymous session asked for
         // meanwhile (by the heartbeat or refreshSession()) may have arrived first: it is replaced, and ended below.

@@ -34,6 +34,8 @@ public actor TesseraClient {
     var state: PersistedState?
     /// Bumped by identify, sign-out, reset, clear, hydration and the end of a session.
     var generation: UInt64 = 0
+    /// How many of the bumps of ``generation`` were identifies.
+    var identifyGenerations: UInt64 = 0
     var isStarted = false
     var startFlight: Task<Void, any Error>?
     var authenticateFlights: [AuthenticateFlightKey: Task<StoredSession, any Error>] = [:]

@@ -66,6 +66,55 @@ struct AbandonedSessionTests {
         #expect(try harness.storedState()?.pendingRevocations == [])
     }
 
+    @Test("An identify overtaken by a newer identify that is refused keeps its answer, current and alive")
+    func identifyOvertakenByRefusedIdentify() async throws {
+        let harness = Harness()
+        let client = harness.client
+        try await client.start()
+        await client.stop()
+        let anonymous = try #require(await client.sessions.token)
+        harness.server.hold("POST /v1/sessions/identify")
+        let first = Task { try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice")) }
+        let exchange = await harness.transport.next()
+        let answer = harness.server.reply(to: exchange.request)  // alice's session made, the anonymous one ended
+        #expect(harness.server.session(token: anonymous)?.endCode != nil)
+        // A newer identify goes out meanwhile (still from the anonymous session) and is refused.
+        let second = Task { try await client.identify(userID: "alice") }
+        let refused = await harness.transport.next()
+        refused.respond(.error(409, "external_user_id_changed"))
+        await #expect { try await second.value } throws: {
+            ($0 as? TesseraError)?.code == .externalUserIDChanged
+        }
+        exchange.respond(answer)
+        #expect(try await first.value.authenticated)
+        let current = try #require(await client.sessions.token)
+        #expect(await client.profile?.externalID == "alice")
+        #expect(harness.server.liveSessions.map(\.token) == [current])
+        #expect(try harness.storedState()?.session?.token == current)
+    }
+
+    @Test("An identify overtaken by a newer identify that succeeds: the newer session is current, the older ends")
+    func identifyOvertakenBySucceedingIdentify() async throws {
+        let harness = Harness()
+        let client = harness.client
+        try await client.start()
+        await client.stop()
+        harness.server.hold("POST /v1/sessions/identify")
+        let first = Task { try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice")) }
+        let firstExchange = await harness.transport.next()
+        let second = Task { try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "bob")) }
+        let secondExchange = await harness.transport.next()
+        // The older answer arrives first and is applied; the newer one then replaces it.
+        firstExchange.respond(harness.server.reply(to: firstExchange.request))
+        #expect(try await first.value.authenticated)
+        harness.server.release("POST /v1/sessions/identify")
+        secondExchange.respond(harness.server.reply(to: secondExchange.request))
+        _ = try await second.value
+        let current = try #require(await client.sessions.token)
+        #expect(await client.profile?.externalID == "bob")
+        #expect(harness.server.liveSessions.map(\.token) == [current])
+    }
+
     @Test(
         "An identify without a session and an anonymous session asked for meanwhile: the identity wins, the other ends",
         arguments: [true, false])
