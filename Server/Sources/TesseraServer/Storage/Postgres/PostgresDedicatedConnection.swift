@@ -14,11 +14,12 @@ import Synchronization
 ///
 /// It is only ever a shortcut. Whenever it is missing (not connected yet, or dropped after an
 /// error), busy (a batch that outlived its deadline still holds it) or being replaced, and when a
-/// read on it fails, the read goes through the pool as before, so the pool's limits, timeouts and outage behaviour stay what
-/// they were. A connection is opened in the background when one is first wanted, and again after a
-/// failure at most once per ``retryInterval``; one that sat unused for ``idleTimeout`` is closed
-/// rather than trusted (a firewall may have forgotten it), and one that stays busy past
-/// ``stuckTimeout`` is closed so that its batch ends and a fresh connection takes over.
+/// read on it fails, the read goes through the pool as before, so the pool's limits, timeouts and
+/// outage behaviour stay what they were. A connection is opened in the background when one is
+/// first wanted, and again after a failure at most once per ``retryInterval``; one that sat unused
+/// for ``idleTimeout`` is closed rather than trusted (a firewall may have forgotten it), and one
+/// that stays busy past ``stuckTimeout`` is closed so that its batch ends and a fresh connection
+/// takes over.
 final class PostgresDedicatedConnection: Sendable {
     private enum Slot {
         case closed(retryAfter: ContinuousClock.Instant?)
