@@ -51,27 +51,28 @@ enum PostgresPreparedQueries {
 }
 
 extension PostgresClient {
-    /// Runs a prepared statement and returns its rows.
+    /// Runs a prepared statement on a pooled connection and returns its rows.
     func rows<Statement: PostgresPreparedStatement>(
         _ statement: Statement, logger: Logger
     ) async throws -> [PostgresCells] where Statement.Row == PostgresRow {
-        var rows: [PostgresCells] = []
-        for try await row in try await execute(statement, logger: logger) {
-            rows.append(PostgresCells(row))
-        }
-        return rows
+        try await PostgresCells.collect(execute(statement, logger: logger))
     }
 }
 
 extension PostgresConnection {
-    /// Runs a prepared statement and returns its rows.
+    /// Runs a prepared statement on this connection and returns its rows.
     func rows<Statement: PostgresPreparedStatement>(
         _ statement: Statement, logger: Logger
     ) async throws -> [PostgresCells] where Statement.Row == PostgresRow {
-        var rows: [PostgresCells] = []
-        for try await row in try await execute(statement, logger: logger) {
-            rows.append(PostgresCells(row))
-        }
-        return rows
+        try await PostgresCells.collect(execute(statement, logger: logger))
+    }
+}
+
+extension PostgresCells {
+    /// Every row of an answer.
+    static func collect(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [PostgresCells] {
+        var cells: [PostgresCells] = []
+        for try await row in rows { cells.append(PostgresCells(row)) }
+        return cells
     }
 }
