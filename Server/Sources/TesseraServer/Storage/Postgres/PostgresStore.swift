@@ -66,37 +66,17 @@ public final class PostgresStore: TesseraStore {
             logger.warning("database operation timed out")
             return Self.unavailable
         }
-        let retries = configuration.maximumRetries
         let byTokenHash = Self.dedicatedConnection(configuration, client: client, logger: background)
         let byID = Self.dedicatedConnection(configuration, client: client, logger: background)
         let dedicated = [byTokenHash, byID]
         self.dedicatedConnections = dedicated
-        self.contextsByTokenHash = PostgresReadBatcher(executor: Self.batchExecutor, expiry: expiry) { hashes in
-            try await Self.retrying(maximumRetries: retries, logger: logger) {
-                let query = PostgresPreparedQueries.SessionContextsByTokenHash(tokenHashes: hashes)
-                let rows = try await byTokenHash.run(
-                    { try await $0.rows(query, logger: logger) },
-                    otherwise: { try await postgres.rows(query, logger: logger) })
-                var contexts: [[UInt8]: SessionContext] = [:]
-                for row in rows {
-                    contexts[try row.bytes(Self.contextColumnCount)] = try Self.context(row)
-                }
-                return contexts
-            }
-        }
-        self.contextsByID = PostgresReadBatcher(executor: Self.batchExecutor, expiry: expiry) { ids in
-            try await Self.retrying(maximumRetries: retries, logger: logger) {
-                let query = PostgresPreparedQueries.SessionContextsByID(sessionIDs: ids)
-                let rows = try await byID.run(
-                    { try await $0.rows(query, logger: logger) },
-                    otherwise: { try await postgres.rows(query, logger: logger) })
-                var contexts: [String: SessionContext] = [:]
-                for row in rows {
-                    let context = try Self.context(row)
-                    contexts[context.session.id] = context
-                }
-                return contexts
-            }
+        let lookups = SessionContextLookups(
+            client: postgres, expiry: expiry, maximumRetries: configuration.maximumRetries, logger: logger)
+        self.contextsByTokenHash = lookups.batcher(
+            PostgresPreparedQueries.SessionContextsByTokenHash.init(tokenHashes:), on: byTokenHash
+        ) { row, _ in try row.bytes(Self.contextColumnCount) }
+        self.contextsByID = lookups.batcher(PostgresPreparedQueries.SessionContextsByID.init(sessionIDs:), on: byID) {
+            _, context in context.session.id
         }
         self.runner = Task { await postgres.run() }
         self.sweeper = Task {
@@ -106,6 +86,38 @@ public final class PostgresStore: TesseraStore {
                     while (try? await Task.sleep(for: .seconds(5))) != nil {
                         for connection in dedicated { connection.closeIfIdle() }
                     }
+                }
+            }
+        }
+    }
+
+    /// What the batched session lookups share: the pool to fall back on, the deadline of a batch and
+    /// the retries of a read.
+    private struct SessionContextLookups {
+        let client: PostgresClient
+        let expiry: ReadBatchExpiry
+        let maximumRetries: Int
+        let logger: Logger
+
+        /// Batches of `query` on `connection` (the pool when it cannot), each session filed under the
+        /// key `key` reads from its row.
+        func batcher<Key: Hashable & Sendable, Query: PostgresPreparedStatement>(
+            _ query: @escaping @Sendable ([Key]) -> Query, on connection: PostgresDedicatedConnection,
+            key: @escaping @Sendable (PostgresCells, SessionContext) throws -> Key
+        ) -> PostgresReadBatcher<Key, SessionContext> where Query.Row == PostgresRow {
+            let (client, retries, logger) = (client, maximumRetries, logger)
+            return PostgresReadBatcher(executor: PostgresStore.batchExecutor, expiry: expiry) { keys in
+                try await PostgresStore.retrying(maximumRetries: retries, logger: logger) {
+                    let statement = query(keys)
+                    let rows = try await connection.run(
+                        { try await $0.rows(statement, logger: logger) },
+                        otherwise: { try await client.rows(statement, logger: logger) })
+                    var contexts: [Key: SessionContext] = [:]
+                    for row in rows {
+                        let context = try PostgresStore.context(row)
+                        contexts[try key(row, context)] = context
+                    }
+                    return contexts
                 }
             }
         }
