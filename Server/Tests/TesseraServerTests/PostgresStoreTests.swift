@@ -179,7 +179,7 @@ struct PostgresStoreTests {
 
         // The first lookup goes through the pool and opens the dedicated connection in the background.
         #expect(try await one.sessionContext(tokenHash: tokenHash)?.session.id == session.id)
-        try await waitUntil { dedicated.isIdle }
+        try await lookUpUntilIdle(dedicated, in: one, tokenHash: tokenHash, sessionID: session.id)
         let backend = try await dedicated.run(
             { try await $0.rows("SELECT pg_backend_pid()", logger: logger).first?.int(0) },
             otherwise: { nil })
@@ -196,7 +196,7 @@ struct PostgresStoreTests {
         }
         #expect(terminated == true)
         for _ in 0..<3 { #expect(try await one.sessionContext(tokenHash: tokenHash)?.session.id == session.id) }
-        try await waitUntil { dedicated.isIdle }
+        try await lookUpUntilIdle(dedicated, in: one, tokenHash: tokenHash, sessionID: session.id)
         let replacement = try await dedicated.run(
             { try await $0.rows("SELECT pg_backend_pid()", logger: logger).first?.int(0) },
             otherwise: { nil })
@@ -210,15 +210,20 @@ struct PostgresStoreTests {
         #expect(!dedicated.isIdle)
     }
 
-    /// Polls `condition` for up to ten seconds.
-    private func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
+    /// Looks the session up until `connection` is open and idle, for up to 30 s. The connection is
+    /// opened by lookups: an attempt that failed (a busy test cluster can run out of connections) is
+    /// made again by a later lookup, at most once per retry interval. Every lookup must answer.
+    private func lookUpUntilIdle(
+        _ connection: PostgresDedicatedConnection, in store: PostgresStore, tokenHash: [UInt8], sessionID: String
+    ) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !connection.isIdle {
             guard ContinuousClock.now < deadline else {
-                Issue.record("condition not met within 10 s")
+                Issue.record("the dedicated connection did not open within 30 s")
                 return
             }
             try await Task.sleep(for: .milliseconds(20))
+            #expect(try await store.sessionContext(tokenHash: tokenHash)?.session.id == sessionID)
         }
     }
 
