@@ -3,7 +3,7 @@
 
 Seeds use the fixtures of Fuzz/Shared/FuzzSupport.swift (fixed secrets, the session key whose scalar
 is bytes 1…32, the clock 1_800_000_000) and the Wycheproof JWS/JWK vectors in
-../shared/testvectors/wycheproof. Each seed starts with the mode byte its target reads first.
+Tests/Vectors/wycheproof (vendored). Each seed starts with the mode byte its target reads first.
 Needs `cryptography` (scripts/test installs it into .venv). Run it again only to regenerate seeds;
 scripts/fuzz --update-corpus merges what the fuzzers find.
 """
@@ -14,9 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
 HERE = pathlib.Path(__file__).resolve().parent
-VECTORS = HERE.parent.parent / "shared/testvectors/wycheproof"
-if not VECTORS.exists():
-    VECTORS = pathlib.Path("/work/shared/testvectors/wycheproof")
+VECTORS = HERE.parent / "Tests/Vectors/wycheproof"
 NOW = 1_800_000_000
 SECRET = b"tis_0123456789abcdefghijklmnopqrstuvwxyzABCD"
 OTHER = b"tis_ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkj"

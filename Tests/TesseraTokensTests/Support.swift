@@ -59,12 +59,12 @@ enum Fixture {
     }
 }
 
-/// Reads `../shared/testvectors/wycheproof/NAME` relative to the repository.
+/// Reads `Tests/Vectors/wycheproof/NAME`, the Wycheproof vectors vendored into the repository.
 enum Wycheproof {
     static func load(_ name: String) throws -> [String: Any] {
         var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() }  // Support.swift, TesseraTokensTests, Tests, repo
-        let file = url.appendingPathComponent("shared/testvectors/wycheproof/\(name)")
+        for _ in 0..<2 { url.deleteLastPathComponent() }  // Support.swift, TesseraTokensTests
+        let file = url.appendingPathComponent("Vectors/wycheproof/\(name)")
         let data = try Data(contentsOf: file)
         return try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
     }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TesseraTokens
 
-/// Wycheproof vectors (C2SP/wycheproof, `../shared/testvectors/wycheproof`).
+/// Wycheproof vectors (C2SP/wycheproof, vendored in `Tests/Vectors/wycheproof`).
 @Suite struct WycheproofTests {
     /// Known mislabels in `json_web_signature_test.json`, checked by recomputing the MACs:
     /// 367 and 370 are byte-identical to the valid 357 (C2SP/wycheproof#236); 372 and 373 contain `?`.

@@ -1,4 +1,4 @@
-"""Black-box probes of the rules of shared/API.md that a schema cannot express.
+"""Black-box probes of the rules of docs/API.md that a schema cannot express.
 
 Schemathesis checks shapes, statuses and server errors; these probes check behaviour: 201 then 200
 for anonymous start, installation conflicts, the merge outcomes, no session fixation, `jti` replay,

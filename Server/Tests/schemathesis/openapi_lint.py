@@ -2,7 +2,7 @@
 
 1. The text is strict JSON: UTF-8, no duplicate member names, no NaN/Infinity.
 2. It is a valid OpenAPI 3.1 document (openapi-spec-validator, OpenAPIV31SpecValidator).
-3. It describes the wire contract of shared/API.md: every path and method, explicit security per
+3. It describes the wire contract of docs/API.md: every path and method, explicit security per
    operation, an `X-Request-Id` header on every response, `Retry-After` on 429, the shared error
    schema with a code enum drawn from the contract's codes on every error response, 413 on every
    operation with a body, 401 on every operation that takes a credential, links that resolve, and
@@ -19,7 +19,7 @@ import re
 import sys
 from typing import Any
 
-# The contract, transcribed from shared/API.md.
+# The contract, transcribed from docs/API.md.
 EXPECTED_OPERATIONS = {
     ("post", "/v1/sessions/anonymous"),
     ("get", "/v1/projects/{project_id}/jwks.json"),

@@ -1,6 +1,6 @@
 /// The server's OpenAPI 3.1 document, served verbatim at `GET /openapi.json`.
 ///
-/// It describes exactly the wire contract of `shared/API.md`: every path and method, every request
+/// It describes exactly the wire contract of `docs/API.md`: every path and method, every request
 /// body with its limits, every response including each error response with the shared error schema
 /// and the error codes that operation can answer, `X-Request-Id` on every response, `Retry-After` on
 /// 429, the four credentials as HTTP bearer security schemes, and links from each creating operation
