@@ -72,6 +72,9 @@ extension TesseraClient {
 
     /// The delay before the next tick.
     func nextDelay(failures: Int, retryAfter: Duration?) -> Duration {
+        if let state, state.session == nil, autoEstablish, reestablishTask == nil {
+            return establishRetryDelay(retryAfter: retryAfter)
+        }
         if failures > 0 {
             let backoff = configuration.backoff.delay(attempt: failures - 1, random: configuration.random())
             if let retryAfter, retryAfter > backoff { return retryAfter }
@@ -79,16 +82,28 @@ extension TesseraClient {
         }
         guard let state else { return configuration.backoff.delay(attempt: 0, random: configuration.random()) }
         let interval = jitteredHeartbeatInterval()
-        guard let current = state.session else {
-            if autoEstablish && reestablishTask == nil {
-                return configuration.backoff.delay(attempt: 0, random: configuration.random())
-            }
-            return interval
-        }
+        guard let current = state.session else { return interval }
         let last = max(current.lastValidatedAt, lastHeartbeatAttemptAt ?? current.lastValidatedAt)
         let due = last.addingTimeInterval(interval.timeInterval)
         let wait = due.timeIntervalSince(clock.now())
         return wait > 0 ? .milliseconds(Int64((wait * 1000).rounded())) : .zero
+    }
+
+    /// The delay before the next attempt to create an anonymous session: soon for the first one, with
+    /// exponential backoff after transient failures, and the heartbeat interval after a permanent failure or
+    /// once `maxAttempts` retries failed. The count of failures in a row is kept across those cycles (a
+    /// wrong publishable key is not retried every few seconds forever).
+    func establishRetryDelay(retryAfter: Duration?) -> Duration {
+        let delay: Duration
+        if establishFailures == 0 {
+            delay = configuration.backoff.delay(attempt: 0, random: configuration.random())
+        } else if establishFailureIsPermanent || establishFailures > configuration.backoff.maxAttempts {
+            delay = jitteredHeartbeatInterval()
+        } else {
+            delay = configuration.backoff.delay(attempt: establishFailures - 1, random: configuration.random())
+        }
+        if let retryAfter, retryAfter > delay { return retryAfter }
+        return delay
     }
 
     /// The heartbeat interval with ±jitter: `interval × (1 + jitter × (2r − 1))`, r in 0 ..< 1.
@@ -188,10 +203,29 @@ extension TesseraClient {
             return try await flight.task.value
         }
         let gen = generation
-        let task = Task { try await self.performEstablish(generation: gen) }
+        let task = Task {
+            do {
+                return try await self.performEstablish(generation: gen)
+            } catch {
+                self.noteEstablishFailure(TesseraError.wrapping(error))
+                throw error
+            }
+        }
         establishFlight = (gen, task)
         defer { if establishFlight?.generation == gen { establishFlight = nil } }
         return try await task.value
+    }
+
+    /// Counts a failed anonymous session; a permanent one (not transient, not cancelled or overtaken)
+    /// is published for the app to act on.
+    private func noteEstablishFailure(_ error: TesseraError) {
+        guard error.code != .superseded, error.code != .cancelled else { return }
+        establishFailures += 1
+        establishFailureIsPermanent = !error.isTransient
+        if establishFailureIsPermanent {
+            log(.error, "anonymous session refused (\(error.code)); retrying once per heartbeat interval")
+            eventBroadcaster.publish(.anonymousSessionFailed(error, attempts: establishFailures))
+        }
     }
 
     private func performEstablish(generation gen: UInt64) async throws -> StoredSession {

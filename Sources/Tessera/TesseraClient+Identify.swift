@@ -67,13 +67,19 @@ extension TesseraClient {
         case .userID(let id): body = IdentifyRequest(userID: id, sessionDurationMinutes: minutes)
         }
         let envelope: SessionEnvelope
+        let api = self.api
         do {
-            envelope = try await api.identify(body, credential: previous?.token ?? api.publishableKey)
+            let credential = previous?.token ?? api.publishableKey
+            envelope = try await Self.uncancelled { () async throws(TesseraError) in
+                try await api.identify(body, credential: credential)
+            }
         } catch {
             guard error.endsSession, previous != nil else { throw error }
             // Our own session is gone on the server: identify with the publishable key instead.
             try check(gen)
-            envelope = try await api.identify(body, credential: api.publishableKey)
+            envelope = try await Self.uncancelled { () async throws(TesseraError) in
+                try await api.identify(body, credential: api.publishableKey)
+            }
         }
         // Overtaken only by newer identifies that have not changed the session (still on their way, or
         // refused): the server has already ended `previous` if this identify ended it (an anonymous or
@@ -105,6 +111,26 @@ extension TesseraClient {
         }
         if let replaced { await abandon(sessionToken: replaced.token) }
         return envelope.capabilities
+    }
+}
+
+extension TesseraClient {
+    /// Sends a request that creates a session so that the calling task's cancellation cannot drop its
+    /// answer: once sent, the request runs to its end and its session is applied or revoked (a cancelled
+    /// caller used to drop a session the server had opened, and ended the one it replaced). Throws
+    /// `cancelled` without sending when the caller is cancelled already.
+    static func uncancelled<Value: Sendable>(
+        _ body: @escaping @Sendable () async throws(TesseraError) -> Value
+    ) async throws(TesseraError) -> Value {
+        if Task.isCancelled { throw TesseraError(.cancelled, message: "The task was cancelled.") }
+        let result = await Task { () async -> Result<Value, TesseraError> in
+            do throws(TesseraError) {
+                return .success(try await body())
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        return try result.get()
     }
 }
 

@@ -67,14 +67,56 @@ extension TesseraClient {
     }
 
     func hydrate(_ tokens: SessionTokens) async throws -> Session {
+        let (session, leaving, device) = try await adoptHydrated(tokens)
+        // The replaced session ends in the sign-out order: its push token is unregistered, then it is revoked
+        // (queued for the heartbeat when that fails); then the push token moves to the hydrated session.
+        for item in leaving { await flush(item) }
+        let flushed = leaving.allSatisfy { state?.pendingRevocations.contains($0) != true }
+        if let device, flushed, state?.session?.token == session.token {
+            do {
+                _ = try await registerDeviceToken(
+                    device.pushToken, platform: device.device.platform, environment: device.device.environment)
+            } catch {
+                log(
+                    .warning,
+                    "could not move the push token to the hydrated session: \(TesseraError.wrapping(error).code)")
+            }
+        }
+        return session.session
+    }
+
+    /// Checks the hydrated token and makes it current; answers it, the revocations of what it replaced
+    /// (queued already), and the push token to move to it.
+    private func adoptHydrated(
+        _ tokens: SessionTokens
+    ) async throws -> (StoredSession, [PendingRevocation], StoredDevice?) {
         _ = try await requireState()
         generation &+= 1
         let gen = generation
         identityOperations += 1
         defer { identityOperations -= 1 }
         let envelope = try await api.authenticate(sessionToken: tokens.sessionToken, durationMinutes: nil)
-        try check(gen)
-        return apply(envelope).session
+        if gen != generation {
+            // Overtaken: the app handed this session over, nobody else will use it.
+            if state?.session?.token != envelope.sessionToken, state?.device?.sessionToken != envelope.sessionToken {
+                await abandon(sessionToken: envelope.sessionToken)
+            }
+            try check(gen)
+        }
+        var leaving = state
+        leaving?.pendingRevocations = []
+        if leaving?.session?.token == envelope.sessionToken { leaving?.session = nil }
+        let device = state?.device.flatMap { $0.sessionToken == envelope.sessionToken ? nil : $0 }
+        if device == nil { leaving?.device = nil }
+        let items = Self.revocations(leaving: leaving)
+        if device != nil { state?.device = nil }
+        if let ended = state?.session, ended.token != envelope.sessionToken, ended.capabilities.kind != .anonymous {
+            state?.installationConsumed = true
+        }
+        let queued = state?.pendingRevocations ?? []
+        state?.pendingRevocations += items.filter { !queued.contains($0) }
+        let stored = apply(envelope)
+        return (stored, items, device)
     }
 
     func listSessions() async throws -> [Session] {

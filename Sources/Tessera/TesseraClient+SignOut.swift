@@ -78,8 +78,8 @@ extension TesseraClient {
         rescheduleMaintenance()
     }
 
-    /// Unregisters the push token with the session that registered it. Works after ``clearSession()``.
-    /// A token the server already dropped (its session ended) counts as unregistered.
+    /// Unregisters the push token with the session that registered it (even when that session is no
+    /// longer the current one). A token the server already dropped (its session ended) counts as unregistered.
     public func unregisterCurrentDeviceToken() async throws {
         guard let device = try await requireState().device else { return }
         try await api.unregisterDevice(id: device.device.id, credential: device.sessionToken)
@@ -89,20 +89,31 @@ extension TesseraClient {
         }
     }
 
-    /// Clears the local session only: no request, no new identity. The push token registration is kept
-    /// with its session so ``unregisterCurrentDeviceToken()`` still works. Call ``refreshSession()``
-    /// (or ``identify(signedIdentityToken:)``) to have a session again.
+    /// Clears the local session and ends it on the server, without starting a new identity.
+    ///
+    /// The local part happens at once, offline too. Then, in the order ``signOut()`` uses, the push token
+    /// is unregistered with the session that registered it and the session is revoked (queued and retried
+    /// by the heartbeat when the network is down): a session the client lets go of must not stay alive,
+    /// nor keep receiving pushes. Call ``refreshSession()`` (or ``identify(signedIdentityToken:)``) to
+    /// have a session again.
     public func clearSession() async throws {
         _ = try await requireState()
         generation &+= 1
         if let ended = state?.session, ended.capabilities.kind != .anonymous {
             state?.installationConsumed = true
         }
+        var leaving = state
+        leaving?.pendingRevocations = []
+        let queued = state?.pendingRevocations ?? []
+        let items = Self.revocations(leaving: leaving).filter { !queued.contains($0) }
+        state?.pendingRevocations += items
         state?.session = nil
+        state?.device = nil
         state?.lastEndReason = .signedOut
         autoEstablish = false
         persist()
         publishCurrent()
+        for item in items { await flush(item) }
     }
 
     /// Makes sure there is a live session: checks the current one with the server (and gets a fresh
@@ -128,6 +139,10 @@ extension TesseraClient {
     /// - Throws: `storage_unavailable` (nothing changed) when the store cannot be written now; the network
     ///   error when the fresh anonymous session could not be created (the heartbeat retries).
     public func reset() async throws {
+        try configuration.validate()
+        // Before the store was read, what it holds is read first: the old session and push token must be
+        // ended on the server, not deleted unread (the previous user's pushes would keep arriving).
+        let previous = try state ?? storedStateUnadopted()
         do {
             try store.remove(configuration.storageKey)
         } catch {
@@ -137,7 +152,7 @@ extension TesseraClient {
         let gen = generation
         var fresh = PersistedState.freshInstallation()
         fresh.lastEndReason = .signedOut
-        fresh.pendingRevocations = Self.revocations(leaving: state)
+        fresh.pendingRevocations = Self.revocations(leaving: previous)
         state = fresh
         autoEstablish = true
         reestablishTask = nil
@@ -149,6 +164,22 @@ extension TesseraClient {
         await flushPendingRevocations()
         guard gen == generation else { return }
         _ = try await establishSession()
+    }
+
+    /// The stored state, read without adopting it: nil when there is none, or when it is corrupted or of
+    /// another version (nothing in it can be used). Throws `storage_unavailable` when it cannot be read now.
+    func storedStateUnadopted() throws(TesseraError) -> PersistedState? {
+        let data: Data?
+        do {
+            data = try store.load(configuration.storageKey)
+        } catch {
+            guard case .unavailable = error else { return nil }
+            throw TesseraError(.storageUnavailable, message: "The credential store cannot be read now.")
+        }
+        guard let data, let stored = try? WireCoding.decoder().decode(PersistedState.self, from: data),
+            stored.version == PersistedState.currentVersion
+        else { return nil }
+        return stored
     }
 
     /// What must still be revoked on the server when `state` is abandoned: its queued revocations, its
@@ -210,7 +241,7 @@ extension TesseraClient {
 
     /// Unregisters the item's device, then revokes its session; removes it from the queue once both are
     /// done (or can never succeed).
-    private func flush(_ item: PendingRevocation) async {
+    func flush(_ item: PendingRevocation) async {
         var done = true
         if let deviceID = item.deviceID {
             do {

@@ -29,6 +29,10 @@ public actor TesseraClient {
     let sessionBroadcaster = StateBroadcaster<Availability<Session>>(.unavailable(.neverSignedIn))
     let profileBroadcaster = StateBroadcaster<Availability<Profile>>(.unavailable(.neverSignedIn))
     let eventBroadcaster = EventBroadcaster<TesseraEvent>()
+    /// The current session's credentials, for the synchronous getters; set by every ``publishCurrent()``.
+    let cachedCredentials = Locked<SessionTokens?>(nil)
+    /// Asked for identity tokens; starts as the configuration's, replaced by ``setIdentityTokenProvider(_:)``.
+    var identityTokenProvider: (any IdentityTokenProvider)?
 
     /// The loaded state; nil until the store was read.
     var state: PersistedState?
@@ -41,6 +45,11 @@ public actor TesseraClient {
     var authenticateFlights: [AuthenticateFlightKey: Task<StoredSession, any Error>] = [:]
     var establishFlight: (generation: UInt64, task: Task<StoredSession, any Error>)?
     var reestablishTask: Task<Void, Never>?
+    /// Bumped for each re-establishment; only the newest one clears ``reestablishTask`` when it ends.
+    var reestablishSerial: UInt64 = 0
+    /// Failed attempts in a row to create an anonymous session, and whether the last failure was permanent.
+    var establishFailures = 0
+    var establishFailureIsPermanent = false
     var maintenanceTask: Task<Void, Never>?
     var lastHeartbeatAttemptAt: Date?
     var isInBackground = false
@@ -68,6 +77,7 @@ public actor TesseraClient {
         self.api = APIClient(configuration: configuration)
         self.clock = configuration.clock
         self.store = configuration.credentialStore
+        self.identityTokenProvider = configuration.identityTokenProvider
     }
 
     // MARK: Observing
@@ -111,10 +121,13 @@ public actor TesseraClient {
     /// Creates or restores the installation's anonymous identity, restores a persisted session (the
     /// heartbeat validates it when it is older than one interval), and starts the heartbeat.
     ///
-    /// Idempotent; concurrent calls share one run. Throws `storage_unavailable` when the store cannot
-    /// be read now (the SDK retries by itself and never creates a new identity meanwhile), or the
-    /// network error when a first anonymous session could not be created (retried with backoff).
+    /// Idempotent; concurrent calls share one run. Throws `invalid_configuration` (nothing starts) when
+    /// the configuration cannot work (see ``TesseraConfiguration/validate()``), `storage_unavailable`
+    /// when the store cannot be read now (the SDK retries by itself and never creates a new identity
+    /// meanwhile), or the error of the first anonymous session (retried with backoff when transient,
+    /// once per heartbeat interval otherwise: see ``TesseraEvent/anonymousSessionFailed(_:attempts:)``).
     public func start() async throws {
+        try configuration.validate()
         if isStarted { return }
         if let startFlight {
             noteJoin()
@@ -142,6 +155,9 @@ public actor TesseraClient {
         }
         if let current = state?.session, current.session.expiresAt <= serverNow(current) {
             endSession(.expired, token: current.token)
+        }
+        if let provider = identityTokenProvider, state?.session?.profile.kind != .identified, reestablishTask == nil {
+            await signInKnownUser(with: provider)
         }
         if state?.session == nil, autoEstablish {
             if let reestablishTask {
@@ -213,6 +229,8 @@ public actor TesseraClient {
         state?.lastEndReason = nil
         if stored.capabilities.kind != .anonymous { state?.installationConsumed = true }
         lastHeartbeatAttemptAt = now
+        establishFailures = 0
+        establishFailureIsPermanent = false
         persist()
         publishCurrent()
         return stored
@@ -237,14 +255,18 @@ public actor TesseraClient {
             ended.capabilities.kind == .verified
             ? IdentityTokenRequest(externalUserID: ended.profile.externalID, reason: reason) : nil
         let gen = generation
-        reestablishTask = Task { await self.reestablish(after: request, generation: gen) }
+        reestablishSerial &+= 1
+        let serial = reestablishSerial
+        reestablishTask = Task { await self.reestablish(after: request, generation: gen, serial: serial) }
     }
 
-    private func reestablish(after request: IdentityTokenRequest?, generation gen: UInt64) async {
-        defer { if gen == generation { reestablishTask = nil } }
-        if let request, let provider = configuration.identityTokenProvider {
+    private func reestablish(after request: IdentityTokenRequest?, generation gen: UInt64, serial: UInt64) async {
+        // Cleared when this run ends, whatever overtook it: a finished task left here would make every
+        // later heartbeat wait for it and return before checking the session.
+        defer { if serial == reestablishSerial { reestablishTask = nil } }
+        if let request, let provider = identityTokenProvider {
             do {
-                guard let token = try await provider.identityToken(for: request) else {
+                guard let token = try await identityToken(from: provider, for: request) else {
                     throw TesseraError(.identityTokenUnavailable, message: "The identity-token provider gave no token.")
                 }
                 guard gen == generation else { return }
@@ -266,13 +288,16 @@ public actor TesseraClient {
             _ = try await establishSession()
         } catch {
             log(.warning, "anonymous fallback failed: \(TesseraError.wrapping(error).code); retrying later")
-            reestablishTask = nil
+            if serial == reestablishSerial { reestablishTask = nil }
             rescheduleMaintenance()
         }
     }
 
     /// Publishes the current session and profile states (repeats are swallowed by the broadcasters).
     func publishCurrent() {
+        cachedCredentials.withLock { cached in
+            cached = state?.session.map { SessionTokens(sessionToken: $0.token, sessionJWT: $0.jwt) }
+        }
         if let current = state?.session {
             sessionBroadcaster.publish(.available(current.session, lastValidatedAt: current.lastValidatedAt))
             profileBroadcaster.publish(.available(current.profile, lastValidatedAt: current.lastValidatedAt))

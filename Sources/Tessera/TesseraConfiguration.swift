@@ -40,6 +40,10 @@ public struct TesseraConfiguration: Sendable {
     public var backoff: BackoffPolicy
     /// Asked for a fresh identity token when a verified session must be re-established.
     public var identityTokenProvider: (any IdentityTokenProvider)?
+    /// How long the SDK waits for the identity-token provider (on ``clock``) before it gives up with
+    /// `identity_token_provider_timed_out` and falls back; a provider that never answers cannot block
+    /// `start()` or the heartbeat.
+    public var identityTokenTimeout: Duration
     /// What to do when a verified session ends and cannot be re-established.
     public var fallbackPolicy: FallbackPolicy
     /// Random numbers in `0 ..< 1`, for jitter.
@@ -55,8 +59,8 @@ public struct TesseraConfiguration: Sendable {
 
     /// Creates a configuration.
     /// - Parameters:
-    ///   - serverURL: The server's base URL.
-    ///   - publishableKey: The project's publishable key.
+    ///   - serverURL: The server's base URL: https, or http on loopback only (see ``validate()``).
+    ///   - publishableKey: The project's publishable key (not empty).
     ///   - credentialStore: Where state is kept (Keychain on Apple platforms, an encrypted file elsewhere).
     ///   - storageKey: The key of this client's state in the store.
     ///   - transport: The HTTP transport (`URLSession.shared`).
@@ -66,6 +70,7 @@ public struct TesseraConfiguration: Sendable {
     ///   - heartbeatJitter: Heartbeat jitter (±10 %).
     ///   - backoff: Retry policy.
     ///   - identityTokenProvider: Fresh identity tokens (none).
+    ///   - identityTokenTimeout: How long to wait for the identity-token provider (30 s).
     ///   - fallbackPolicy: Fallback when a verified session cannot be re-established (anonymous).
     ///   - random: Random numbers in `0 ..< 1`.
     ///   - identifiedSessionDuration: Identified session length (project default).
@@ -73,8 +78,8 @@ public struct TesseraConfiguration: Sendable {
     ///   - requestTimeout: Request timeout (30 s).
     ///   - observesApplicationLifecycle: Wire background/foreground automatically (true).
     public init(
-        serverURL: URL = URL(string: "http://127.0.0.1:8080")!,
-        publishableKey: String = "",
+        serverURL: URL,
+        publishableKey: String,
         credentialStore: (any CredentialStore)? = nil,
         storageKey: String = "tessera",
         transport: Transport? = nil,
@@ -84,6 +89,7 @@ public struct TesseraConfiguration: Sendable {
         heartbeatJitter: Double = 0.1,
         backoff: BackoffPolicy = BackoffPolicy(),
         identityTokenProvider: (any IdentityTokenProvider)? = nil,
+        identityTokenTimeout: Duration = .seconds(30),
         fallbackPolicy: FallbackPolicy = .anonymous,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         identifiedSessionDuration: Duration? = nil,
@@ -102,12 +108,39 @@ public struct TesseraConfiguration: Sendable {
         self.heartbeatJitter = min(max(heartbeatJitter, 0), 1)
         self.backoff = backoff
         self.identityTokenProvider = identityTokenProvider
+        self.identityTokenTimeout = identityTokenTimeout
         self.fallbackPolicy = fallbackPolicy
         self.random = random
         self.identifiedSessionDuration = identifiedSessionDuration
         self.jwtRefreshMargin = jwtRefreshMargin
         self.requestTimeout = requestTimeout
         self.observesApplicationLifecycle = observesApplicationLifecycle
+    }
+
+    /// Checks that the configuration can work; ``TesseraClient/start()`` calls it first.
+    ///
+    /// The publishable key must not be empty, and the server URL must be https, or http on a loopback
+    /// host only (`localhost`, `127.0.0.0/8`, `::1`): session tokens must never cross a network in clear.
+    /// - Throws: ``TesseraError`` `invalid_configuration`, saying what is wrong (never the key itself).
+    public func validate() throws(TesseraError) {
+        if publishableKey.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw TesseraError(.invalidConfiguration, message: "The publishable key is empty.")
+        }
+        guard let scheme = serverURL.scheme?.lowercased(), let host = serverURL.host?.lowercased(), !host.isEmpty
+        else {
+            throw TesseraError(.invalidConfiguration, message: "The server URL has no scheme or host.")
+        }
+        if scheme == "https" { return }
+        if scheme == "http", Self.isLoopback(host) { return }
+        throw TesseraError(
+            .invalidConfiguration, message: "The server URL must be https (http only on localhost / loopback).")
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if bare == "localhost" || bare == "::1" { return true }
+        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
     /// `URLSession.shared`.

@@ -71,6 +71,8 @@ public struct TesseraError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let noSession: Code = "no_session"
         /// The identity-token provider gave no token.
         public static let identityTokenUnavailable: Code = "identity_token_unavailable"
+        /// The identity-token provider did not answer within ``TesseraConfiguration/identityTokenTimeout``.
+        public static let identityTokenProviderTimedOut: Code = "identity_token_provider_timed_out"
         /// The configuration cannot work (for example an empty publishable key).
         public static let invalidConfiguration: Code = "invalid_configuration"
     }

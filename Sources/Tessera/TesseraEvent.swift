@@ -4,6 +4,10 @@ public enum TesseraEvent: Sendable, Hashable {
     case identified(Profile, capabilities: Capabilities, merge: Merge?)
     /// A verified session could not be (re-)established; the SDK fell back as the fallback policy says.
     case authenticationFailed(TesseraError)
+    /// A fresh anonymous session was refused for a reason retrying soon will not fix: a wrong or deleted
+    /// publishable key (`invalid_api_key`), a 403 or a 400. The SDK then tries again only once per
+    /// heartbeat interval; `attempts` counts the failed attempts in a row, across those retries.
+    case anonymousSessionFailed(TesseraError, attempts: Int)
     /// The session ended on the server (expired, revoked, unknown).
     case sessionEnded(UnavailableReason)
     /// The stored state could not be decrypted or decoded; it was removed and a fresh identity started.

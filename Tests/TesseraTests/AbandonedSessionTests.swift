@@ -28,6 +28,129 @@ struct AbandonedSessionTests {
         #expect(harness.server.liveSessions.map(\.token) == [try #require(await client.sessions.token)])
     }
 
+    @Test("reset() before the store was read ends the stored session and push token, in sign-out's order")
+    func resetBeforeStartReadsFirst() async throws {
+        let seeded = Harness()
+        try await seeded.client.start()
+        try await seeded.client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
+        let device = try await seeded.client.registerDeviceToken("fcm-alice", platform: .fcm, environment: .sandbox)
+        let old = try #require(await seeded.client.sessions.token)
+        await seeded.client.stop()
+        // The next launch resets before anything read the store.
+        let harness = seeded.relaunch()
+        let start = harness.transport.log.count
+        try await harness.client.reset()
+        #expect(
+            Array(harness.transport.log[start...]) == [
+                "DELETE /v1/devices/\(device.id)", "POST /v1/sessions/revoke", "POST /v1/sessions/anonymous",
+            ])
+        #expect(harness.server.session(token: old)?.endCode == "session_revoked")
+        #expect(harness.server.devices.isEmpty, "alice's pushes must stop reaching this device")
+        #expect(harness.server.liveSessions.map(\.token) == [try #require(await harness.client.sessions.token)])
+        #expect(try harness.storedState()?.pendingRevocations == [])
+        await harness.client.stop()
+    }
+
+    @Test("reset() before the store was read, with the store locked: nothing changes")
+    func resetWithLockedStore() async throws {
+        let store = LockableStore()
+        let seeded = Harness(store: store)
+        try await seeded.client.start()
+        await seeded.client.stop()
+        let before = try #require(try seeded.storedState())
+        store.isLocked.withLock { $0 = true }
+        let harness = seeded.relaunch()
+        await #expect { try await harness.client.reset() } throws: {
+            ($0 as? TesseraError)?.code == .storageUnavailable
+        }
+        store.isLocked.withLock { $0 = false }
+        #expect(try harness.storedState() == before)
+        #expect(harness.transport.log.isEmpty)
+        await harness.client.stop()
+    }
+
+    @Test("Hydration ends the replaced session in sign-out's order and moves the push token to the new one")
+    func hydrationEndsTheReplacedSession() async throws {
+        let harness = Harness()
+        let client = harness.client
+        try await client.start()
+        await client.stop()
+        let device = try await client.registerDeviceToken("fcm-1", platform: .fcm, environment: .sandbox)
+        let old = try #require(await client.sessions.token)
+        let other = Harness(server: harness.server)
+        try await other.client.start()
+        await other.client.stop()
+        let hydrated = try #require(await other.client.sessions.token)
+        let start = harness.transport.log.count
+        try await client.sessions.update(tokens: SessionTokens(sessionToken: hydrated))
+        #expect(
+            Array(harness.transport.log[start...]) == [
+                "POST /v1/sessions/authenticate", "DELETE /v1/devices/\(device.id)", "POST /v1/sessions/revoke",
+                "POST /v1/devices",
+            ])
+        #expect(harness.server.session(token: old)?.endCode == "session_revoked")
+        let current = try #require(await client.sessions.current)
+        #expect(harness.server.devices.map(\.sessionID) == [current.id], "the push token follows the session")
+        #expect(await client.registeredDevice?.sessionID == current.id)
+        #expect(try harness.storedState()?.pendingRevocations == [])
+    }
+
+    @Test("A hydration overtaken by a reset: the hydrated session is revoked, not left alive")
+    func overtakenHydrationIsRevoked() async throws {
+        let harness = Harness()
+        let client = harness.client
+        try await client.start()
+        await client.stop()
+        let other = Harness(server: harness.server)
+        try await other.client.start()
+        await other.client.stop()
+        let hydrated = try #require(await other.client.sessions.token)
+        harness.server.hold("POST /v1/sessions/authenticate")
+        let hydrate = Task { try await client.sessions.update(tokens: SessionTokens(sessionToken: hydrated)) }
+        let exchange = await harness.transport.next()
+        harness.server.release("POST /v1/sessions/authenticate")
+        try await client.reset()
+        exchange.respond(harness.server.reply(to: exchange.request))
+        await #expect { try await hydrate.value } throws: { ($0 as? TesseraError)?.code == .superseded }
+        #expect(harness.server.session(token: hydrated)?.endCode == "session_revoked")
+        #expect(harness.server.liveSessions.map(\.token) == [try #require(await client.sessions.token)])
+    }
+
+    @Test("clearSession() unregisters the push token, then revokes the session; offline, both are queued")
+    func clearSessionEndsTheSession() async throws {
+        let harness = Harness()
+        let client = harness.client
+        try await client.start()
+        await client.stop()
+        let device = try await client.registerDeviceToken("fcm-1", platform: .fcm, environment: .sandbox)
+        let old = try #require(await client.sessions.token)
+        let start = harness.transport.log.count
+        try await client.clearSession()
+        #expect(
+            Array(harness.transport.log[start...]) == ["DELETE /v1/devices/\(device.id)", "POST /v1/sessions/revoke"])
+        #expect(harness.server.session(token: old)?.endCode == "session_revoked")
+        #expect(harness.server.devices.isEmpty)
+        #expect(client.sessionState == .unavailable(.signedOut))
+        #expect(try harness.storedState()?.pendingRevocations == [])
+
+        // Offline: cleared locally at once, the revocation queued and sent by the heartbeat.
+        let session = try await client.refreshSession()
+        let second = try #require(await client.sessions.token)
+        harness.server.script("POST /v1/sessions/revoke", .failure(.notConnectedToInternet))
+        try await client.clearSession()
+        #expect(await client.sessions.current == nil)
+        #expect(try harness.storedState()?.pendingRevocations == [PendingRevocation(sessionToken: second)])
+        #expect(harness.server.session(token: second)?.endCode == nil)
+        await client.enterForeground()
+        await harness.clock.waitForSleepers(count: 1)
+        harness.clock.advance(by: .seconds(200))
+        await harness.clock.waitForSleepers(count: 1)
+        #expect(harness.server.session(token: second)?.endCode == "session_revoked")
+        #expect(try harness.storedState()?.pendingRevocations == [])
+        #expect(session.id != harness.server.session(token: old)?.id)
+        await client.stop()
+    }
+
     @Test("reset() offline: local at once, the old session's revocation queued and sent by the heartbeat")
     func offlineResetQueues() async throws {
         let harness = Harness()

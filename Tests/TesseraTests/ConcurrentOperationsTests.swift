@@ -11,7 +11,8 @@ import Testing
 struct ConcurrentOperationsTests {
     enum Operation: CaseIterable {
         case identifyAlice, identifyBob, identifyAsserted, signOut, reset, refreshSession, authenticate, extend
-        case registerDevice, heartbeat, authorizationHeader, refreshProfile, serverRevoke, start
+        case registerDevice, heartbeat, authorizationHeader, refreshProfile, serverRevoke, start, hydrate
+        case clearSession
     }
 
     @Test(
@@ -82,6 +83,10 @@ struct ConcurrentOperationsTests {
         case .serverRevoke:
             if let token = await client.sessions.token { harness.server.end(token: token, code: "session_revoked") }
         case .start: try await client.start()
+        case .hydrate:
+            let token = harness.server.mintSession(sub: "dave")
+            try await client.sessions.update(tokens: SessionTokens(sessionToken: token))
+        case .clearSession: try await client.clearSession()
         }
     }
 }

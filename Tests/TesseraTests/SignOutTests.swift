@@ -39,7 +39,11 @@ struct SignOutTests {
         #expect(stored.device == nil)
     }
 
-    @Test("The push token is unregistered with the session that registered it, even after clearSession()")
+    // Contract change (issue 12): clearSession() now unregisters the push token itself, with the session that
+    // registered it, then revokes that session; it used to keep both alive for unregisterCurrentDeviceToken().
+    @Test(
+        "The push token is unregistered with the session that registered it, by clearSession() too",
+        .timeLimit(.minutes(1)))
     func unregisterAfterClear() async throws {
         let harness = Harness()
         let client = harness.client
@@ -47,13 +51,25 @@ struct SignOutTests {
         await client.stop()
         let device = try await client.registerDeviceToken("fcm-token", platform: .fcm, environment: .production)
         let token = try #require(await client.sessions.token)
-        try await client.clearSession()
-        #expect(client.sessionState == .unavailable(.signedOut))
         harness.server.hold("DELETE /v1/devices/\(device.id)")
-        let unregister = Task { try await client.unregisterCurrentDeviceToken() }
+        let clear = Task { try await client.clearSession() }
         let exchange = await harness.transport.next()
         #expect(exchange.bearer == token)
+        #expect(client.sessionState == .unavailable(.signedOut))
         exchange.respond(harness.server.reply(to: exchange.request))
+        try await clear.value
+        #expect(harness.server.devices.isEmpty)
+        #expect(await client.registeredDevice == nil)
+        // unregisterCurrentDeviceToken() uses the registering session's own token too.
+        harness.server.release("DELETE /v1/devices/\(device.id)")
+        _ = try await client.refreshSession()
+        let second = try await client.registerDeviceToken("fcm-token", platform: .fcm, environment: .production)
+        let secondToken = try #require(await client.sessions.token)
+        harness.server.hold("DELETE /v1/devices/\(second.id)")
+        let unregister = Task { try await client.unregisterCurrentDeviceToken() }
+        let again = await harness.transport.next()
+        #expect(again.bearer == secondToken)
+        again.respond(harness.server.reply(to: again.request))
         try await unregister.value
         #expect(harness.server.devices.isEmpty)
         #expect(await client.registeredDevice == nil)

@@ -261,6 +261,18 @@ final class FakeServer: Sendable {
         }
     }
 
+    /// Opens a verified session for `sub` the way an app's backend would (identify with the publishable
+    /// key) and answers its session token.
+    func mintSession(sub: String) -> String {
+        var request = URLRequest(url: URL(string: "https://tessera.test/v1/sessions/identify")!)
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(Self.publishableKey)", forHTTPHeaderField: "Authorization")
+        request.httpBody = try! JSONSerialization.data(withJSONObject: ["identity_token": Self.identityToken(sub: sub)])
+        let reply = reply(to: request)
+        let json = try! JSONSerialization.jsonObject(with: reply.body) as! [String: Any]
+        return json["session_token"] as! String
+    }
+
     // MARK: Helpers
 
     /// A fake identity token: `x.<base64url JSON claims>.x` (the fake server reads `sub` and `fail`).

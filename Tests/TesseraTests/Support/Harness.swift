@@ -112,3 +112,48 @@ final class Recorder<Value: Sendable>: Sendable {
 
     deinit { task.withLock { $0?.cancel() } }
 }
+
+/// A provider that holds every request until the test answers it (or forever, until cancelled when
+/// `honoursCancellation`), so a test can overtake a re-establishment at an exact point.
+final class GatedProvider: IdentityTokenProvider {
+    private struct State {
+        var pending: [CheckedContinuation<String?, any Error>] = []
+        var requests: [IdentityTokenRequest] = []
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = Locked(State())
+
+    var requests: [IdentityTokenRequest] { state.withLock { $0.requests } }
+
+    func identityToken(for request: IdentityTokenRequest) async throws -> String? {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.pending.append(continuation)
+                state.requests.append(request)
+                let ready = state.waiters.filter { $0.count <= state.requests.count }
+                state.waiters.removeAll { $0.count <= state.requests.count }
+                return ready.map(\.continuation)
+            }
+            for waiter in ready { waiter.resume() }
+        }
+    }
+
+    /// Returns once the provider was asked `count` times.
+    func waitForRequests(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.requests.count >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Answers the oldest request still waiting.
+    func answer(_ result: Result<String?, any Error>) {
+        let continuation = state.withLock { $0.pending.isEmpty ? nil : $0.pending.removeFirst() }
+        continuation?.resume(with: result)
+    }
+}
