@@ -52,6 +52,9 @@ public struct TesseraConfiguration: Sendable {
     public var requestTimeout: Duration
     /// Whether the client wires itself to UIKit/AppKit background and foreground notifications.
     public var observesApplicationLifecycle: Bool
+    /// What to do with the state of a previous installation of the app (found in a keychain that
+    /// outlived the app): ``ReinstallPolicy/startFresh`` by default.
+    public var reinstallPolicy: ReinstallPolicy = .startFresh
 
     /// Creates a configuration.
     /// - Parameters:
