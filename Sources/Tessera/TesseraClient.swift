@@ -129,6 +129,10 @@ public actor TesseraClient {
     }
 
     private func performStart() async throws {
+        // Observed before the store is read: "protected data available" retries an unavailable store.
+        if configuration.observesApplicationLifecycle, lifecycleObservation == nil {
+            lifecycleObservation = await LifecycleObservation.install(client: self)
+        }
         if state == nil {
             do throws(TesseraError) {
                 try loadState()
@@ -140,9 +144,6 @@ public actor TesseraClient {
         }
         // The heartbeat starts once this run is over, whatever its outcome (it retries what failed).
         defer { ensureMaintenance() }
-        if configuration.observesApplicationLifecycle, lifecycleObservation == nil {
-            lifecycleObservation = await LifecycleObservation.install(client: self)
-        }
         if let current = state?.session, current.session.expiresAt <= serverNow(current) {
             endSession(.expired, token: current.token)
         }
