@@ -37,15 +37,21 @@ extension TesseraClient {
 
     private func readState() throws(CredentialStoreError) -> PersistedState {
         let key = configuration.storageKey
-        let markerID = try store.installationMarker?.read()
+        // A marker that exists but cannot be read yet (data protection) cannot tell a reinstall (whose
+        // marker is absent, which reads fine) from a relaunch: a state found then is restored as it is.
+        var markerID: String?
+        var markerUnreadable = false
+        do { markerID = try store.installationMarker?.read() } catch { markerUnreadable = true }
         var problem = ""
         // A value that does not decode is read a second time before it is given up.
         for _ in 0..<2 {
             do throws(CredentialStoreError) {
                 guard let data = try store.load(key) else {
+                    if markerUnreadable { throw .unavailable("the installation marker cannot be read yet") }
                     return try createInstallation(markerID: markerID, lastEndReason: nil)
                 }
                 if let restored = Self.decodeState(data) {
+                    if markerUnreadable { return restored }
                     return try checkInstallation(restored, markerID: markerID)
                 }
                 problem = "undecodable state"
@@ -54,6 +60,7 @@ extension TesseraClient {
                 problem = message
             }
         }
+        if markerUnreadable { throw .unavailable("the installation marker cannot be read yet") }
         log(.error, "stored state unreadable (\(problem)): quarantined, starting a new installation")
         try store.quarantine(key)
         eventBroadcaster.publish(.storageCorrupted)

@@ -299,6 +299,27 @@ struct ReinstallTests {
         await second.client.stop()
     }
 
+    @Test("A marker that exists but cannot be read (data protection) does not block restoring the state")
+    func unreadableMarker() async throws {
+        let device = Device()
+        defer { device.deleteApp() }
+        let first = device.launch()
+        try await first.client.start()
+        await first.client.stop()
+        let installation = try #require(await first.client.installationID)
+        // A directory in the marker's place: open succeeds, read fails (EISDIR), as a protected file's would.
+        try FileManager.default.removeItem(at: device.marker.file)
+        try FileManager.default.createDirectory(at: device.marker.file, withIntermediateDirectories: true)
+        #expect(throws: CredentialStoreError.self) { try device.marker.read() }
+        let second = device.launch()
+        let events = Recorder(second.client.events)
+        try await second.client.start()
+        #expect(await second.client.installationID == installation)
+        #expect(second.transport.count("POST /v1/sessions/anonymous") == 0)
+        #expect(!events.values.contains(.previousInstallationFound(restored: false)))
+        await second.client.stop()
+    }
+
     @Test("The decision table")
     func classify() {
         #expect(InstallationCheck.classify(stateMarker: nil, fileMarker: nil) == .unmarked)

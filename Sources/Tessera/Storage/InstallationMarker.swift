@@ -49,7 +49,7 @@ public struct InstallationMarker: Sendable, Hashable {
         do {
             try POSIXFile.makeDirectory(file.deletingLastPathComponent().path)
             if try POSIXFile.createExclusively(Data(id.utf8), at: file.path) {
-                excludeFromBackup()
+                applyFilePolicies()
                 return id
             }
         } catch {
@@ -58,14 +58,19 @@ public struct InstallationMarker: Sendable, Hashable {
         return try read() ?? id
     }
 
-    /// Keeps the marker out of backups: restored onto another device, the marker would claim an
-    /// installation whose keychain (this-device-only items) did not come along.
-    private func excludeFromBackup() {
+    /// Keeps the marker out of backups (restored onto another device, it would claim an installation
+    /// whose this-device-only keychain items did not come along), and readable after the first unlock
+    /// like the keychain items, whatever the app's default data protection class.
+    private func applyFilePolicies() {
         #if canImport(Darwin)
             var url = file
             var values = URLResourceValues()
             values.isExcludedFromBackup = true
             try? url.setResourceValues(values)
+        #endif
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+            try? FileManager.default.setAttributes(
+                [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: file.path)
         #endif
     }
 }
