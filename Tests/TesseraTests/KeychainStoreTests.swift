@@ -215,6 +215,31 @@ struct KeychainStoreTests {
         #expect(device.keychain.items["tessera"] == Data("new".utf8))
     }
 
+    @Test("An item left in the legacy keychain is moved once; an existing item wins; -34018 there means nothing")
+    func legacyMigration() throws {
+        let device = Device()
+        defer { device.deleteApp() }
+        let legacy = FakeKeychain()
+        legacy.setItem(Data("old".utf8), account: "tessera")
+        let store = KeychainBackedStore(
+            keychain: device.keychain, legacyKeychain: legacy, installationMarker: device.marker)
+        #expect(try store.load("tessera") == Data("old".utf8))
+        #expect(device.keychain.items["tessera"] == Data("old".utf8))
+        #expect(legacy.items["tessera"] == nil, "moved, not copied")
+
+        legacy.setItem(Data("stale".utf8), account: "tessera")
+        device.keychain.scriptReads("tessera", .failed(.itemNotFound))
+        #expect(try store.load("tessera") == Data("old".utf8), "an item the read missed wins over the legacy copy")
+
+        let unsigned = FakeKeychain()
+        unsigned.setFault(.missingEntitlement)
+        let other = Device()
+        defer { other.deleteApp() }
+        let fresh = KeychainBackedStore(
+            keychain: other.keychain, legacyKeychain: unsigned, installationMarker: other.marker)
+        #expect(try fresh.load("tessera") == nil)
+    }
+
     @Test("OSStatus values map to the typed statuses, and only -34018 and -50 are permanent")
     func statusMapping() {
         let statuses: [Int32] = [0, -25300, -25299, -25308, -25291, -34018, -50, -26276]

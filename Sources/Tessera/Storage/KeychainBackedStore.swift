@@ -23,6 +23,10 @@ struct KeychainBackedStore: CredentialStore {
     static let probeAccount = "tessera.probe"
 
     let keychain: any KeychainAccess
+    /// Where earlier SDK versions kept the items, read once when `keychain` has none (macOS: the
+    /// data-protection keychain, which they always used; an unsigned tool gets -34018 there, which
+    /// only means there is nothing to migrate).
+    let legacyKeychain: (any KeychainAccess)?
     let installationMarker: InstallationMarker?
     /// How long a "not found" that contradicts the marker is disbelieved, with the marker readable.
     let ambiguityGrace: TimeInterval
@@ -35,10 +39,12 @@ struct KeychainBackedStore: CredentialStore {
     }
 
     init(
-        keychain: any KeychainAccess, installationMarker: InstallationMarker?, ambiguityGrace: TimeInterval = 600,
+        keychain: any KeychainAccess, legacyKeychain: (any KeychainAccess)? = nil,
+        installationMarker: InstallationMarker?, ambiguityGrace: TimeInterval = 600,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.keychain = keychain
+        self.legacyKeychain = legacyKeychain
         self.installationMarker = installationMarker
         self.ambiguityGrace = ambiguityGrace
         self.now = now
@@ -50,9 +56,31 @@ struct KeychainBackedStore: CredentialStore {
             found()
             return data
         case .failed(.itemNotFound):
+            if let migrated = try migrateLegacyItem(key) { return migrated }
             return try resolveNotFound(key)
         case .failed(let status):
             throw Self.error(status, "read")
+        }
+    }
+
+    /// Moves an item from the legacy keychain: added (never over an existing item), then deleted there.
+    private func migrateLegacyItem(_ key: String) throws(CredentialStoreError) -> Data? {
+        guard let legacyKeychain, case .found(let data) = legacyKeychain.read(account: key) else { return nil }
+        let added = keychain.add(data, account: key)
+        switch added {
+        case .success:
+            _ = legacyKeychain.delete(account: key)
+            found()
+            return data
+        case .duplicateItem:
+            // The item is there after all: it wins over the legacy copy.
+            guard case .found(let current) = keychain.read(account: key) else {
+                throw .unavailable("the keychain holds the item but cannot read it yet")
+            }
+            found()
+            return current
+        default:
+            throw Self.error(added, "add (migration)")
         }
     }
 

@@ -26,7 +26,8 @@
         ///   - useDataProtectionKeychain: On macOS, keep the items in the data-protection keychain
         ///     (`kSecUseDataProtectionKeychain`). It needs a signed app with a keychain-access-groups
         ///     entitlement: unsigned command-line tools and `swift test` get `errSecMissingEntitlement`.
-        ///     Off by default (the login keychain). No effect on iOS, tvOS, watchOS and visionOS.
+        ///     Off by default (the login keychain; an item an earlier version left in the data-protection
+        ///     keychain is moved once). No effect on iOS, tvOS, watchOS and visionOS.
         ///   - installationMarker: The marker that detects a reinstall. By default a file in the app's
         ///     Application Support directory; with an `accessGroup` there is none unless you pass one in
         ///     the app group's container (an extension has its own container, and would take the app for
@@ -41,8 +42,20 @@
             self.useDataProtectionKeychain = useDataProtectionKeychain
             let attributes = KeychainItemAttributes(
                 service: service, accessGroup: accessGroup, useDataProtectionKeychain: useDataProtectionKeychain)
+            // Earlier versions always used the data-protection keychain: on macOS, migrate from it once.
+            let legacy: SecItemKeychain?
+            #if os(macOS)
+                legacy =
+                    useDataProtectionKeychain
+                    ? nil
+                    : SecItemKeychain(
+                        attributes: KeychainItemAttributes(
+                            service: service, accessGroup: accessGroup, useDataProtectionKeychain: true))
+            #else
+                legacy = nil
+            #endif
             store = KeychainBackedStore(
-                keychain: SecItemKeychain(attributes: attributes),
+                keychain: SecItemKeychain(attributes: attributes), legacyKeychain: legacy,
                 installationMarker: installationMarker
                     ?? (accessGroup == nil ? .applicationSupport(service: service) : nil))
         }
