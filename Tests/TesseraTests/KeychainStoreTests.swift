@@ -240,6 +240,28 @@ struct KeychainStoreTests {
         #expect(try fresh.load("tessera") == nil)
     }
 
+    @Test("save: an item another process adds between our update and our add is updated, not duplicated")
+    func saveDuplicateRace() throws {
+        let device = Device()
+        defer { device.deleteApp() }
+        let store = device.store()
+        let keychain = device.keychain
+        keychain.beforeNextAdd { keychain.setItem(Data("theirs".utf8), account: "tessera") }
+        try store.save(Data("ours".utf8), for: "tessera")
+        #expect(keychain.items["tessera"] == Data("ours".utf8))
+        #expect(
+            keychain.calls.filter { $0.hasSuffix(" tessera") }
+                == ["update tessera", "add tessera", "update tessera"])
+    }
+
+    @Test("Items: after first unlock, this device only, never synchronised; data-protection keychain only on request")
+    func itemAttributes() {
+        let plain = KeychainItemAttributes(service: "s", accessGroup: nil, useDataProtectionKeychain: false)
+        #expect(plain.accessibleAfterFirstUnlockThisDeviceOnly)
+        #expect(plain.synchronizable == false)
+        #expect(plain.useDataProtectionKeychain == false)
+    }
+
     @Test("OSStatus values map to the typed statuses, and only -34018 and -50 are permanent")
     func statusMapping() {
         let statuses: [Int32] = [0, -25300, -25299, -25308, -25291, -34018, -50, -26276]
