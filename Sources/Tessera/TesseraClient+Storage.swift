@@ -81,7 +81,7 @@ extension TesseraClient {
         let key = configuration.storageKey
         var fresh = PersistedState.freshInstallation()
         fresh.lastEndReason = lastEndReason
-        fresh.installMarker = markerID ?? UUID().uuidString.lowercased()
+        if store.installationMarker != nil { fresh.installMarker = markerID ?? UUID().uuidString.lowercased() }
         if let existing = try store.create(try encodeState(fresh), for: key) {
             guard let restored = Self.decodeState(existing) else {
                 throw .unavailable("a state appeared that cannot be decoded yet")
@@ -116,24 +116,21 @@ extension TesseraClient {
             log(.info, "restored installation \(restored.installationID.uuidString.lowercased())")
             return restored
         case .unmarked:
-            // Written before markers existed: this installation's own state.
+            // Written before markers existed: this installation's own state (saved with the marker).
             try adoptMarker(for: &restored, markerID: markerID)
-            try store.save(try encodeState(restored), for: configuration.storageKey)
             return restored
         case .previousInstallation:
             switch configuration.reinstallPolicy {
             case .restore:
                 log(.info, "previous installation found: restored")
-                try adoptMarker(for: &restored, markerID: markerID)
-                try store.save(try encodeState(restored), for: configuration.storageKey)
+                try adoptMarker(for: &restored, markerID: markerID)  // saves it with this installation's marker
                 eventBroadcaster.publish(.previousInstallationFound(restored: true))
                 return restored
             case .startFresh:
                 log(.info, "previous installation found: its session is revoked, starting a new installation")
                 var fresh = PersistedState.freshInstallation()
                 fresh.pendingRevocations = Self.revocations(leaving: restored)
-                try adoptMarker(for: &fresh, markerID: markerID)
-                try store.save(try encodeState(fresh), for: configuration.storageKey)
+                try adoptMarker(for: &fresh, markerID: markerID)  // saves it, replacing the previous state
                 eventBroadcaster.publish(.previousInstallationFound(restored: false))
                 if !fresh.pendingRevocations.isEmpty {
                     Task { await self.flushPendingRevocations() }
