@@ -57,7 +57,7 @@
             store = KeychainBackedStore(
                 keychain: SecItemKeychain(attributes: attributes), legacyKeychain: legacy,
                 installationMarker: installationMarker
-                    ?? (accessGroup == nil ? .applicationSupport(service: service) : nil))
+                    ?? (accessGroup == nil ? InstallationMarker.applicationSupport(service: service) : nil))
         }
 
         public func load(_ key: String) throws(CredentialStoreError) -> Data? { try store.load(key) }
