@@ -87,7 +87,7 @@ public struct EncryptedFileStore: CredentialStore {
         }
     }
 
-    /// Creates the sealed file exclusively (see ``POSIXFile/createExclusively(_:at:mode:)``): a file
+    /// Creates the sealed file exclusively (an exclusive temporary file published with `link(2)`): a file
     /// another process created first is returned, never replaced.
     public func create(_ data: Data, for key: String) throws(CredentialStoreError) -> Data? {
         do {

@@ -6,8 +6,8 @@
     /// on this device only, never synchronised to iCloud.
     ///
     /// Every decision (what a "not found" means, add-only first writes, quarantine, which failures are
-    /// permanent) is made by ``KeychainBackedStore``; this type only maps its four calls to `SecItem…`
-    /// and their `OSStatus`. A keychain that cannot be read yet (before the first unlock, during
+    /// permanent) is made by shared code (`KeychainBackedStore`, tested on Linux); this type only maps
+    /// its four calls to `SecItem…` and their `OSStatus`. A keychain that cannot be read yet (before the first unlock, during
     /// pre-warming) throws ``CredentialStoreError/unavailable(_:)``, which the SDK publishes as
     /// ``UnavailableReason/storageUnavailable`` and retries: it never treats it as signed out.
     public struct KeychainCredentialStore: CredentialStore {
