@@ -115,15 +115,16 @@ public struct TesseraConfiguration: Sendable {
     }
 
     /// An ephemeral `URLSession` (no cache, no cookies, no credential storage) whose requests time out
-    /// after 30 s without data and after 30 s in total. By default each configuration gets such a session
-    /// with its own ``requestTimeout``.
+    /// after 30 s without data and after 30 s in total. By default a configuration uses this one, or, when
+    /// its ``requestTimeout`` is not 30 s, a session of its own with that timeout.
     ///
     /// On Linux the request is not cancelled with the calling task: swift-corelibs-foundation can crash
     /// the process when a `URLSessionTask` is cancelled just as it completes ("Trying to access a
     /// behaviour for a task that in not in the registry", swiftlang/swift-corelibs-foundation#3292), and
     /// the SDK cancels its heartbeat task on every sign-out, reset and trip to the background. The request
     /// runs to its end (at most the request timeout) and the SDK drops the answer of a cancelled call.
-    public static let urlSessionTransport: Transport = HTTPSessionSettings.transport(requestTimeout: .seconds(30))
+    public static let urlSessionTransport: Transport = HTTPSessionSettings.transport(
+        requestTimeout: HTTPSessionSettings.defaultRequestTimeout)
 
     /// The platform's default store: the Keychain on Apple platforms; elsewhere an
     /// ``EncryptedFileStore`` under `$XDG_DATA_HOME/tessera` (or `~/.local/share/tessera`) with its key

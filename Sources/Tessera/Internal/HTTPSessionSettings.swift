@@ -26,9 +26,19 @@ enum HTTPSessionSettings {
         return configuration
     }
 
-    /// A transport over a new session with these settings.
+    /// The default request timeout.
+    static let defaultRequestTimeout: Duration = .seconds(30)
+
+    /// The session for the default timeout, shared by every configuration that uses it (one connection
+    /// pool, like `URLSession.shared`, instead of one per client).
+    private static let defaultSession = URLSession(configuration: configuration(requestTimeout: defaultRequestTimeout))
+
+    /// A transport over a session with these settings: the shared one for the default timeout, else a
+    /// session of its own (made once per configuration).
     static func transport(requestTimeout: Duration) -> TesseraConfiguration.Transport {
-        let session = URLSession(configuration: configuration(requestTimeout: requestTimeout))
+        let session =
+            requestTimeout == defaultRequestTimeout
+            ? defaultSession : URLSession(configuration: configuration(requestTimeout: requestTimeout))
         return { request in
             #if canImport(FoundationNetworking)
                 // Not cancelled with the calling task: see TesseraConfiguration.urlSessionTransport.
