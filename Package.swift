@@ -21,7 +21,8 @@ let package = Package(
             dependencies: [
                 "TesseraTokens",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         .executableTarget(
             name: "TesseraTokensBenchmark",

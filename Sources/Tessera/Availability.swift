@@ -36,6 +36,10 @@ public enum UnavailableReason: String, Sendable, Hashable, Codable {
     case storageUnavailable
     /// The stored state was tampered with or undecryptable and was removed.
     case storageLost
+    /// The credential store cannot work as configured (for example a missing keychain entitlement).
+    /// Permanent: the SDK does not retry by itself (it tries again on `start()` and on the next
+    /// foreground); the app must be fixed.
+    case storageMisconfigured
 
     /// Whether the state will resolve by itself (retrying storage).
     public var isTransient: Bool { self == .storageUnavailable }

@@ -31,14 +31,13 @@
         }
     }
 
-    /// One subscription. All mutable state sits in a `Locked`; the subscriber is only called on the
-    /// main queue, outside any lock.
+    /// One subscription: a thin Combine shell over ``DemandQueue``, which keeps the demand and the
+    /// buffer (tested without Combine). The subscriber is only called on the main queue, outside any lock.
     final class BroadcastSubscription<S: Subscriber>: Subscription, @unchecked Sendable
     where S.Failure == Never, S.Input: Sendable & Equatable {
         private struct State {
             var subscriber: S?
-            var demand: Subscribers.Demand = .none
-            var buffer: [S.Input] = []
+            var queue = DemandQueue<S.Input>()
             var observerID: Int?
             var removeObserver: (@Sendable (Int) -> Void)?
         }
@@ -60,21 +59,21 @@
         }
 
         func request(_ demand: Subscribers.Demand) {
-            state.withLock { $0.demand += demand }
+            state.withLock { $0.queue.request(demand.max) }
             scheduleDrain()
         }
 
         func cancel() {
             let (id, remove) = state.withLock { state -> (Int?, (@Sendable (Int) -> Void)?) in
                 state.subscriber = nil
-                state.buffer = []
+                state.queue.cancel()
                 return (state.observerID, state.removeObserver)
             }
             if let id, let remove { remove(id) }
         }
 
         private func enqueue(_ value: S.Input) {
-            state.withLock { $0.buffer.append(value) }
+            state.withLock { $0.queue.enqueue(value) }
             scheduleDrain()
         }
 
@@ -85,15 +84,12 @@
         private func drain() {
             while true {
                 let next = state.withLock { state -> (S, S.Input)? in
-                    guard let subscriber = state.subscriber, state.demand > 0, !state.buffer.isEmpty else {
-                        return nil
-                    }
-                    state.demand -= 1
-                    return (subscriber, state.buffer.removeFirst())
+                    guard let subscriber = state.subscriber, let value = state.queue.next() else { return nil }
+                    return (subscriber, value)
                 }
                 guard let (subscriber, value) = next else { return }
                 let more = subscriber.receive(value)
-                state.withLock { $0.demand += more }
+                state.withLock { $0.queue.request(more.max) }
             }
         }
     }

@@ -1,83 +1,78 @@
 import Foundation
 
-#if canImport(UIKit)
+// The platform tables of lifecycle notifications: the only Apple-only part of lifecycle handling.
+// Everything else (ordering, what each event does) is in Internal/LifecycleObservation.swift.
+
+#if canImport(UIKit) && !os(watchOS)
     import UIKit
 
-    /// Wires a client to UIKit's background and foreground notifications.
-    final class LifecycleObservation: Sendable {
-        private let tokens: Locked<[any NSObjectProtocol]>
-
-        private init(tokens: [any NSObjectProtocol]) {
-            self.tokens = Locked(tokens)
-        }
-
-        static func install(client: TesseraClient) async -> LifecycleObservation {
-            await MainActor.run { observe(client) }
-        }
-
-        @MainActor
-        private static func observe(_ client: TesseraClient) -> LifecycleObservation {
-            let center = NotificationCenter.default
-            let background = center.addObserver(
-                forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: nil
-            ) { [weak client] _ in
-                guard let client else { return }
-                Task { await client.enterBackground() }
+    extension LifecycleObservation {
+        /// UIKit (iOS, iPadOS, tvOS, visionOS, Mac Catalyst).
+        static func install(client: TesseraClient) async -> LifecycleObservation? {
+            await MainActor.run {
+                let center = NotificationCenter.default
+                let sources = [
+                    Source(
+                        center: center, name: UIApplication.didEnterBackgroundNotification, event: .didEnterBackground),
+                    Source(
+                        center: center, name: UIApplication.willEnterForegroundNotification,
+                        event: .willEnterForeground),
+                    Source(
+                        center: center, name: UIApplication.protectedDataDidBecomeAvailableNotification,
+                        event: .protectedDataDidBecomeAvailable),
+                ]
+                // `UIApplication.shared` does not exist in app extensions.
+                let isExtension = Bundle.main.bundleURL.pathExtension == "appex"
+                let launchedInBackground = !isExtension && UIApplication.shared.applicationState == .background
+                return LifecycleObservation(
+                    client: client, sources: sources, initial: launchedInBackground ? [.launchedInBackground] : [])
             }
-            let foreground = center.addObserver(
-                forName: UIApplication.willEnterForegroundNotification, object: nil, queue: nil
-            ) { [weak client] _ in
-                guard let client else { return }
-                Task { await client.enterForeground() }
-            }
-            return LifecycleObservation(tokens: [background, foreground])
         }
+    }
+#elseif os(watchOS) && canImport(WatchKit)
+    import WatchKit
 
-        deinit {
-            for token in tokens.withLock({ $0 }) { NotificationCenter.default.removeObserver(token) }
+    extension LifecycleObservation {
+        /// WatchKit (watchOS 7 and later).
+        static func install(client: TesseraClient) async -> LifecycleObservation? {
+            await MainActor.run {
+                let center = NotificationCenter.default
+                let sources = [
+                    Source(
+                        center: center, name: WKApplication.didEnterBackgroundNotification, event: .didEnterBackground),
+                    Source(
+                        center: center, name: WKApplication.willEnterForegroundNotification,
+                        event: .willEnterForeground),
+                ]
+                let launchedInBackground = WKApplication.shared().applicationState == .background
+                return LifecycleObservation(
+                    client: client, sources: sources, initial: launchedInBackground ? [.launchedInBackground] : [])
+            }
         }
     }
 #elseif canImport(AppKit)
     import AppKit
 
-    /// Wires a client to AppKit: the heartbeat pauses while the Mac sleeps and checks at once on wake.
-    final class LifecycleObservation: Sendable {
-        private let tokens: Locked<[any NSObjectProtocol]>
-        private let center: NotificationCenter
-
-        private init(tokens: [any NSObjectProtocol], center: NotificationCenter) {
-            self.tokens = Locked(tokens)
-            self.center = center
-        }
-
-        static func install(client: TesseraClient) async -> LifecycleObservation {
-            await MainActor.run { observe(client) }
-        }
-
-        @MainActor
-        private static func observe(_ client: TesseraClient) -> LifecycleObservation {
-            let center = NSWorkspace.shared.notificationCenter
-            let sleep = center.addObserver(forName: NSWorkspace.willSleepNotification, object: nil, queue: nil) {
-                [weak client] _ in
-                guard let client else { return }
-                Task { await client.enterBackground() }
+    extension LifecycleObservation {
+        /// AppKit: the heartbeat pauses while the Mac sleeps and checks at once on wake.
+        static func install(client: TesseraClient) async -> LifecycleObservation? {
+            await MainActor.run {
+                let workspace = NSWorkspace.shared.notificationCenter
+                let sources = [
+                    Source(center: workspace, name: NSWorkspace.willSleepNotification, event: .didEnterBackground),
+                    Source(center: workspace, name: NSWorkspace.didWakeNotification, event: .willEnterForeground),
+                    Source(
+                        center: NotificationCenter.default, name: .NSApplicationProtectedDataDidBecomeAvailable,
+                        event: .protectedDataDidBecomeAvailable),
+                ]
+                return LifecycleObservation(client: client, sources: sources)
             }
-            let wake = center.addObserver(forName: NSWorkspace.didWakeNotification, object: nil, queue: nil) {
-                [weak client] _ in
-                guard let client else { return }
-                Task { await client.enterForeground() }
-            }
-            return LifecycleObservation(tokens: [sleep, wake], center: center)
-        }
-
-        deinit {
-            for token in tokens.withLock({ $0 }) { center.removeObserver(token) }
         }
     }
 #else
-    /// No application lifecycle to observe on this platform: call `enterBackground()` /
-    /// `enterForeground()` yourself if your process has such phases.
-    final class LifecycleObservation: Sendable {
+    extension LifecycleObservation {
+        /// No application lifecycle to observe on this platform: call `enterBackground()` /
+        /// `enterForeground()` yourself if your process has such phases.
         static func install(client: TesseraClient) async -> LifecycleObservation? { nil }
     }
 #endif

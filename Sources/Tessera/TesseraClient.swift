@@ -59,6 +59,8 @@ public actor TesseraClient {
     /// Identify / sign-out / hydration calls in flight: a session end noticed meanwhile is theirs to resolve.
     var identityOperations = 0
     var lifecycleObservation: LifecycleObservation?
+    /// The ``InstallationMarker`` ID of this installation of the app, once read or written.
+    var installationMarkerID: String?
 
     /// Test probe: how many callers joined an already running shared request.
     var sharedRequestJoins = 0
@@ -140,19 +142,21 @@ public actor TesseraClient {
     }
 
     private func performStart() async throws {
+        // Observed before the store is read: "protected data available" retries an unavailable store.
+        if configuration.observesApplicationLifecycle, lifecycleObservation == nil {
+            lifecycleObservation = await LifecycleObservation.install(client: self)
+        }
         if state == nil {
-            do {
+            do throws(TesseraError) {
                 try loadState()
             } catch {
-                ensureMaintenance()
+                // Retried by the heartbeat, unless retrying cannot help (then on the next foreground).
+                if error.code == .storageMisconfigured { stopRetryingStorage() } else { ensureMaintenance() }
                 throw error
             }
         }
         // The heartbeat starts once this run is over, whatever its outcome (it retries what failed).
         defer { ensureMaintenance() }
-        if configuration.observesApplicationLifecycle, lifecycleObservation == nil {
-            lifecycleObservation = await LifecycleObservation.install(client: self)
-        }
         if let current = state?.session, current.session.expiresAt <= serverNow(current) {
             endSession(.expired, token: current.token)
         }
@@ -167,43 +171,6 @@ public actor TesseraClient {
             }
         }
         isStarted = true
-    }
-
-    /// Reads the store: restores, creates a fresh installation, or replaces a corrupted state.
-    func loadState() throws(TesseraError) {
-        let key = configuration.storageKey
-        do throws(CredentialStoreError) {
-            if let data = try store.load(key) {
-                guard let restored = try? WireCoding.decoder().decode(PersistedState.self, from: data),
-                    restored.version == PersistedState.currentVersion
-                else {
-                    throw CredentialStoreError.corrupted("undecodable state")
-                }
-                state = restored
-                log(.info, "restored installation \(restored.installationID.uuidString.lowercased())")
-            } else {
-                state = .freshInstallation()
-                log(.info, "new installation")
-                persist()
-            }
-        } catch {
-            switch error {
-            case .unavailable(let message):
-                log(.warning, "credential store unavailable: \(message)")
-                sessionBroadcaster.publish(.unavailable(.storageUnavailable))
-                profileBroadcaster.publish(.unavailable(.storageUnavailable))
-                throw TesseraError(.storageUnavailable, message: "The credential store cannot be read now.")
-            case .corrupted(let message):
-                log(.error, "stored state removed: \(message)")
-                try? store.remove(key)
-                var fresh = PersistedState.freshInstallation()
-                fresh.lastEndReason = .storageLost
-                state = fresh
-                persist()
-                eventBroadcaster.publish(.storageCorrupted)
-            }
-        }
-        publishCurrent()
     }
 
     // MARK: State
@@ -310,7 +277,8 @@ public actor TesseraClient {
 
     /// Writes the state to the store; on failure keeps it in memory and retries on the next heartbeat.
     func persist() {
-        guard let state else { return }
+        guard var state else { return }
+        if state.installMarker == nil { state.installMarker = installationMarkerID }
         do {
             let data = try WireCoding.encoder().encode(state)
             try store.save(data, for: configuration.storageKey)

@@ -52,10 +52,14 @@ public struct TesseraConfiguration: Sendable {
     public var identifiedSessionDuration: Duration?
     /// How long before the session JWT's expiry a private call refreshes it first.
     public var jwtRefreshMargin: Duration
-    /// The request timeout.
+    /// The request timeout: both the idle timeout of each request and its total deadline (the default
+    /// transport's session is made with the value given to the initializer).
     public var requestTimeout: Duration
     /// Whether the client wires itself to UIKit/AppKit background and foreground notifications.
     public var observesApplicationLifecycle: Bool
+    /// What to do with the state of a previous installation of the app (found in a keychain that
+    /// outlived the app): ``ReinstallPolicy/startFresh`` by default.
+    public var reinstallPolicy: ReinstallPolicy = .startFresh
 
     /// Creates a configuration.
     /// - Parameters:
@@ -63,7 +67,7 @@ public struct TesseraConfiguration: Sendable {
     ///   - publishableKey: The project's publishable key (not empty).
     ///   - credentialStore: Where state is kept (Keychain on Apple platforms, an encrypted file elsewhere).
     ///   - storageKey: The key of this client's state in the store.
-    ///   - transport: The HTTP transport (`URLSession.shared`).
+    ///   - transport: The HTTP transport (an ephemeral `URLSession` with a total deadline of `requestTimeout`).
     ///   - clock: The clock (``SystemClock``).
     ///   - logHandler: Log sink (ignored).
     ///   - heartbeatInterval: Heartbeat interval (180 s).
@@ -101,7 +105,7 @@ public struct TesseraConfiguration: Sendable {
         self.publishableKey = publishableKey
         self.credentialStore = credentialStore ?? Self.defaultCredentialStore()
         self.storageKey = storageKey
-        self.transport = transport ?? Self.urlSessionTransport
+        self.transport = transport ?? HTTPSessionSettings.transport(requestTimeout: requestTimeout)
         self.clock = clock
         self.logHandler = logHandler
         self.heartbeatInterval = heartbeatInterval
@@ -143,20 +147,17 @@ public struct TesseraConfiguration: Sendable {
         return octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
-    /// `URLSession.shared`.
+    /// An ephemeral `URLSession` (no cache, no cookies, no credential storage) whose requests time out
+    /// after 30 s without data and after 30 s in total. By default a configuration uses this one, or, when
+    /// its ``requestTimeout`` is not 30 s, a session of its own with that timeout.
     ///
     /// On Linux the request is not cancelled with the calling task: swift-corelibs-foundation can crash
     /// the process when a `URLSessionTask` is cancelled just as it completes ("Trying to access a
     /// behaviour for a task that in not in the registry", swiftlang/swift-corelibs-foundation#3292), and
     /// the SDK cancels its heartbeat task on every sign-out, reset and trip to the background. The request
     /// runs to its end (at most the request timeout) and the SDK drops the answer of a cancelled call.
-    public static let urlSessionTransport: Transport = { request in
-        #if canImport(FoundationNetworking)
-            try await Task { try await URLSession.shared.data(for: request) }.value
-        #else
-            try await URLSession.shared.data(for: request)
-        #endif
-    }
+    public static let urlSessionTransport: Transport = HTTPSessionSettings.transport(
+        requestTimeout: HTTPSessionSettings.defaultRequestTimeout)
 
     /// The platform's default store: the Keychain on Apple platforms; elsewhere an
     /// ``EncryptedFileStore`` under `$XDG_DATA_HOME/tessera` (or `~/.local/share/tessera`) with its key

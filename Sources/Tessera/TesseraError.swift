@@ -67,6 +67,8 @@ public struct TesseraError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let storageUnavailable: Code = "storage_unavailable"
         /// The stored state was tampered with or cannot be decrypted; it was removed.
         public static let storageCorrupted: Code = "storage_corrupted"
+        /// The credential store cannot work as configured (a missing keychain entitlement); not transient.
+        public static let storageMisconfigured: Code = "storage_misconfigured"
         /// The call needs a session and there is none.
         public static let noSession: Code = "no_session"
         /// The identity-token provider gave no token.

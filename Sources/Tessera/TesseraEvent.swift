@@ -10,8 +10,12 @@ public enum TesseraEvent: Sendable, Hashable {
     case anonymousSessionFailed(TesseraError, attempts: Int)
     /// The session ended on the server (expired, revoked, unknown).
     case sessionEnded(UnavailableReason)
-    /// The stored state could not be decrypted or decoded; it was removed and a fresh identity started.
+    /// The stored state could not be decrypted or decoded, twice; it was moved aside (quarantined, not
+    /// deleted) and a fresh identity started.
     case storageCorrupted
+    /// The state of a previous installation of the app was found (the keychain survives the app's
+    /// deletion); ``TesseraConfiguration/reinstallPolicy`` restored it or started fresh.
+    case previousInstallationFound(restored: Bool)
     /// The sign-out pipeline finished.
     case signedOut
     /// `reset()` replaced the installation identity.

@@ -183,6 +183,43 @@ struct StorageTests {
         await second.client.stop()
     }
 
+    @Test("Two processes creating the key file at once: both keep a readable state (bug 7)")
+    func keyFileCreationRace() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The extension's store writes its whole state while the app's store is between "no key file"
+        // and creating one: the app must adopt the extension's key, not replace it.
+        let extensionStore = EncryptedFileStore(directory: directory)
+        var appStore = EncryptedFileStore(directory: directory)
+        let hookRuns = Locked(0)
+        appStore.beforeCreatingKey = {
+            hookRuns.withLock { $0 += 1 }
+            guard hookRuns.withLock({ $0 }) == 1 else { return }
+            try? extensionStore.save(Data("extension state".utf8), for: "extension")
+        }
+        try appStore.save(Data("app state".utf8), for: "app")
+        #expect(hookRuns.withLock { $0 } == 1)
+        #expect(try extensionStore.load("extension") == Data("extension state".utf8))
+        #expect(try appStore.load("app") == Data("app state".utf8))
+        #expect(try appStore.load("extension") == Data("extension state".utf8))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix(".")
+        }
+        #expect(leftovers.isEmpty, "no temporary files left behind")
+    }
+
+    @Test("An unusable key file is replaced exclusively; the new key reads back")
+    func unusableKeyFileReplaced() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data([1, 2, 3]).write(to: directory.appendingPathComponent("store.key"))
+        let store = EncryptedFileStore(directory: directory)
+        try store.save(Data("state".utf8), for: "tessera")
+        #expect(try store.load("tessera") == Data("state".utf8))
+        #expect(try Data(contentsOf: directory.appendingPathComponent("store.key")).count == 32)
+    }
+
     @Test("A client restores its session from the encrypted file store")
     func clientOnFileStore() async throws {
         let directory = temporaryDirectory()

@@ -115,6 +115,9 @@ struct APIClient: Sendable {
         var request = URLRequest(url: baseURL.appendingPathComponent(path))
         request.httpMethod = method
         request.timeoutInterval = timeout.timeInterval
+        // Also when the app supplies its own URLSession transport: no cookie jar, no cached answers.
+        request.httpShouldHandleCookies = false
+        request.cachePolicy = .reloadIgnoringLocalCacheData
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
         request.setValue("tessera-swift/1", forHTTPHeaderField: "User-Agent")

@@ -22,6 +22,8 @@ enum POSIXFile {
         var operation: String
         var errno: Int32
         var description: String { "\(operation) failed (errno \(errno))" }
+        /// Whether the file was not there.
+        var isMissing: Bool { errno == ENOENT }
     }
 
     /// Reads the whole file; `.missing` only for ENOENT, any other failure throws.
@@ -47,10 +49,47 @@ enum POSIXFile {
 
     /// Writes `data` to `path` atomically with `mode`: a crash leaves the old file or the new one.
     static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o600) throws(Failure) {
+        let temporary = temporaryPath(for: path)
+        try writeNewFile(data, at: temporary, mode: mode)
+        if rename(temporary, path) != 0 {
+            let failure = Failure(operation: "rename", errno: errno)
+            unlink(temporary)
+            throw failure
+        }
+        syncDirectory(of: path)
+    }
+
+    /// Creates `path` with `data` only if no file exists there: the bytes go to an exclusive temporary
+    /// file (`O_CREAT | O_EXCL`, fsync), published with `link(2)`, which fails with `EEXIST` when another
+    /// process created the file first. No process ever sees a partial file, and none replaces another's.
+    /// - Returns: true when this call created the file, false when one existed (nothing is written then).
+    static func createExclusively(_ data: Data, at path: String, mode: mode_t = 0o600) throws(Failure) -> Bool {
+        let temporary = temporaryPath(for: path)
+        try writeNewFile(data, at: temporary, mode: mode)
+        defer { unlink(temporary) }
+        if link(temporary, path) != 0 {
+            if errno == EEXIST { return false }
+            throw Failure(operation: "link", errno: errno)
+        }
+        syncDirectory(of: path)
+        return true
+    }
+
+    /// Renames `source` to `destination` (replacing it); a missing source throws with `ENOENT`.
+    static func move(_ source: String, to destination: String) throws(Failure) {
+        if rename(source, destination) != 0 { throw Failure(operation: "rename", errno: errno) }
+        syncDirectory(of: destination)
+    }
+
+    private static func temporaryPath(for path: String) -> String {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
-        let temporary = "\(directory)/.\(name).\(UUID().uuidString).tmp"
-        let fd = retryingOnInterrupt { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
+        return "\(directory)/.\(name).\(UUID().uuidString).tmp"
+    }
+
+    /// Writes a new file exclusively (`O_CREAT | O_EXCL`), sets its mode and fsyncs it; removes it on failure.
+    private static func writeNewFile(_ data: Data, at path: String, mode: mode_t) throws(Failure) {
+        let fd = retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
         if fd < 0 { throw Failure(operation: "open temporary file", errno: errno) }
         var failure: Failure?
         let written = data.withUnsafeBytes { raw -> Bool in
@@ -70,14 +109,14 @@ enum POSIXFile {
             failure = Failure(operation: "fsync", errno: errno)
         }
         close(fd)
-        if failure == nil, rename(temporary, path) != 0 {
-            failure = Failure(operation: "rename", errno: errno)
-        }
         if let failure {
-            unlink(temporary)
+            unlink(path)
             throw failure
         }
-        let directoryFD = open(directory, O_RDONLY | O_CLOEXEC)
+    }
+
+    private static func syncDirectory(of path: String) {
+        let directoryFD = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
         if directoryFD >= 0 {
             _ = fsync(directoryFD)
             close(directoryFD)

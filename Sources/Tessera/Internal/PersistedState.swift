@@ -21,6 +21,9 @@ struct PersistedState: Codable, Sendable, Equatable {
     var pendingRevocations: [PendingRevocation] = []
     /// Why there is no session, when there is none.
     var lastEndReason: UnavailableReason?
+    /// The ``InstallationMarker`` ID of the app installation that wrote this state (nil: written by an
+    /// SDK without markers, or by a store without one).
+    var installMarker: String?
 
     static func freshInstallation() -> PersistedState {
         PersistedState(installationID: UUID(), installationSecret: OpaqueToken.installationSecret())

@@ -4,8 +4,10 @@ public import Foundation
 ///
 /// The SDK keeps one value per ``TesseraConfiguration/storageKey``. An implementation must tell apart
 /// "nothing stored" (return nil), "cannot read right now" (throw ``CredentialStoreError/unavailable(_:)``:
-/// the SDK retries and never mints a new identity), and "stored but unreadable for good" (throw
-/// ``CredentialStoreError/corrupted(_:)``: the SDK removes it and starts a fresh identity).
+/// the SDK retries and never mints a new identity), "cannot work at all as configured" (throw
+/// ``CredentialStoreError/misconfigured(_:)``: the SDK reports it and does not retry by itself), and
+/// "stored but unreadable for good" (throw ``CredentialStoreError/corrupted(_:)``: the SDK moves it aside
+/// with ``quarantine(_:)``, reports it, and starts a fresh identity).
 public protocol CredentialStore: Sendable {
     /// Returns the value stored under `key`, or nil when there is none.
     /// - Parameter key: The storage key.
@@ -18,6 +20,38 @@ public protocol CredentialStore: Sendable {
     /// Removes the value under `key`; removing a missing value succeeds.
     /// - Parameter key: The storage key.
     func remove(_ key: String) throws(CredentialStoreError)
+    /// Stores `data` under `key` only when nothing is stored there: the first write of a new installation,
+    /// which must never overwrite a value that a read missed.
+    ///
+    /// The default implementation loads, then saves when the load found nothing; stores that can do it
+    /// atomically (an add-only keychain write, an exclusive file creation) override it.
+    /// - Parameters:
+    ///   - data: The value.
+    ///   - key: The storage key.
+    /// - Returns: nil when `data` was stored; the value already stored (and nothing written) otherwise.
+    func create(_ data: Data, for key: String) throws(CredentialStoreError) -> Data?
+    /// Moves the unreadable value under `key` aside, keeping its bytes for diagnosis, so that `key` is free.
+    ///
+    /// The default implementation removes the value.
+    /// - Parameter key: The storage key.
+    func quarantine(_ key: String) throws(CredentialStoreError)
+    /// The marker that tells a reinstalled app from a relaunched one, for stores whose contents outlive
+    /// the app (the iOS keychain survives the app's deletion); nil by default.
+    var installationMarker: InstallationMarker? { get }
+}
+
+extension CredentialStore {
+    public func create(_ data: Data, for key: String) throws(CredentialStoreError) -> Data? {
+        if let existing = try load(key) { return existing }
+        try save(data, for: key)
+        return nil
+    }
+
+    public func quarantine(_ key: String) throws(CredentialStoreError) {
+        try remove(key)
+    }
+
+    public var installationMarker: InstallationMarker? { nil }
 }
 
 /// A credential store failure.
@@ -26,11 +60,15 @@ public enum CredentialStoreError: Error, Sendable, Hashable, CustomStringConvert
     case unavailable(String)
     /// The stored value is there but cannot be decrypted or parsed: it will never be readable.
     case corrupted(String)
+    /// The store cannot work as configured (a missing keychain entitlement, an invalid parameter):
+    /// retrying will not help; the app must be fixed.
+    case misconfigured(String)
 
     public var description: String {
         switch self {
         case .unavailable(let message): return "credential store unavailable: \(message)"
         case .corrupted(let message): return "credential store corrupted: \(message)"
+        case .misconfigured(let message): return "credential store misconfigured: \(message)"
         }
     }
 }

@@ -32,6 +32,8 @@ public struct EncryptedFileStore: CredentialStore {
     public let directory: URL
     /// Where the key comes from.
     public let keySource: KeySource
+    /// Test hook: runs after a write found no key file and before it creates one.
+    var beforeCreatingKey: (@Sendable () -> Void)?
 
     static let magic: [UInt8] = Array("TSSR".utf8)
     static let formatVersion: UInt8 = 1
@@ -82,6 +84,32 @@ public struct EncryptedFileStore: CredentialStore {
             try POSIXFile.remove(path(for: key))
         } catch {
             throw .unavailable("cannot remove the sealed file: \(error)")
+        }
+    }
+
+    /// Creates the sealed file exclusively (an exclusive temporary file published with `link(2)`): a file
+    /// another process created first is returned, never replaced.
+    public func create(_ data: Data, for key: String) throws(CredentialStoreError) -> Data? {
+        do {
+            try POSIXFile.makeDirectory(directory.path)
+            let sealed = try Self.seal(data, storageKey: key, using: try keyForWriting())
+            if try POSIXFile.createExclusively(sealed, at: path(for: key)) { return nil }
+        } catch let error as CredentialStoreError {
+            throw error
+        } catch {
+            throw .unavailable("cannot create the sealed file: \(error)")
+        }
+        guard let existing = try load(key) else { throw .unavailable("the sealed file vanished") }
+        return existing
+    }
+
+    /// Renames the sealed file to `<name>.sealed.quarantined-<uuid>`, keeping its bytes.
+    public func quarantine(_ key: String) throws(CredentialStoreError) {
+        let path = path(for: key)
+        do {
+            try POSIXFile.move(path, to: "\(path).quarantined-\(UUID().uuidString.lowercased())")
+        } catch {
+            guard error.isMissing else { throw .unavailable("cannot quarantine the sealed file: \(error)") }
         }
     }
 
@@ -166,29 +194,38 @@ public struct EncryptedFileStore: CredentialStore {
         }
     }
 
-    /// The key for writing: creates (or replaces an unusable) key file.
+    /// The key for writing: the existing key, or a new one created exclusively.
+    ///
+    /// Two processes (an app and its extension) can both find no key and both create one: the file is
+    /// published with ``POSIXFile/createExclusively(_:at:mode:)``, so exactly one key wins and the other
+    /// process re-reads it and seals with it. (Replacing the file would leave the first process's sealed
+    /// state unreadable: it would be reported as corrupted and its identity lost.) An unusable key file
+    /// (not 32 bytes) can decrypt nothing: it is removed, then the same exclusive creation runs.
     private func keyForWriting() throws(CredentialStoreError) -> SymmetricKey {
         switch keySource {
         case .key(let key): return key
         case .keyFile(let url):
-            let existing: SymmetricKey?
-            do {
-                existing = try readKey()
-            } catch {
-                // An unusable key file: nothing sealed with it can be read; replace it.
-                guard case .corrupted = error else { throw error }
-                existing = nil
+            for _ in 0..<3 {
+                do {
+                    if let existing = try readKey() { return existing }
+                } catch {
+                    guard case .corrupted = error else { throw error }
+                    do { try POSIXFile.remove(url.path) } catch {
+                        throw .unavailable("cannot remove the unusable key file: \(error)")
+                    }
+                }
+                beforeCreatingKey?()
+                let key = SymmetricKey(size: .bits256)
+                let bytes = key.withUnsafeBytes { Data($0) }
+                do {
+                    try POSIXFile.makeDirectory(url.deletingLastPathComponent().path)
+                    if try POSIXFile.createExclusively(bytes, at: url.path) { return key }
+                } catch {
+                    throw .unavailable("cannot write the key file: \(error)")
+                }
+                // Another process created the key first: use its key.
             }
-            if let existing { return existing }
-            let key = SymmetricKey(size: .bits256)
-            let bytes = key.withUnsafeBytes { Data($0) }
-            do {
-                try POSIXFile.makeDirectory(url.deletingLastPathComponent().path)
-                try POSIXFile.writeAtomically(bytes, to: url.path)
-            } catch {
-                throw .unavailable("cannot write the key file: \(error)")
-            }
-            return key
+            throw .unavailable("the key file keeps changing")
         }
     }
 }

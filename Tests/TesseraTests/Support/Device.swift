@@ -1,0 +1,31 @@
+import Foundation
+
+@testable import Tessera
+
+/// One device: a keychain that outlives the app, the app's container (where the installation marker
+/// lives), one clock and one server. Each `launch()` is a new process of the app.
+struct Device {
+    let keychain = FakeKeychain()
+    let container = temporaryDirectory()
+    let clock = ManualClock()
+    let server: FakeServer
+
+    init() { server = FakeServer(clock: clock) }
+
+    var marker: InstallationMarker { InstallationMarker(directory: container) }
+
+    func store(marker: Bool = true) -> KeychainBackedStore {
+        KeychainBackedStore(
+            keychain: keychain, installationMarker: marker ? self.marker : nil, now: { [clock] in clock.now() })
+    }
+
+    func launch(marker: Bool = true, configure: (inout TesseraConfiguration) -> Void = { _ in }) -> Harness {
+        Harness(store: store(marker: marker), clock: clock, server: server, configure: configure)
+    }
+
+    /// Deletes the app: its container goes, its keychain items stay.
+    func deleteApp() { try? FileManager.default.removeItem(at: container) }
+
+    var profileCount: Int { server.state.withLock { $0.profiles.count } }
+    var installationCount: Int { server.state.withLock { $0.installations.count } }
+}
