@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import TesseraServer
 
 /// `tessera keys`: the master key that seals the secrets in the database.
@@ -39,6 +40,9 @@ struct KeysCommand: AsyncParsableCommand {
         @Option(help: "The new master key file (create it with `tessera keys generate --to PATH`).")
         var newMasterKeyFile: String
 
+        @Flag(help: "Print each value on standard error as it is rewrapped.")
+        var verbose = false
+
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
@@ -54,7 +58,15 @@ struct KeysCommand: AsyncParsableCommand {
             // A missing default key file means an older, unsealed database: there is no old key.
             let oldKeys = old.needsCreating ? old.keyring.previous : [old.keyring.current] + old.keyring.previous
             configuration.masterKeys = MasterKeyring(current: newKey, previous: oldKeys)
-            let report = try await CLIStore.with(configuration) { try await SecretResealer.rewrap(store: $0) }
+            let verbose = verbose
+            let report = try await CLIStore.with(configuration) { store in
+                try await SecretResealer.rewrap(store: store) { cell in
+                    if verbose {
+                        FileHandle.standardError.write(
+                            Data("rewrapped \(cell.kind.rawValue) \(cell.projectID)/\(cell.rowID)\n".utf8))
+                    }
+                }
+            }
             print(
                 """
                 Every secret is now sealed under master key \(newKey.id) (\(report.rewrapped) rewrapped, \
