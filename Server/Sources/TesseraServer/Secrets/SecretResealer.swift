@@ -37,6 +37,10 @@ public enum SecretResealer {
                 report.sealedPlaintext += 1
             }
         }
+        if report.sealedPlaintext > 0, let sqlite = store as? SQLiteStore {
+            // The plaintext would otherwise linger in freed pages and WAL frames of the file.
+            try await sqlite.purgeReplacedValues()
+        }
         return report
     }
 
