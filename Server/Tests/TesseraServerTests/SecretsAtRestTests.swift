@@ -102,6 +102,23 @@ struct SecretsAtRestTests {
         }
     }
 
+    @Test("A node that meets a value sealed under a key it lacks answers 503, not 500")
+    func unknownKeyAtRuntime() async throws {
+        let environment = try await TestEnvironment.make { $0.projectCacheSeconds = 0 }
+        try await environment.withApp { client in
+            let cell = try #require(
+                try await environment.store.sealedCells().first {
+                    $0.kind == .identitySecret && $0.projectID == environment.project.project.id
+                })
+            let elsewhere = MasterKeyring(current: .generate())
+            let foreign = elsewhere.seal(Array(environment.project.identitySecret.value.utf8), binding: cell.binding)
+            #expect(try await environment.store.replaceSealedCell(cell, with: foreign))
+            let reply = try await client.identify(token: environment.identityToken(sub: "someone"))
+            #expect(reply.status == .serviceUnavailable)
+            #expect(reply.errorCode == "service_unavailable")
+        }
+    }
+
     @Test("The plaintext secrets of an older database are sealed on first start and keep working")
     func legacyPlaintextSealed() async throws {
         let database = try SharedDatabase.make()
