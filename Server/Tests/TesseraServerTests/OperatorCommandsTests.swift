@@ -74,3 +74,59 @@ struct OperatorCommandsTests {
         }
     }
 }
+
+@Suite("The tessera command's operator subcommands")
+struct OperatorCommandLineTests {
+    @Test(
+        "projects create|list, config check, backup and keys generate through the real executable",
+        .enabled(if: TesseraExecutable.path != nil))
+    func commandLine() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID())").path
+        let database = "sqlite:\(directory)/data/tessera.sqlite"
+        let created = try TesseraExecutable.run([
+            "projects", "create", "--name", "Listed", "--database", database, "--json",
+        ])
+        #expect(created.status == 0, "\(created.errors)")
+        #expect(FileManager.default.fileExists(atPath: directory + "/data/master.key"))
+
+        let listed = try TesseraExecutable.run(["projects", "list", "--database", database, "--json"])
+        #expect(listed.status == 0)
+        let json = try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [String: Any]
+        let projects = try #require(json?["projects"] as? [[String: Any]])
+        #expect(projects.map { $0["slug"] as? String } == ["listed"])
+        #expect(projects.first?["created_at"] is String)
+        let table = try TesseraExecutable.run(["projects", "list", "--database", database])
+        #expect(table.output.hasPrefix("ID") && table.output.contains("Listed"))
+
+        let checked = try TesseraExecutable.run(["config", "check", "--database", database, "--port", "9090"])
+        #expect(checked.status == 0)
+        #expect(checked.output.contains("master_key_file: \(directory)/data/master.key (key "))
+        let key = try MasterKey.load(path: directory + "/data/master.key")
+        #expect(!checked.output.contains(key.encoded))
+        for invalid in [
+            ["config", "check", "--port", "70000"],
+            ["config", "check", "--database", "postgres://u:hunter2@db/tessera"],
+            ["config", "check", "--database", database, "--master-key-file", directory + "/absent.key"],
+        ] {
+            let refused = try TesseraExecutable.run(invalid)
+            #expect(refused.status != 0, "\(invalid)")
+            #expect(refused.errors.contains("Error:"), "\(invalid)")
+            #expect(!refused.errors.contains("hunter2"))
+        }
+
+        let backup = try TesseraExecutable.run(["backup", "--database", database, "--to", directory + "/copy.sqlite"])
+        #expect(backup.status == 0, "\(backup.errors)")
+        #expect(FileManager.default.fileExists(atPath: directory + "/copy.sqlite"))
+        let postgres = try TesseraExecutable.run([
+            "backup", "--database", "postgres://u@db/tessera", "--master-key-file", directory + "/data/master.key",
+            "--to", directory + "/pg.sqlite",
+        ])
+        #expect(postgres.status != 0)
+        #expect(postgres.errors.contains("pg_dump"))
+
+        let generated = try TesseraExecutable.run(["keys", "generate", "--to", directory + "/new.key"])
+        #expect(generated.status == 0)
+        #expect(generated.output.contains(try MasterKey.load(path: directory + "/new.key").id))
+        #expect(try TesseraExecutable.run(["keys", "generate", "--to", directory + "/new.key"]).status != 0)
+    }
+}

@@ -11,18 +11,25 @@ enum TesseraExecutable {
         return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
     }
 
-    /// Runs `tessera` with `arguments` to its end; its exit status and standard error.
-    static func run(_ arguments: [String]) throws -> (status: Int32, errors: String) {
+    /// Runs `tessera` with `arguments` to its end, with an empty environment but `PATH`; its exit
+    /// status, standard output and standard error.
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(path))
         process.arguments = arguments
-        let errors = Pipe()
+        process.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        let (output, errors) = (Pipe(), Pipe())
+        process.standardOutput = output
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
+        // Standard error is short; standard output is read to its end first.
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+            String(decoding: errorData, as: UTF8.self)
+        )
     }
 }
 
