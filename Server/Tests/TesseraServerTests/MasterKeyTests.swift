@@ -79,6 +79,9 @@ struct MasterKeyTests {
         #expect(try MasterKey.load(path: path).id == key.id)
         #expect(throws: MasterKeyError.self) { try MasterKey.generate().write(toNewFile: path) }
         #expect(try MasterKey.load(path: path).id == key.id)
+        #expect(!MasterKey.isExposed(path: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        #expect(MasterKey.isExposed(path: path))
     }
 
     @Test("With SQLite and no key configured, master.key is created beside the database on first start and used after")

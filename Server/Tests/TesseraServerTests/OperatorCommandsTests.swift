@@ -30,6 +30,13 @@ struct OperatorCommandsTests {
         #expect(report.contains("database: postgres://tessera:***@db.internal:5432/tessera?sslmode=require"))
         #expect(report.contains("master_key_file: \(directory)/master.key (key \(key.id))"))
         #expect(report.contains("port: 9000"))
+        let old = MasterKey.generate()
+        try old.write(toNewFile: directory + "/old.key")
+        var withPrevious = configuration
+        withPrevious.previousMasterKeyFiles =
+            try ServerConfiguration.fromEnvironment(["TESSERA_PREVIOUS_MASTER_KEY_FILES": directory + "/old.key"])
+            .previousMasterKeyFiles
+        #expect(try withPrevious.report().contains("previous_master_key_file: \(directory)/old.key (key \(old.id))"))
         #expect(!report.contains("pa55-w0rd"))
         #expect(!report.contains(key.encoded))
         #expect(

@@ -80,6 +80,14 @@ public struct MasterKey: Sendable {
         }
     }
 
+    /// Whether the file at `path` can be read by its group or by others.
+    static func isExposed(path: String) -> Bool {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue
+        else { return false }
+        return mode & 0o044 != 0
+    }
+
     /// The key in base64url, as a key file holds it.
     var encoded: String { key.withUnsafeBytes { Base64URL.encode($0) } }
 

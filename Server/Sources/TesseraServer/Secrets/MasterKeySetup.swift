@@ -68,6 +68,10 @@ extension ServerConfiguration {
                     "Created the master key file \(path) (key \(setup.keyring.current.id), mode 0600). It seals the project secrets in the database: back it up apart from the database; without it they cannot be opened."
                 )
             }
+            for path in [setup.file].compactMap({ $0 }) + previousMasterKeyFiles
+            where MasterKey.isExposed(path: path) {
+                logger.warning("The master key file \(path) is readable by other users: chmod 600 it.")
+            }
             let report = try await SecretResealer.sealPlaintextAndVerify(store: store)
             if report.sealedPlaintext > 0 {
                 logger.notice(
