@@ -12,6 +12,7 @@ let package = Package(
         .package(name: "Tessera", path: ".."),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -27,6 +28,7 @@ let package = Package(
             dependencies: [
                 "CTesseraSQLite",
                 .product(name: "TesseraTokens", package: "Tessera"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -61,6 +63,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "TesseraTokens", package: "Tessera"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

@@ -91,6 +91,14 @@ class Project:
     kid: str | None
 
 
+def write_master_key(path) -> str:
+    """A master key file (32 random bytes, base64url, mode 0600) for `--master-key-file`: PostgreSQL needs one."""
+    descriptor = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=") + "\n")
+    return str(path)
+
+
 def create_project(tessera: Path, database: str, environment: dict[str, str], slug: str | None = None) -> Project:
     command = [str(tessera), "projects", "create", "--name", "Benchmark", "--json", "--database", database]
     if slug:
@@ -348,6 +356,9 @@ def main() -> int:
         # Not under `work`: the cluster's owner (postgres, when run as root) must reach its directory.
         cluster = PostgresCluster(Path(tempfile.gettempdir()) / f"tessera-bench-pg-{os.getpid()}")
     environment = {key: value for key, value in os.environ.items() if not key.startswith("TESSERA_")}
+    # A database of earlier runs needs their key: TESSERA_MASTER_KEY_FILE names it; else a new one.
+    environment["TESSERA_MASTER_KEY_FILE"] = (
+        os.environ.get("TESSERA_MASTER_KEY_FILE") or write_master_key(work / "master.key"))
     tessera_ports = [free_port() for _ in range(arguments.nodes)]
     tessera_port, hello_port = tessera_ports[0], free_port()
     processes: list[subprocess.Popen] = []

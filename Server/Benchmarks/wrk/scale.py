@@ -250,6 +250,9 @@ def main() -> int:
 
     work = Path(tempfile.mkdtemp(prefix="tessera-scale-"))
     environment = {key: value for key, value in os.environ.items() if not key.startswith("TESSERA_")}
+    # A database of earlier runs needs their key: TESSERA_MASTER_KEY_FILE names it; else a new one.
+    environment["TESSERA_MASTER_KEY_FILE"] = (
+        os.environ.get("TESSERA_MASTER_KEY_FILE") or bench.write_master_key(work / "master.key"))
     cluster = None
     if arguments.database == "postgres" and not arguments.database_url:
         cluster = bench.PostgresCluster(Path(tempfile.gettempdir()) / f"tessera-scale-pg-{os.getpid()}")

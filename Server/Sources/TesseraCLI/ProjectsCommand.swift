@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import TesseraServer
 
 /// `tessera projects`: manages projects.
@@ -6,7 +7,7 @@ struct ProjectsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "projects",
         abstract: "Manage projects.",
-        subcommands: [Create.self]
+        subcommands: [Create.self, List.self]
     )
 
     /// `tessera projects create --name NAME [--slug SLUG] [--json]`
@@ -23,27 +24,53 @@ struct ProjectsCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.")
         var json = false
 
-        @Option(
-            help: "sqlite:PATH or postgres://… (default from TESSERA_DATABASE_URL, else sqlite:.tessera/tessera.sqlite)"
-        )
-        var database: String?
+        @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            var configuration = try ServerConfiguration.fromEnvironment()
-            if let database { configuration.database = try DatabaseURL(database) }
-            let store = try configuration.database.makeStore()
-            do {
-                try await store.migrate()
-                let project = try await ProjectProvisioner.create(name: name, slug: slug, store: store)
-                print(json ? project.json : project.text)
-                try await store.close()
-            } catch let error as APIError {
-                try? await store.close()
-                throw CLIError(description: error.message)
-            } catch {
-                try? await store.close()
-                throw error
+            let project = try await CLIStore.with(try store.configuration()) { store in
+                try await ProjectProvisioner.create(name: name, slug: slug, store: store)
             }
+            print(json ? project.json : project.text)
+        }
+    }
+
+    /// `tessera projects list [--json]`
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the projects: ID, name, slug, creation time.")
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let projects = try await CLIStore.with(try store.configuration()) { try await $0.allProjects() }
+            print(json ? Self.json(projects) : Self.table(projects))
+        }
+
+        static func created(_ project: ProjectRecord) -> String {
+            let formatter = ISO8601DateFormatter()
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(project.createdAt)))
+        }
+
+        static func json(_ projects: [ProjectRecord]) -> String {
+            let objects = projects.map {
+                ["id": $0.id, "name": $0.name, "slug": $0.slug, "created_at": created($0)]
+            }
+            let data = try? JSONSerialization.data(
+                withJSONObject: ["projects": objects], options: [.sortedKeys, .withoutEscapingSlashes])
+            return String(decoding: data ?? Data(), as: UTF8.self)
+        }
+
+        static func table(_ projects: [ProjectRecord]) -> String {
+            let rows = [["ID", "NAME", "SLUG", "CREATED"]] + projects.map { [$0.id, $0.name, $0.slug, created($0)] }
+            let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            return rows.map { row in
+                row.enumerated().map { index, cell in
+                    index == 3 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                }.joined(separator: "  ")
+            }.joined(separator: "\n")
         }
     }
 }

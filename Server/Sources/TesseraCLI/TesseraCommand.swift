@@ -6,7 +6,10 @@ struct TesseraCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tessera",
         abstract: "The Tessera identity and session server.",
-        subcommands: [ServeCommand.self, ProjectsCommand.self, TokenCommand.self],
+        subcommands: [
+            ServeCommand.self, ProjectsCommand.self, TokenCommand.self, KeysCommand.self, ConfigCommand.self,
+            BackupCommand.self,
+        ],
         defaultSubcommand: ServeCommand.self
     )
 }

@@ -12,17 +12,26 @@ import ServiceLifecycle
 /// try await app.runService()
 /// ```
 public func buildApplication(configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
-    let store = try configuration.database.makeStore()
+    var logger = Logger(label: "tessera")
+    logger.logLevel = configuration.logLevel
+    let store = try await configuration.openStore(logger: logger)
     return try await buildApplication(configuration: configuration, store: store)
 }
 
-/// Builds the application on a store that is already open (tests pass their own).
+/// Builds the application on a store that is already open (tests pass their own); the store's
+/// master keys must open every sealed value (`master_key_mismatch` otherwise).
 public func buildApplication(configuration: ServerConfiguration, store: any TesseraStore) async throws
     -> some ApplicationProtocol
 {
     var logger = Logger(label: "tessera")
     logger.logLevel = configuration.logLevel
     try await store.migrate()
+    // Refuses a database sealed under another master key before anything is served, and seals the
+    // plaintext secrets of an older version.
+    let sealing = try await SecretResealer.sealPlaintextAndVerify(store: store)
+    if sealing.sealedPlaintext > 0 {
+        logger.notice("Sealed \(sealing.sealedPlaintext) plaintext secrets of an older version.")
+    }
     if configuration.createDevelopmentProject, try await store.projectCount() == 0 {
         let project = try await ProjectProvisioner.create(
             name: "Development", slug: "development", store: store, now: configuration.now())

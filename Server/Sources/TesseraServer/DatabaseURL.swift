@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where the server keeps its data: `sqlite:PATH` or `postgres://…`.
 public enum DatabaseURL: Sendable, Hashable, CustomStringConvertible {
     case sqlite(path: String)
@@ -28,13 +30,33 @@ public enum DatabaseURL: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Opens the store this URL names.
-    public func makeStore() throws -> any TesseraStore {
+    /// The URL with any password replaced by `***`, for display.
+    public var redacted: String {
+        switch self {
+        case .sqlite(let path): return "sqlite:\(path)"
+        case .postgres(let url):
+            guard let scheme = url.range(of: "://") else { return "postgres://…" }
+            var rest = String(url[scheme.upperBound...])
+            if let at = rest.range(of: "@", options: .backwards),
+                let colon = rest[..<at.lowerBound].firstIndex(of: ":")
+            {
+                rest.replaceSubrange(rest.index(after: colon)..<at.lowerBound, with: "***")
+            }
+            if let query = rest.range(of: "password=") {
+                let end = rest[query.upperBound...].firstIndex(of: "&") ?? rest.endIndex
+                rest.replaceSubrange(query.upperBound..<end, with: "***")
+            }
+            return String(url[..<scheme.upperBound]) + rest
+        }
+    }
+
+    /// Opens the store this URL names, sealing secrets with `masterKeys`.
+    public func makeStore(masterKeys: MasterKeyring) throws -> any TesseraStore {
         switch self {
         case .sqlite(let path):
-            return try SQLiteStore(path: path)
+            return try SQLiteStore(path: path, masterKeys: masterKeys)
         case .postgres(let url):
-            return try PostgresStore(url: url)
+            return try PostgresStore(url: url, masterKeys: masterKeys)
         }
     }
 }

@@ -65,7 +65,9 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-e2e-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(path: directory.appendingPathComponent("server.sqlite").path)
+        let store = try SQLiteStore(
+            path: directory.appendingPathComponent("server.sqlite").path,
+            masterKeys: MasterKeyring(current: .generate()))
         try await store.migrate()
         let project = try await ProjectProvisioner.create(
             name: "E2E", slug: "e2e", settings: ProjectSettings(), store: store, now: Date())

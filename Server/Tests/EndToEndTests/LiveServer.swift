@@ -26,7 +26,9 @@ struct LiveServer: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-races-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(path: directory.appendingPathComponent("server.sqlite").path)
+        let store = try SQLiteStore(
+            path: directory.appendingPathComponent("server.sqlite").path,
+            masterKeys: MasterKeyring(current: .generate()))
         try await store.migrate()
         var settings = ProjectSettings()
         settings.allowUnverifiedIdentify = true

@@ -10,8 +10,8 @@ struct PostgresStoreTests {
     /// Two stores on one fresh schema, migrated, with one project.
     private func twoNodes() async throws -> (PostgresStore, PostgresStore, ProvisionedProject) {
         let configuration = try PostgresTestDatabase.configuration(maximumConnections: 8)
-        let one = PostgresStore(configuration: configuration)
-        let two = PostgresStore(configuration: configuration)
+        let one = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
+        let two = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
         try await one.migrate()
         try await two.migrate()
         let project = try await ProjectProvisioner.create(
@@ -55,7 +55,8 @@ struct PostgresStoreTests {
     @Test("Ten nodes migrating at once apply each version exactly once")
     func concurrentMigrations() async throws {
         let configuration = try PostgresTestDatabase.configuration(maximumConnections: 2)
-        let stores = (0..<10).map { _ in PostgresStore(configuration: configuration) }
+        let stores = (0..<10).map { _ in PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for store in stores { group.addTask { try await store.migrate() } }
             try await group.waitForAll()
@@ -284,7 +285,7 @@ struct PostgresStoreTests {
         configuration.minimumConnections = 0
         configuration.connectTimeout = .seconds(1)
         configuration.operationTimeout = .seconds(1)
-        let store = PostgresStore(configuration: configuration)
+        let store = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
         let started = ContinuousClock.now
         await #expect(throws: APIError.self) { try await store.ping() }
         do {

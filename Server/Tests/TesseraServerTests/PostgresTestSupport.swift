@@ -15,7 +15,9 @@ enum PostgresTestDatabase {
     /// A store in a schema of its own, so every test starts from an empty database; the schema is
     /// created by the store's first `migrate()`.
     static func makeStore(maximumConnections: Int = 2) throws -> PostgresStore {
-        try PostgresStore(configuration: configuration(maximumConnections: maximumConnections))
+        PostgresStore(
+            configuration: try configuration(maximumConnections: maximumConnections), masterKeys: TestMasterKeys.keyring
+        )
     }
 
     /// The configuration of a fresh schema.

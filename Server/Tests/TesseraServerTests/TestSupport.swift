@@ -25,6 +25,12 @@ final class TestClock: Sendable {
     }
 }
 
+/// The master keys of the tests' stores: one for the whole run, so stores opened on one database
+/// (two nodes, a reopened file) open each other's sealed values.
+enum TestMasterKeys {
+    static let keyring = MasterKeyring(current: .generate())
+}
+
 /// The storage backends every storage test runs against (PostgreSQL joins this list).
 enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
@@ -40,7 +46,8 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .sqlite:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "tessera-tests-\(UUID().uuidString)")
-            return try SQLiteStore(path: directory.appendingPathComponent("test.sqlite").path)
+            return try SQLiteStore(
+                path: directory.appendingPathComponent("test.sqlite").path, masterKeys: TestMasterKeys.keyring)
         case .postgres:
             return try PostgresTestDatabase.makeStore()
         }

@@ -359,11 +359,20 @@ class Model:
 # ─── The server ──────────────────────────────────────────────────────────────────────────────────
 
 
+def write_master_key(path) -> str:
+    """A master key file (32 random bytes, base64url, mode 0600) for `--master-key-file`: PostgreSQL needs one."""
+    descriptor = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=") + "\n")
+    return str(path)
+
+
 class Server:
     def __init__(self, tessera: str, database: str, port: int, log_path: str):
         self.tessera, self.database, self.port, self.log_path = tessera, database, port, log_path
         self.process: subprocess.Popen | None = None
         self.starts = 0
+        self.master_key_file = ""
 
     def start(self, timeout: float = 90) -> float:
         """Launches the server and waits until /health answers 200; returns the seconds it took."""
@@ -385,6 +394,7 @@ class Server:
         log.write(f"\n--- start {self.starts} ---\n")
         log.flush()
         environment = {k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")}
+        environment["TESSERA_MASTER_KEY_FILE"] = self.master_key_file
         self.process = subprocess.Popen(
             # The workers are one client address sending thousands of requests a minute, many with
             # ended sessions: lift the server's guessing limit (the project's limits are lifted too).
@@ -1203,14 +1213,17 @@ def main() -> int:
             schema = "crash_" + uuid.uuid4().hex[:12]
             database_url = f"{base_url}{'&' if '?' in base_url else '?'}schema={schema}"
             database = Database("postgres", postgres_url=base_url, schema=schema)
+        master_key_file = write_master_key(os.path.join(work, "master.key"))
         created = subprocess.run(
             [arguments.tessera, "projects", "create", "--name", "Crash", "--json", "--database", database_url],
             capture_output=True, text=True, timeout=120,
-            env={k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")})
+            env={**{k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")},
+                 "TESSERA_MASTER_KEY_FILE": master_key_file})
         if created.returncode != 0:
             raise SystemExit(f"crash: projects create failed: {created.stderr.strip()}")
         run.project = json.loads(created.stdout)
         server = Server(arguments.tessera, database_url, run.port, os.path.join(work, "tessera.log"))
+        server.master_key_file = master_key_file
         server.start()
         lifted = HTTP(run.port).call("PATCH", "/v1/admin/project", run.project["secret_key"], {"rate_limits": {
             "anonymous_starts_per_minute": None, "failed_identifies_per_minute": None,

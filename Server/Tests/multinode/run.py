@@ -9,7 +9,7 @@ are answered 429 at the project's limit, not at twice it (the counters live in t
 (`scripts/postgres pause`): only 503s and a failing /health, then it is resumed and both nodes
 recover without a restart. Prints one line per check and exits non-zero when one fails.
 """
-import argparse, base64, concurrent.futures, hashlib, hmac, json, os, socket, subprocess, sys, time
+import argparse, base64, concurrent.futures, hashlib, hmac, json, os, socket, subprocess, sys, tempfile, time
 import urllib.error, urllib.request, uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -121,6 +121,11 @@ def main():
     schema = "mn_" + uuid.uuid4().hex[:12]
     separator = "&" if "?" in arguments.database else "?"
     database = f"{arguments.database}{separator}schema={schema}"
+    # Both nodes and the CLI share one master key, as every node of a deployment must.
+    key_directory = tempfile.mkdtemp(prefix="tessera-multinode-key-")
+    os.environ["TESSERA_MASTER_KEY_FILE"] = os.path.join(key_directory, "master.key")
+    subprocess.run([arguments.tessera, "keys", "generate", "--to", os.environ["TESSERA_MASTER_KEY_FILE"]],
+                   check=True, capture_output=True, timeout=60)
 
     created = subprocess.run(
         [arguments.tessera, "projects", "create", "--name", "Multinode", "--json", "--database", database],

@@ -54,10 +54,14 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="tessera-schemathesis-"))
     database = arguments.database or f"sqlite:{work / 'tessera.sqlite'}"
     environment = {key: value for key, value in os.environ.items() if not key.startswith("TESSERA_")}
+    # PostgreSQL needs a master key file; SQLite would create one beside the database.
+    environment["TESSERA_MASTER_KEY_FILE"] = str(work / "master.key")
     port = free_port()
     server: subprocess.Popen | None = None
     keep = arguments.keep
     try:
+        subprocess.run([str(arguments.tessera), "keys", "generate", "--to", environment["TESSERA_MASTER_KEY_FILE"]],
+                       check=True, capture_output=True, timeout=60)
         created = subprocess.run(
             [str(arguments.tessera), "projects", "create", "--name", "Schemathesis", "--json", "--database", database],
             capture_output=True, text=True, env=environment, timeout=60,

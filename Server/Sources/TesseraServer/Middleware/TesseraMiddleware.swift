@@ -78,6 +78,12 @@ struct TesseraMiddleware: RouterMiddleware {
         case let error as SQLiteError:
             context.logger.error("database error", metadata: ["error": "\(error)"])
             return APIError(.serviceUnavailable, .serviceUnavailable, "The database is not available.").response()
+        case let error as MasterKeyError:
+            // A value sealed under a key this node lacks (a node left out of a key rotation): the
+            // message names key IDs only.
+            context.logger.error("cannot open a sealed secret", metadata: ["error": "\(error)"])
+            return APIError(.serviceUnavailable, .serviceUnavailable, "The server cannot open this project's keys.")
+                .response()
         default:
             context.logger.error("unexpected error", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             return APIError(.internalServerError, .internalError, "An internal error occurred.").response()

@@ -16,6 +16,8 @@ public protocol TesseraStore: Sendable {
 
     func createProject(_ project: NewProject) async throws -> ProjectRecord
     func projectCount() async throws -> Int
+    /// Every project, oldest first (`tessera projects list`).
+    func allProjects() async throws -> [ProjectRecord]
     func project(id: String) async throws -> ProjectRecord?
     func project(publishableKeyHash: [UInt8]) async throws -> ProjectRecord?
     func project(secretKeyHash: [UInt8]) async throws -> ProjectRecord?
@@ -72,6 +74,17 @@ public protocol TesseraStore: Sendable {
     /// have no live session at `now`, with their installations, sessions, devices and aliases.
     /// Several nodes may run it at once.
     func deleteStale(now: Int64, anonymousCreatedBefore: Int64?, batchSize: Int) async throws -> CleanupCounts
+
+    // MARK: Sealed secrets
+
+    /// The master keys this store seals identity secrets and signing keys with: it seals them on
+    /// every write and opens them on every read, so the records above always hold plaintext.
+    var masterKeys: MasterKeyring { get }
+    /// Every sealed column value as stored, plaintext ones of older versions included.
+    func sealedCells() async throws -> [SealedCell]
+    /// Replaces `cell`'s value with `value` in one transaction if it still holds `cell.stored`;
+    /// false when it changed or is gone.
+    func replaceSealedCell(_ cell: SealedCell, with value: [UInt8]) async throws -> Bool
 
     // MARK: Rate limits
 

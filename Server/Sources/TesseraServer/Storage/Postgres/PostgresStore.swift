@@ -19,6 +19,7 @@ public final class PostgresStore: TesseraStore {
     let client: PostgresClient
     let configuration: PostgresConfiguration
     let logger: Logger
+    public let masterKeys: MasterKeyring
     /// Expires operations that outlive ``PostgresConfiguration/operationTimeout``.
     let watchdog: OperationWatchdog
     /// Session lookups by token digest and by ID, batched.
@@ -33,8 +34,13 @@ public final class PostgresStore: TesseraStore {
     ///
     /// - Parameters:
     ///   - configuration: the server, pool limits and timeouts.
+    ///   - masterKeys: the keys that seal identity secrets and signing keys.
     ///   - logger: where the store reports database failures (never credentials or query parameters).
-    public init(configuration: PostgresConfiguration, logger: Logger = Logger(label: "tessera.postgres")) {
+    public init(
+        configuration: PostgresConfiguration, masterKeys: MasterKeyring,
+        logger: Logger = Logger(label: "tessera.postgres")
+    ) {
+        self.masterKeys = masterKeys
         let tls: PostgresClient.Configuration.TLS
         switch configuration.tls {
         case .disable: tls = .disable
@@ -159,8 +165,10 @@ public final class PostgresStore: TesseraStore {
     static let batchExecutor = EventLoopTaskExecutor(eventLoopGroup.next())
 
     /// Opens the store a `postgres://` URL names.
-    public convenience init(url: String, logger: Logger = Logger(label: "tessera.postgres")) throws {
-        self.init(configuration: try PostgresConfiguration(url: url), logger: logger)
+    public convenience init(
+        url: String, masterKeys: MasterKeyring, logger: Logger = Logger(label: "tessera.postgres")
+    ) throws {
+        self.init(configuration: try PostgresConfiguration(url: url), masterKeys: masterKeys, logger: logger)
     }
 
     deinit {
@@ -236,6 +244,7 @@ public final class PostgresStore: TesseraStore {
     // MARK: Projects
 
     public func createProject(_ project: NewProject) async throws -> ProjectRecord {
+        let keys = masterKeys
         let logger = logger
         return try await transaction { connection in
             let record = project.record
@@ -257,16 +266,18 @@ public final class PostgresStore: TesseraStore {
                 throw APIError(.conflict, .slugTaken, "A project with this slug already exists.")
             }
             let secret = project.identitySecret
+            let sealedSecret = keys.sealIdentitySecret(secret.value, projectID: record.id, kid: secret.kid)
             try await connection.rows(
                 """
                 INSERT INTO identity_secrets (project_id, kid, secret, created_at)
-                VALUES (\(record.id), \(secret.kid), \(secret.value), \(secret.createdAt))
+                VALUES (\(record.id), \(secret.kid), \(sealedSecret), \(secret.createdAt))
                 """, logger: logger)
             let key = project.sessionKey
+            let sealedKey = keys.sealSessionKey(key.privateKey, projectID: record.id, kid: key.kid)
             try await connection.rows(
                 """
                 INSERT INTO session_keys (project_id, kid, private_key, created_at)
-                VALUES (\(record.id), \(key.kid), \(key.privateKey.bytea), \(key.createdAt))
+                VALUES (\(record.id), \(key.kid), \(sealedKey.bytea), \(key.createdAt))
                 """, logger: logger)
             return record
         }
@@ -327,7 +338,7 @@ public final class PostgresStore: TesseraStore {
 
     public func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord] {
         let logger = logger
-        return try await statement { client in
+        let sealed = try await statement { client in
             try await client.rows(
                 """
                 SELECT kid, secret, created_at FROM identity_secrets WHERE project_id = \(projectID)
@@ -335,10 +346,17 @@ public final class PostgresStore: TesseraStore {
                 """, logger: logger
             ).map { IdentitySecretRecord(kid: try $0.text(0), value: try $0.text(1), createdAt: try $0.int(2)) }
         }
+        // Opened outside the retried statement: a key that does not open is no database failure.
+        return try sealed.map {
+            var record = $0
+            record.value = try masterKeys.openIdentitySecret($0.value, projectID: projectID, kid: $0.kid)
+            return record
+        }
     }
 
     public func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int) async throws {
         let logger = logger
+        let sealed = masterKeys.sealIdentitySecret(secret.value, projectID: projectID, kid: secret.kid)
         try await transaction { connection in
             // Locking the project serialises concurrent additions, so the limit holds across nodes.
             try await connection.rows("SELECT id FROM projects WHERE id = \(projectID) FOR UPDATE", logger: logger)
@@ -354,7 +372,7 @@ public final class PostgresStore: TesseraStore {
             try await connection.rows(
                 """
                 INSERT INTO identity_secrets (project_id, kid, secret, created_at)
-                VALUES (\(projectID), \(secret.kid), \(secret.value), \(secret.createdAt))
+                VALUES (\(projectID), \(secret.kid), \(sealed), \(secret.createdAt))
                 """, logger: logger)
         }
     }
@@ -379,7 +397,7 @@ public final class PostgresStore: TesseraStore {
 
     public func sessionKeys(projectID: String) async throws -> [SessionKeyRecord] {
         let logger = logger
-        return try await statement { client in
+        let sealed = try await statement { client in
             try await client.rows(
                 """
                 SELECT kid, private_key, created_at, retired_at FROM session_keys WHERE project_id = \(projectID)
@@ -391,10 +409,16 @@ public final class PostgresStore: TesseraStore {
                     retiredAt: try $0.optionalInt(3))
             }
         }
+        return try sealed.map {
+            var record = $0
+            record.privateKey = try masterKeys.openSessionKey($0.privateKey, projectID: projectID, kid: $0.kid)
+            return record
+        }
     }
 
     public func rotateSessionKey(projectID: String, newKey: SessionKeyRecord, now: Int64) async throws {
         let logger = logger
+        let sealed = masterKeys.sealSessionKey(newKey.privateKey, projectID: projectID, kid: newKey.kid)
         try await transaction { connection in
             try await connection.rows("SELECT id FROM projects WHERE id = \(projectID) FOR UPDATE", logger: logger)
             try await connection.rows(
@@ -409,7 +433,7 @@ public final class PostgresStore: TesseraStore {
             try await connection.rows(
                 """
                 INSERT INTO session_keys (project_id, kid, private_key, created_at)
-                VALUES (\(projectID), \(newKey.kid), \(newKey.privateKey.bytea), \(newKey.createdAt))
+                VALUES (\(projectID), \(newKey.kid), \(sealed.bytea), \(newKey.createdAt))
                 """, logger: logger)
         }
     }

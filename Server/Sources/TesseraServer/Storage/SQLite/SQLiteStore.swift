@@ -5,13 +5,19 @@ import Foundation
 public final class SQLiteStore: TesseraStore {
     let writer: SQLiteWriter
     let readers: SQLiteReaderPool
+    public let masterKeys: MasterKeyring
+    /// The database file.
+    public let path: String
 
     /// Opens (and creates) the database at `path`; its directory is created when missing.
     ///
     /// - Parameters:
     ///   - path: the database file.
+    ///   - masterKeys: the keys that seal identity secrets and signing keys.
     ///   - busyTimeoutMilliseconds: how long a connection waits for a lock before failing.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws {
+    public init(path: String, masterKeys: MasterKeyring, busyTimeoutMilliseconds: Int32 = 5000) throws {
+        self.masterKeys = masterKeys
+        self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -58,7 +64,8 @@ public final class SQLiteStore: TesseraStore {
     // MARK: Projects
 
     public func createProject(_ project: NewProject) async throws -> ProjectRecord {
-        try await writer.write { connection in
+        let keys = masterKeys
+        return try await writer.write { connection in
             let record = project.record
             let settings = record.settings
             do {
@@ -86,13 +93,19 @@ public final class SQLiteStore: TesseraStore {
             try connection.run(
                 "INSERT INTO identity_secrets (project_id, kid, secret, created_at) VALUES (?, ?, ?, ?)",
                 [
-                    .init(record.id), .init(project.identitySecret.kid), .init(project.identitySecret.value),
+                    .init(record.id), .init(project.identitySecret.kid),
+                    .init(
+                        keys.sealIdentitySecret(
+                            project.identitySecret.value, projectID: record.id, kid: project.identitySecret.kid)),
                     .init(project.identitySecret.createdAt),
                 ])
             try connection.run(
                 "INSERT INTO session_keys (project_id, kid, private_key, created_at) VALUES (?, ?, ?, ?)",
                 [
-                    .init(record.id), .init(project.sessionKey.kid), .init(project.sessionKey.privateKey),
+                    .init(record.id), .init(project.sessionKey.kid),
+                    .init(
+                        keys.sealSessionKey(
+                            project.sessionKey.privateKey, projectID: record.id, kid: project.sessionKey.kid)),
                     .init(project.sessionKey.createdAt),
                 ])
             return record
@@ -157,15 +170,21 @@ public final class SQLiteStore: TesseraStore {
     }
 
     public func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord] {
-        try readers.read {
+        let rows = try readers.read {
             try $0.query(
                 "SELECT kid, secret, created_at FROM identity_secrets WHERE project_id = ? ORDER BY created_at, kid",
-                [.init(projectID)]
-            ).map { IdentitySecretRecord(kid: $0.text(0), value: $0.text(1), createdAt: $0.int(2)) }
+                [.init(projectID)])
+        }
+        return try rows.map {
+            let kid = $0.text(0)
+            return IdentitySecretRecord(
+                kid: kid, value: try masterKeys.openIdentitySecret($0.text(1), projectID: projectID, kid: kid),
+                createdAt: $0.int(2))
         }
     }
 
     public func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int) async throws {
+        let keys = masterKeys
         try await writer.write { connection in
             let count =
                 try connection.queryFirst(
@@ -177,7 +196,11 @@ public final class SQLiteStore: TesseraStore {
             }
             try connection.run(
                 "INSERT INTO identity_secrets (project_id, kid, secret, created_at) VALUES (?, ?, ?, ?)",
-                [.init(projectID), .init(secret.kid), .init(secret.value), .init(secret.createdAt)])
+                [
+                    .init(projectID), .init(secret.kid),
+                    .init(keys.sealIdentitySecret(secret.value, projectID: projectID, kid: secret.kid)),
+                    .init(secret.createdAt),
+                ])
         }
     }
 
@@ -197,18 +220,21 @@ public final class SQLiteStore: TesseraStore {
     }
 
     public func sessionKeys(projectID: String) async throws -> [SessionKeyRecord] {
-        try readers.read {
+        let rows = try readers.read {
             try $0.query(
                 "SELECT kid, private_key, created_at, retired_at FROM session_keys WHERE project_id = ? ORDER BY created_at",
-                [.init(projectID)]
-            ).map {
-                SessionKeyRecord(
-                    kid: $0.text(0), privateKey: $0.blob(1), createdAt: $0.int(2), retiredAt: $0.optionalInt(3))
-            }
+                [.init(projectID)])
+        }
+        return try rows.map {
+            let kid = $0.text(0)
+            return SessionKeyRecord(
+                kid: kid, privateKey: try masterKeys.openSessionKey($0.blob(1), projectID: projectID, kid: kid),
+                createdAt: $0.int(2), retiredAt: $0.optionalInt(3))
         }
     }
 
     public func rotateSessionKey(projectID: String, newKey: SessionKeyRecord, now: Int64) async throws {
+        let keys = masterKeys
         try await writer.write { connection in
             try connection.run(
                 "UPDATE session_keys SET retired_at = ? WHERE project_id = ? AND retired_at IS NULL",
@@ -218,7 +244,11 @@ public final class SQLiteStore: TesseraStore {
                 [.init(projectID), .init(now - 86_400)])
             try connection.run(
                 "INSERT INTO session_keys (project_id, kid, private_key, created_at) VALUES (?, ?, ?, ?)",
-                [.init(projectID), .init(newKey.kid), .init(newKey.privateKey), .init(newKey.createdAt)])
+                [
+                    .init(projectID), .init(newKey.kid),
+                    .init(keys.sealSessionKey(newKey.privateKey, projectID: projectID, kid: newKey.kid)),
+                    .init(newKey.createdAt),
+                ])
         }
     }
 }

@@ -1,0 +1,33 @@
+/// One sealed column value as the database holds it, for sealing old plaintext values and for
+/// `tessera keys rewrap`.
+public struct SealedCell: Sendable, Hashable {
+    /// Which column the value is in.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// `identity_secrets.secret` (text: the sealed value's ASCII form).
+        case identitySecret = "identity_secrets.secret"
+        /// `session_keys.private_key` (bytes).
+        case sessionKey = "session_keys.private_key"
+    }
+
+    public var kind: Kind
+    public var projectID: String
+    /// The row's key within the project: the `kid`.
+    public var rowID: String
+    /// The value as stored: a sealed value, or plaintext written by an older version.
+    public var stored: [UInt8]
+
+    public init(kind: Kind, projectID: String, rowID: String, stored: [UInt8]) {
+        self.kind = kind
+        self.projectID = projectID
+        self.rowID = rowID
+        self.stored = stored
+    }
+
+    /// The binding the value is sealed with.
+    public var binding: SecretBinding {
+        switch kind {
+        case .identitySecret: return .identitySecret(projectID: projectID, kid: rowID)
+        case .sessionKey: return .sessionKey(projectID: projectID, kid: rowID)
+        }
+    }
+}

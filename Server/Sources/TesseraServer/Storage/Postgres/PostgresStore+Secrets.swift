@@ -1,0 +1,56 @@
+import PostgresNIO
+
+extension PostgresStore {
+    public func allProjects() async throws -> [ProjectRecord] {
+        let logger = logger
+        return try await statement { client in
+            try await client.rows(
+                "SELECT \(unescaped: Self.projectColumns) FROM projects ORDER BY created_at, id", logger: logger
+            ).map(Self.project)
+        }
+    }
+
+    public func sealedCells() async throws -> [SealedCell] {
+        let logger = logger
+        return try await statement { client in
+            let secrets = try await client.rows(
+                "SELECT project_id, kid, secret FROM identity_secrets", logger: logger
+            ).map {
+                SealedCell(
+                    kind: .identitySecret, projectID: try $0.text(0), rowID: try $0.text(1),
+                    stored: Array(try $0.text(2).utf8))
+            }
+            let keys = try await client.rows(
+                "SELECT project_id, kid, private_key FROM session_keys", logger: logger
+            ).map {
+                SealedCell(kind: .sessionKey, projectID: try $0.text(0), rowID: try $0.text(1), stored: try $0.bytes(2))
+            }
+            return secrets + keys
+        }
+    }
+
+    public func replaceSealedCell(_ cell: SealedCell, with value: [UInt8]) async throws -> Bool {
+        let logger = logger
+        return try await statement { client in
+            switch cell.kind {
+            case .identitySecret:
+                let (new, old) = (String(decoding: value, as: UTF8.self), String(decoding: cell.stored, as: UTF8.self))
+                return try await client.rows(
+                    """
+                    UPDATE identity_secrets SET secret = \(new)
+                    WHERE project_id = \(cell.projectID) AND kid = \(cell.rowID) AND secret = \(old)
+                    RETURNING kid
+                    """, logger: logger
+                ).count == 1
+            case .sessionKey:
+                return try await client.rows(
+                    """
+                    UPDATE session_keys SET private_key = \(value.bytea)
+                    WHERE project_id = \(cell.projectID) AND kid = \(cell.rowID) AND private_key = \(cell.stored.bytea)
+                    RETURNING kid
+                    """, logger: logger
+                ).count == 1
+            }
+        }
+    }
+}
