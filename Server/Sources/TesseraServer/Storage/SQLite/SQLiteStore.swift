@@ -159,9 +159,15 @@ public final class SQLiteStore: TesseraStore {
     public func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord] {
         try readers.read {
             try $0.query(
-                "SELECT kid, secret, created_at FROM identity_secrets WHERE project_id = ? ORDER BY created_at, kid",
+                """
+                SELECT kid, secret, created_at, last_used_at FROM identity_secrets WHERE project_id = ?
+                ORDER BY created_at, kid
+                """,
                 [.init(projectID)]
-            ).map { IdentitySecretRecord(kid: $0.text(0), value: $0.text(1), createdAt: $0.int(2)) }
+            ).map {
+                IdentitySecretRecord(
+                    kid: $0.text(0), value: $0.text(1), createdAt: $0.int(2), lastUsedAt: $0.optionalInt(3))
+            }
         }
     }
 
