@@ -118,7 +118,8 @@ extension TesseraAPI {
         let runtime = try await requireSecretKey(request)
         let body = try await decodeIfPresent(BlockBody.self, from: request)
         if let reason = body?.reason {
-            guard reason.count <= 500,
+            // Counted in code points, as JSON Schema's maxLength counts them.
+            guard reason.unicodeScalars.count <= 500,
                 !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else {
                 throw APIError.invalidRequest("reason must be at most 500 characters without control characters.")
