@@ -225,6 +225,36 @@ struct OperatorTests {
         }
     }
 
+    @Test("A block racing anonymous restores is never undone either")
+    func blockRacingRestore() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            for round in 0..<5 {
+                let installation = UUID().uuidString.lowercased()
+                let secret = OpaqueToken.installationSecret()
+                let first = try await client.anonymous(installationID: installation, secret: secret)
+                let profileID = try #require(first.profileID)
+                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<6 {
+                        group.addTask {
+                            try await client.anonymous(installationID: installation, secret: secret).status.code
+                        }
+                    }
+                    group.addTask {
+                        try await client.send(
+                            .post, "/v1/admin/profiles/\(profileID)/block", bearer: client.secretKey
+                        ).status.code
+                    }
+                    return try await group.reduce(into: [Int]()) { $0.append($1) }
+                }
+                #expect(Set(statuses).isSubset(of: [200, 403]))
+                let sessions = try await client.send(
+                    .get, "/v1/admin/profiles/\(profileID)/sessions", bearer: client.secretKey)
+                #expect((sessions.json["sessions"] as? [Any])?.isEmpty == true, "round \(round)")
+            }
+        }
+    }
+
     @Test("Signing-key rotation: the new key signs, the old stays in the JWKS until its JWTs expired")
     func signingKeys() async throws {
         let environment = try await TestEnvironment.make(configure: Self.uncached)
