@@ -102,14 +102,30 @@ public struct IdentityTokenVerifier: Sendable {
     /// Verifies `token` at time `now` and returns its claims.
     /// - Throws: ``TokenError`` with one of the wire contract's identity-token codes.
     public func verify(_ token: String, now: Date) throws(TokenError) -> IdentityClaims {
-        guard let payload = StrictJSONReader.object(from: try verifiedPayload(token)) else {
+        try verifyReportingKey(token, now: now).claims
+    }
+
+    /// Verifies `token` at time `now` and returns its claims with the `kid` of the secret that verified it.
+    /// - Throws: ``TokenError`` with one of the wire contract's identity-token codes.
+    public func verifyReportingKey(_ token: String, now: Date) throws(TokenError) -> (
+        claims: IdentityClaims, keyID: String
+    ) {
+        let (payloadBytes, keyID) = try verifiedPayloadAndKey(token)
+        guard let payload = StrictJSONReader.object(from: payloadBytes) else {
             throw TokenError(.invalidIdentityToken, "The payload is not a strict JSON object.")
         }
-        return try IdentityClaimsReader(configuration: configuration, now: now.timeIntervalSince1970).read(payload)
+        let claims = try IdentityClaimsReader(configuration: configuration, now: now.timeIntervalSince1970).read(
+            payload)
+        return (claims, keyID)
     }
 
     /// The JWS layer alone: structure, header, MAC. Returns the payload bytes, not yet parsed.
     func verifiedPayload(_ token: String) throws(TokenError) -> [UInt8] {
+        try verifiedPayloadAndKey(token).payload
+    }
+
+    /// The JWS layer alone, with the `kid` of the secret whose MAC matched.
+    private func verifiedPayloadAndKey(_ token: String) throws(TokenError) -> (payload: [UInt8], keyID: String) {
         let jws = try CompactJWS.parse(token, malformed: .invalidIdentityToken)
         do {
             try jws.requireAlgorithm("HS256", malformed: .invalidIdentityToken)
@@ -122,8 +138,8 @@ public struct IdentityTokenVerifier: Sendable {
                 }
             }
         }
-        try checkMAC(jws)
-        return jws.payload
+        let keyID = try checkMAC(jws)
+        return (jws.payload, keyID)
     }
 
     private static func asciiCaseInsensitive(_ a: UInt8, _ b: UInt8) -> Bool {
@@ -142,28 +158,30 @@ public struct IdentityTokenVerifier: Sendable {
         }
     }
 
-    private func checkMAC(_ jws: CompactJWS) throws(TokenError) {
+    /// Checks the MAC and returns the `kid` of the secret that matched.
+    private func checkMAC(_ jws: CompactJWS) throws(TokenError) -> String {
         guard jws.signature.count == SHA256.byteCount else {
             throw TokenError(.invalidSignature, "An HS256 signature is 32 bytes.")
         }
-        let matched: Bool
+        let matched: String?
         if let kid = jws.keyID {
             // Both kids are validated ASCII, for which `==` compares bytes.
             guard let entry = keys.first(where: { $0.kid == kid }) else {
                 throw TokenError(.invalidSignature, "The kid names no active identity secret of this project.")
             }
-            matched = jws.withSigningInput { input in Self.isValid(jws.signature, input, entry.keyed) }
+            matched = jws.withSigningInput { input in Self.isValid(jws.signature, input, entry.keyed) } ? kid : nil
         } else {
             matched = jws.withSigningInput { input in
-                var matched = false
+                var matched: String?
                 for entry in keys {
                     // Every key is tried, so the time taken does not tell which one matched.
                     let valid = Self.isValid(jws.signature, input, entry.keyed)
-                    matched = matched || valid
+                    if valid, matched == nil { matched = entry.kid }
                 }
                 return matched
             }
         }
-        guard matched else { throw TokenError(.invalidSignature, "The signature does not verify.") }
+        guard let matched else { throw TokenError(.invalidSignature, "The signature does not verify.") }
+        return matched
     }
 }

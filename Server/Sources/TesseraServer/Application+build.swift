@@ -43,7 +43,9 @@ public func buildApplication(configuration: ServerConfiguration, store: any Tess
         store: store,
         projects: ProjectCache(
             store: store, timeToLiveSeconds: configuration.projectCacheSeconds,
-            retiredKeyWindow: configuration.sessionJWTLifetimeSeconds + configuration.sessionJWTLeewaySeconds,
+            // Another node may sign with a retired key until its cache reloads the project.
+            retiredKeyWindow: configuration.sessionJWTLifetimeSeconds + configuration.sessionJWTLeewaySeconds
+                + configuration.projectCacheSeconds,
             now: { Int64(now().timeIntervalSince1970.rounded(.down)) }),
         configuration: configuration, metrics: metrics, issuer: configuration.issuer)
     let router = TesseraRouter.build(api: api)

@@ -343,6 +343,82 @@ def main() -> int:
     expect("delete the last identity secret", call("DELETE", f"/v1/admin/identity-secrets/{KID}", SK), 409)
     expect("delete an unknown identity secret", call("DELETE", "/v1/admin/identity-secrets/ik_unknown", SK), 404, "not_found")
 
+    # Rotation, blocking and introspection (the operator's admin endpoints).
+    listed = expect("list identity secrets", call("GET", "/v1/admin/identity-secrets", SK), 200)
+    secrets = listed.get("identity_secrets", [])
+    check("identity secrets are listed without the secret", bool(secrets) and SECRET not in str(listed)
+          and all(set(item) == {"kid", "created_at", "last_used_at"} for item in secrets), str(listed))
+    check("identify recorded the secret's last use", any(item.get("kid") == KID and item.get("last_used_at")
+          for item in secrets), str(listed))
+
+    live = expect("identify for introspection", call("POST", "/v1/sessions/identify", PK,
+                  {"identity_token": identity_token(f"probe-{uuid.uuid4()}")}), 200)
+    for field in ("session_token", "session_jwt"):
+        answer = expect(f"introspect a {field}", call("POST", "/v1/admin/sessions/introspect", SK,
+                        {field: live.get(field)}), 200)
+        check(f"an active {field}", answer.get("active") is True
+              and answer.get("session", {}).get("id") == live.get("session", {}).get("id")
+              and answer.get("profile", {}).get("blocked") is False, str(answer))
+    unknown = expect("introspect an unknown token", call("POST", "/v1/admin/sessions/introspect", SK,
+                     {"session_token": "st_unknown"}), 200)
+    check("an unknown token is inactive", unknown == {"active": False}, str(unknown))
+    expect("introspect without a token", call("POST", "/v1/admin/sessions/introspect", SK, {}), 400, "invalid_request")
+    expect("introspect with the publishable key", call("POST", "/v1/admin/sessions/introspect", PK,
+           {"session_token": live.get("session_token")}), 401, "invalid_credentials")
+    expect("admin delete session", call("DELETE", f"/v1/admin/sessions/{live['session']['id']}", SK), 204)
+    ended = call("POST", "/v1/admin/sessions/introspect", SK, {"session_token": live.get("session_token")}).json()
+    check("an ended session is inactive", ended == {"active": False}, str(ended))
+    expect("admin-deleted session", call("GET", "/v1/me", live.get("session_token")), 401, "session_revoked")
+    expect("admin delete an unknown session", call("DELETE", "/v1/admin/sessions/ses_unknown", SK), 404, "not_found")
+
+    blocked_sub = f"probe-block-{uuid.uuid4()}"
+    victim = expect("identify before block", call("POST", "/v1/sessions/identify", PK,
+                    {"identity_token": identity_token(blocked_sub)}), 200)
+    victim_id = victim.get("profile", {}).get("id")
+    blocked = expect("block", call("POST", f"/v1/admin/profiles/{victim_id}/block", SK, {"reason": "probe"}), 200)
+    check("the profile says blocked", blocked.get("profile", {}).get("blocked") is True, str(blocked))
+    expect("a blocked profile's session", call("GET", "/v1/me", victim.get("session_token")), 401, "session_revoked")
+    expect("identify a blocked profile", call("POST", "/v1/sessions/identify", PK,
+           {"identity_token": identity_token(blocked_sub)}), 403, "profile_blocked")
+    expect("unblock", call("POST", f"/v1/admin/profiles/{victim_id}/unblock", SK), 200)
+    expect("identify after unblock", call("POST", "/v1/sessions/identify", PK,
+           {"identity_token": identity_token(blocked_sub)}), 200)
+    expect("block an unknown profile", call("POST", "/v1/admin/profiles/usr_unknown/block", SK, {}), 404, "not_found")
+    device = installation()
+    anonymous = expect("anonymous start before block", call("POST", "/v1/sessions/anonymous", PK, device), 201)
+    expect("block an anonymous profile", call("POST", f"/v1/admin/profiles/{anonymous['profile']['id']}/block", SK), 200)
+    expect("restore a blocked installation", call("POST", "/v1/sessions/anonymous", PK, device), 403, "profile_blocked")
+
+    old_jwt = expect("identify before signing-key rotation", call("POST", "/v1/sessions/identify", PK,
+                     {"identity_token": identity_token(f"probe-{uuid.uuid4()}")}), 200)
+    rotated = expect("rotate the signing key", call("POST", "/v1/admin/signing-keys/rotate", SK), 201)
+    new_kid = rotated.get("signing_key", {}).get("kid")
+    jwks = call("GET", f"/v1/projects/{PROJECT_ID}/jwks.json").json()
+    published = {key.get("kid"): key for key in jwks.get("keys", [])}
+    old_kid = jwt.get_unverified_header(old_jwt.get("session_jwt", "")).get("kid")
+    check("the JWKS publishes the new and the old key", new_kid in published and old_kid in published, str(published))
+    fresh = expect("authenticate after rotation", call("POST", "/v1/sessions/authenticate", old_jwt.get("session_token")), 200)
+    check("the new key signs", jwt.get_unverified_header(fresh.get("session_jwt", "")).get("kid") == new_kid)
+    for name, token in (("old", old_jwt.get("session_jwt", "")), ("new", fresh.get("session_jwt", ""))):
+        try:
+            key = jwt.PyJWK(published[jwt.get_unverified_header(token)["kid"]])
+            jwt.decode(token, key.key, algorithms=["ES256"], audience=PROJECT_ID)
+            check(f"PyJWT verifies the {name} key's JWT through the JWKS", True)
+        except Exception as error:  # noqa: BLE001 - reported as a failed probe
+            check(f"PyJWT verifies the {name} key's JWT through the JWKS", False, repr(error))
+    keys = expect("list signing keys", call("GET", "/v1/admin/signing-keys", SK), 200).get("signing_keys", [])
+    check("signing keys: current first, never private", keys[:1] and keys[0].get("kid") == new_kid
+          and keys[0].get("status") == "current" and '"d"' not in str(keys), str(keys))
+
+    rotated_pk = expect("rotate the publishable key", call("POST", "/v1/admin/api-keys/rotate", SK,
+                        {"kind": "publishable", "grace_seconds": 3600}), 201).get("api_key", {})
+    check("a new publishable key", str(rotated_pk.get("key", "")).startswith("pk_") and rotated_pk.get("key") != PK)
+    expect("the new publishable key works", call("POST", "/v1/sessions/anonymous", rotated_pk.get("key"), installation()), 201)
+    expect("the old publishable key works in its grace", call("POST", "/v1/sessions/anonymous", PK, installation()), 201)
+    expect("a negative grace", call("POST", "/v1/admin/api-keys/rotate", SK, {"kind": "secret", "grace_seconds": -1}),
+           400, "invalid_request")
+    expect("an unknown key kind", call("POST", "/v1/admin/api-keys/rotate", SK, {"kind": "other"}), 400, "invalid_request")
+
     # Request IDs.
     echoed = call("GET", "/health", headers={"X-Request-Id": "probe-123"})
     check("a plain X-Request-Id is echoed", echoed.headers.get("X-Request-Id") == "probe-123", str(dict(echoed.headers)))

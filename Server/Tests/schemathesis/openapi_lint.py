@@ -41,6 +41,15 @@ EXPECTED_OPERATIONS = {
     ("patch", "/v1/admin/project"),
     ("post", "/v1/admin/identity-secrets"),
     ("delete", "/v1/admin/identity-secrets/{kid}"),
+    # v1 additions: rotation, blocking and introspection.
+    ("get", "/v1/admin/identity-secrets"),
+    ("post", "/v1/admin/sessions/introspect"),
+    ("delete", "/v1/admin/sessions/{session_id}"),
+    ("post", "/v1/admin/profiles/{profile_id}/block"),
+    ("post", "/v1/admin/profiles/{profile_id}/unblock"),
+    ("get", "/v1/admin/signing-keys"),
+    ("post", "/v1/admin/signing-keys/rotate"),
+    ("post", "/v1/admin/api-keys/rotate"),
     ("get", "/health"),
     ("get", "/metrics"),
     ("get", "/openapi.json"),
@@ -54,6 +63,8 @@ ERROR_CODES = {
     "external_user_id_changed", "unverified_identify_disabled", "installation_conflict",
     "invalid_session_duration", "session_not_found", "session_expired", "session_revoked",
     "not_found", "rate_limited",
+    # v1 additions.
+    "profile_blocked",
 }
 
 # Codes the server adds where the contract is silent (each documented in the OpenAPI document and
@@ -71,7 +82,7 @@ EXTENSION_CODES = {
 CODE_STATUS = {**EXTENSION_CODES,
     "invalid_request": 400, "invalid_claims": 400, "invalid_email": 400, "invalid_name": 400,
     "invalid_avatar_url": 400, "invalid_session_duration": 400, "payload_too_large": 413,
-    "unverified_identify_disabled": 403, "external_user_id_changed": 409,
+    "unverified_identify_disabled": 403, "profile_blocked": 403, "external_user_id_changed": 409,
     "installation_conflict": 409, "not_found": 404, "rate_limited": 429,
 }
 for code in ERROR_CODES - set(CODE_STATUS):

@@ -44,7 +44,7 @@ struct CompactJWS {
     }
 
     /// Calls `body` with the signing input (the first two segments and their dot).
-    func withSigningInput(_ body: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+    func withSigningInput<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         var text = token
         return text.withUTF8 {
             body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer($0)[0..<signingInputCount]))

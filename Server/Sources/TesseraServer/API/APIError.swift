@@ -29,6 +29,7 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let slugTaken = Code(rawValue: "slug_taken")
         public static let internalError = Code(rawValue: "internal_error")
         public static let serviceUnavailable = Code(rawValue: "service_unavailable")
+        public static let profileBlocked = Code(rawValue: "profile_blocked")
     }
 
     public var status: HTTPResponse.Status
@@ -60,4 +61,5 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
     static let sessionNotFound = APIError(.unauthorized, .sessionNotFound, "The session does not exist.")
     static let sessionExpired = APIError(.unauthorized, .sessionExpired, "The session has expired.")
     static let sessionRevoked = APIError(.unauthorized, .sessionRevoked, "The session has been revoked.")
+    static let profileBlocked = APIError(.forbidden, .profileBlocked, "This profile has been blocked by the app.")
 }

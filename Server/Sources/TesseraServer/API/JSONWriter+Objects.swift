@@ -1,5 +1,6 @@
 extension JSONWriter {
-    mutating func profile(_ profile: ProfileRecord) {
+    /// A profile; admin answers (`admin`) also say whether it is `blocked`.
+    mutating func profile(_ profile: ProfileRecord, admin: Bool = false) {
         objectStart()
         field("id", profile.id)
         field("kind", profile.kind.rawValue)
@@ -10,6 +11,7 @@ extension JSONWriter {
         field("email", profile.email)
         time("created_at", profile.createdAt)
         time("updated_at", profile.updatedAt)
+        if admin { field("blocked", profile.blocked) }
         objectEnd()
     }
 

@@ -16,6 +16,15 @@ struct TesseraAPI: Sendable {
     let issuer: String
     /// Session JWTs signed in the current second, by session.
     let jwtCache = SessionJWTCache()
+    /// When identify next records an identity secret's `last_used_at`.
+    let secretUsage = IdentitySecretUsage()
+
+    /// How long a retired signing key stays in the JWKS after its retirement: every JWT it signed,
+    /// on any node (whose cached project may sign with it until it reloads), has expired by then.
+    var retiredSigningKeyWindow: Int64 {
+        configuration.sessionJWTLifetimeSeconds + configuration.sessionJWTLeewaySeconds
+            + configuration.projectCacheSeconds
+    }
 
     /// The current time as a `Date` and as whole Unix seconds.
     func currentTime() -> (date: Date, seconds: Int64) {
@@ -69,17 +78,28 @@ struct TesseraAPI: Sendable {
             return Caller(runtime: runtime, context: context, sessionToken: token)
         case .jws(let token):
             guard let unverified = try? SessionClaims.unverified(from: token),
-                let runtime = try await projects.runtime(projectID: unverified.audience)
+                var runtime = try await projects.runtime(projectID: unverified.audience)
             else {
                 metrics.verificationFailed(code: "invalid_session_jwt")
                 throw APIError(.unauthorized, .invalidCredentials, "The session JWT is not valid.")
             }
+            var verified = verify(token, runtime: runtime, now: now.date, allowExpired: allowExpiredJWT)
+            if case .failure(let error) = verified, error.code != .tokenExpired,
+                runtime.loadedAt.duration(to: .now) > .seconds(1)
+            {
+                // Perhaps signed with a key this node has not loaded yet (another node rotated): read
+                // the project again, at most once a second, and try once more.
+                projects.invalidate(projectID: runtime.id)
+                if let reloaded = try? await projects.runtime(projectID: runtime.id) {
+                    runtime = reloaded
+                    verified = verify(token, runtime: runtime, now: now.date, allowExpired: allowExpiredJWT)
+                }
+            }
             let claims: SessionClaims
-            do {
-                claims = try runtime.keyRing.verify(
-                    token, now: now.date, leeway: Double(configuration.sessionJWTLeewaySeconds),
-                    allowExpired: allowExpiredJWT)
-            } catch {
+            switch verified {
+            case .success(let value):
+                claims = value
+            case .failure(let error):
                 metrics.verificationFailed(code: error.code.rawValue)
                 let message =
                     error.code == .tokenExpired
@@ -97,6 +117,18 @@ struct TesseraAPI: Sendable {
             return Caller(runtime: runtime, context: context, sessionToken: nil)
         case .publishableKey, .secretKey, .unknown:
             throw APIError.wrongCredential("a session token (st_…) or session JWT")
+        }
+    }
+
+    private func verify(_ token: String, runtime: ProjectRuntime, now: Date, allowExpired: Bool) -> Result<
+        SessionClaims, TokenError
+    > {
+        do {
+            return .success(
+                try runtime.keyRing.verify(
+                    token, now: now, leeway: Double(configuration.sessionJWTLeewaySeconds), allowExpired: allowExpired))
+        } catch {
+            return .failure(error)
         }
     }
 

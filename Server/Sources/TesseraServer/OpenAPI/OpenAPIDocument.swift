@@ -191,6 +191,9 @@ enum OpenAPIDocument {
                   "401": {
                     "$ref": "#/components/responses/ApiKeyUnauthorized"
                   },
+                  "403": {
+                    "$ref": "#/components/responses/ProfileBlocked"
+                  },
                   "409": {
                     "$ref": "#/components/responses/InstallationConflict"
                   },
@@ -356,7 +359,7 @@ enum OpenAPIDocument {
                     "$ref": "#/components/responses/IdentifyUnauthorized"
                   },
                   "403": {
-                    "$ref": "#/components/responses/UnverifiedIdentifyDisabled"
+                    "$ref": "#/components/responses/IdentifyForbidden"
                   },
                   "409": {
                     "$ref": "#/components/responses/ExternalUserIdChanged"
@@ -1125,6 +1128,48 @@ enum OpenAPIDocument {
               }
             },
             "/v1/admin/identity-secrets": {
+              "get": {
+                "operationId": "listIdentitySecrets",
+                "summary": "The identity secrets, without the secrets",
+                "tags": [
+                  "Admin"
+                ],
+                "description": "Each secret's `kid`, creation and last use; never the secret itself.",
+                "security": [
+                  {
+                    "secretKey": []
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The identity secrets, oldest first.",
+                    "headers": {
+                      "X-Request-Id": {
+                        "$ref": "#/components/headers/X-Request-Id"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/IdentitySecretList"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ApiKeyUnauthorized"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  }
+                }
+              },
               "post": {
                 "operationId": "createIdentitySecret",
                 "summary": "Create an identity secret",
@@ -1214,6 +1259,370 @@ enum OpenAPIDocument {
                   },
                   "409": {
                     "$ref": "#/components/responses/LastIdentitySecret"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  }
+                }
+              }
+            },
+            "/v1/admin/sessions/introspect": {
+              "post": {
+                "operationId": "introspectSession",
+                "summary": "Is this session token or session JWT active?",
+                "tags": [
+                  "Admin"
+                ],
+                "description": "How an app backend checks an opaque session token, or a revocation at once (a session JWT verified offline may be up to 5 minutes stale). Only sessions of the key's project are ever active.",
+                "security": [
+                  {
+                    "secretKey": []
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/IntrospectRequest"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "The introspection.",
+                    "headers": {
+                      "X-Request-Id": {
+                        "$ref": "#/components/headers/X-Request-Id"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Introspection"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/InvalidRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ApiKeyUnauthorized"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  }
+                }
+              }
+            },
+            "/v1/admin/sessions/{session_id}": {
+              "delete": {
+                "operationId": "adminDeleteSession",
+                "summary": "End a session of the project",
+                "tags": [
+                  "Admin"
+                ],
+                "description": "Ends the session at once, with the device tokens it registered. A session of the project that already ended answers 204 again.",
+                "security": [
+                  {
+                    "secretKey": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/SessionId"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "description": "The session has ended.",
+                    "headers": {
+                      "X-Request-Id": {
+                        "$ref": "#/components/headers/X-Request-Id"
+                      }
+                    }
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ApiKeyUnauthorized"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  }
+                }
+              }
+            },
+            "/v1/admin/profiles/{profile_id}/block": {
+              "post": {
+                "operationId": "blockProfile",
+                "summary": "Block a profile",
+                "tags": [
+                  "Admin"
+                ],
+                "description": "Marks the profile blocked, ends its sessions and deletes its devices in one transaction; from then on identify (signed or asserted) and anonymous restore of it answer `403 profile_blocked`. A block racing an identify is never undone: the session identify opens is ended with the others.",
+                "security": [
+                  {
+                    "secretKey": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ProfileId"
+                  }
+                ],
+                "requestBody": {
+                  "required": false,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/BlockRequest"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "The profile, with `blocked`.",
+                    "headers": {
+                      "X-Request-Id": {
+                        "$ref": "#/components/headers/X-Request-Id"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ProfileEnvelope"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/InvalidRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ApiKeyUnauthorized"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  }
+                }
+              }
+            },
+            "/v1/admin/profiles/{profile_id}/unblock": {
+              "post": {
+                "operationId": "unblockProfile",
+                "summary": "Unblock a profile",
+                "tags": [
+                  "Admin"
+                ],
+                "description": "Identify and anonymous restore work again; ended sessions stay ended.",
+                "security": [
+                  {
+                    "secretKey": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ProfileId"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The profile, with `blocked`.",
+                    "headers": {
+                      "X-Request-Id": {
+                        "$ref": "#/components/headers/X-Request-Id"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ProfileEnvelope"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ApiKeyUnauthorized"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  }
+                }
+              }
+            },
+            "/v1/admin/signing-keys": {
+              "get": {
+                "operationId": "listSigningKeys",
+                "summary": "The session-JWT signing keys",
+                "tags": [
+                  "Admin"
+                ],
+                "description": "Key IDs, times and status; never any private material.",
+                "security": [
+                  {
+                    "secretKey": []
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The signing keys.",
+                    "headers": {
+                      "X-Request-Id": {
+                        "$ref": "#/components/headers/X-Request-Id"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/SigningKeyList"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ApiKeyUnauthorized"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  }
+                }
+              }
+            },
+            "/v1/admin/signing-keys/rotate": {
+              "post": {
+                "operationId": "rotateSigningKey",
+                "summary": "Rotate the session-JWT signing key",
+                "tags": [
+                  "Admin"
+                ],
+                "description": "A new ES256 key signs every session JWT from now on; the old key stays in the JWKS (`/v1/projects/{project_id}/jwks.json`) until every JWT it signed has expired, then is dropped. Backends that cache the JWKS must fetch it again on an unknown `kid`.",
+                "security": [
+                  {
+                    "secretKey": []
+                  }
+                ],
+                "responses": {
+                  "201": {
+                    "description": "The new current key.",
+                    "headers": {
+                      "X-Request-Id": {
+                        "$ref": "#/components/headers/X-Request-Id"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/SigningKeyEnvelope"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ApiKeyUnauthorized"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/PayloadTooLarge"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/RateLimited"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  }
+                }
+              }
+            },
+            "/v1/admin/api-keys/rotate": {
+              "post": {
+                "operationId": "rotateApiKey",
+                "summary": "Rotate the publishable or the secret key",
+                "tags": [
+                  "Admin"
+                ],
+                "description": "A new key of the kind, shown once; the old one keeps working until the grace period ends (on every node: a node reads the project again within the project-cache time, 5 s by default), then answers `401 invalid_api_key`. Keys rotated out earlier keep their own grace periods.",
+                "security": [
+                  {
+                    "secretKey": []
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/RotateAPIKeyRequest"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "201": {
+                    "description": "The new key.",
+                    "headers": {
+                      "X-Request-Id": {
+                        "$ref": "#/components/headers/X-Request-Id"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/RotatedAPIKey"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/InvalidRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ApiKeyUnauthorized"
                   },
                   "413": {
                     "$ref": "#/components/responses/PayloadTooLarge"
@@ -1491,7 +1900,8 @@ enum OpenAPIDocument {
                   "last_identity_secret",
                   "rate_limited",
                   "internal_error",
-                  "service_unavailable"
+                  "service_unavailable",
+                  "profile_blocked"
                 ]
               },
               "Timestamp": {
@@ -1612,6 +2022,10 @@ enum OpenAPIDocument {
                   },
                   "updated_at": {
                     "$ref": "#/components/schemas/Timestamp"
+                  },
+                  "blocked": {
+                    "type": "boolean",
+                    "description": "Present in admin answers only: whether the profile is blocked (identify and anonymous restore answer `403 profile_blocked`)."
                   }
                 }
               },
@@ -2462,6 +2876,284 @@ enum OpenAPIDocument {
                     "description": "Default `production`. `null` is the same as leaving it out."
                   }
                 }
+              },
+              "IdentitySecretInfo": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "kid",
+                  "created_at",
+                  "last_used_at"
+                ],
+                "properties": {
+                  "kid": {
+                    "$ref": "#/components/schemas/KeyId"
+                  },
+                  "created_at": {
+                    "$ref": "#/components/schemas/Timestamp"
+                  },
+                  "last_used_at": {
+                    "oneOf": [
+                      {
+                        "$ref": "#/components/schemas/Timestamp"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ],
+                    "description": "When identify last verified a token with this secret, recorded at most about once a minute per server node (so up to a minute early); null when never used since it was recorded."
+                  }
+                }
+              },
+              "IdentitySecretList": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "identity_secrets"
+                ],
+                "properties": {
+                  "identity_secrets": {
+                    "type": "array",
+                    "maxItems": 3,
+                    "items": {
+                      "$ref": "#/components/schemas/IdentitySecretInfo"
+                    }
+                  }
+                }
+              },
+              "IntrospectRequest": {
+                "type": "object",
+                "description": "Exactly one of the two members. A string that is not a session credential of the project is simply not active.",
+                "oneOf": [
+                  {
+                    "type": "object",
+                    "required": [
+                      "session_token"
+                    ],
+                    "properties": {
+                      "session_token": {
+                        "type": "string"
+                      },
+                      "session_jwt": false
+                    }
+                  },
+                  {
+                    "type": "object",
+                    "required": [
+                      "session_jwt"
+                    ],
+                    "properties": {
+                      "session_jwt": {
+                        "type": "string"
+                      },
+                      "session_token": false
+                    }
+                  }
+                ]
+              },
+              "Introspection": {
+                "type": "object",
+                "description": "RFC 7662 style: `active: false` alone for anything that is not a live session of the key's project (unknown, ended, expired JWT, another project's, malformed); else the session, its profile and capabilities.",
+                "oneOf": [
+                  {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "active"
+                    ],
+                    "properties": {
+                      "active": {
+                        "const": false
+                      }
+                    }
+                  },
+                  {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "active",
+                      "session",
+                      "profile",
+                      "capabilities"
+                    ],
+                    "properties": {
+                      "active": {
+                        "const": true
+                      },
+                      "session": {
+                        "$ref": "#/components/schemas/Session"
+                      },
+                      "profile": {
+                        "$ref": "#/components/schemas/Profile"
+                      },
+                      "capabilities": {
+                        "$ref": "#/components/schemas/Capabilities"
+                      }
+                    }
+                  }
+                ]
+              },
+              "BlockRequest": {
+                "type": "object",
+                "properties": {
+                  "reason": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "maxLength": 500,
+                    "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$",
+                    "description": "Why, for the operators: at most 500 characters, no control characters."
+                  }
+                },
+                "description": "Optional body; an empty body blocks without a reason."
+              },
+              "SigningKey": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "kid",
+                  "algorithm",
+                  "created_at",
+                  "retired_at",
+                  "status",
+                  "published_until"
+                ],
+                "properties": {
+                  "kid": {
+                    "$ref": "#/components/schemas/KeyId"
+                  },
+                  "algorithm": {
+                    "const": "ES256"
+                  },
+                  "created_at": {
+                    "$ref": "#/components/schemas/Timestamp"
+                  },
+                  "retired_at": {
+                    "oneOf": [
+                      {
+                        "$ref": "#/components/schemas/Timestamp"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "status": {
+                    "type": "string",
+                    "enum": [
+                      "current",
+                      "retired",
+                      "expired"
+                    ],
+                    "description": "`current` signs new session JWTs; `retired` no longer signs but stays in the JWKS until every JWT it signed has expired; `expired` is no longer published."
+                  },
+                  "published_until": {
+                    "oneOf": [
+                      {
+                        "$ref": "#/components/schemas/Timestamp"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ],
+                    "description": "For a retired key, when it leaves the JWKS: its retirement plus the session JWT lifetime (5 min), the leeway and the project cache time."
+                  }
+                }
+              },
+              "SigningKeyList": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "signing_keys"
+                ],
+                "properties": {
+                  "signing_keys": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/SigningKey"
+                    },
+                    "description": "Newest first. Never any private material."
+                  }
+                }
+              },
+              "SigningKeyEnvelope": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "signing_key"
+                ],
+                "properties": {
+                  "signing_key": {
+                    "$ref": "#/components/schemas/SigningKey"
+                  }
+                }
+              },
+              "RotateAPIKeyRequest": {
+                "type": "object",
+                "required": [
+                  "kind"
+                ],
+                "properties": {
+                  "kind": {
+                    "type": "string",
+                    "enum": [
+                      "publishable",
+                      "secret"
+                    ]
+                  },
+                  "grace_seconds": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 2592000,
+                    "default": 86400,
+                    "description": "How long the old key keeps working: 24 h by default, 0 = it stops now, at most 30 days."
+                  }
+                }
+              },
+              "RotatedAPIKey": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "api_key"
+                ],
+                "properties": {
+                  "api_key": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "kind",
+                      "key",
+                      "created_at",
+                      "previous_key_expires_at"
+                    ],
+                    "properties": {
+                      "kind": {
+                        "type": "string",
+                        "enum": [
+                          "publishable",
+                          "secret"
+                        ]
+                      },
+                      "key": {
+                        "type": "string",
+                        "pattern": "^(pk|sk)_[A-Za-z0-9_-]+$",
+                        "description": "The new key, shown once; only its hash is stored."
+                      },
+                      "created_at": {
+                        "$ref": "#/components/schemas/Timestamp"
+                      },
+                      "previous_key_expires_at": {
+                        "allOf": [
+                          {
+                            "$ref": "#/components/schemas/Timestamp"
+                          }
+                        ],
+                        "description": "When the key it replaced stops working (`401 invalid_api_key` from then on)."
+                      }
+                    }
+                  }
+                }
               }
             },
             "responses": {
@@ -2994,6 +3686,71 @@ enum OpenAPIDocument {
                                 "code": {
                                   "enum": [
                                     "service_unavailable"
+                                  ]
+                                }
+                              }
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "ProfileBlocked": {
+                "description": "The profile is blocked by the app (`POST /v1/admin/profiles/{profile_id}/block`).",
+                "headers": {
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Error"
+                        },
+                        {
+                          "properties": {
+                            "error": {
+                              "properties": {
+                                "code": {
+                                  "enum": [
+                                    "profile_blocked"
+                                  ]
+                                }
+                              }
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "IdentifyForbidden": {
+                "description": "`unverified_identify_disabled`: the project does not allow the client-asserted `{user_id}` form. `profile_blocked`: the profile signed in to, or merged into, is blocked.",
+                "headers": {
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Error"
+                        },
+                        {
+                          "properties": {
+                            "error": {
+                              "properties": {
+                                "code": {
+                                  "enum": [
+                                    "unverified_identify_disabled",
+                                    "profile_blocked"
                                   ]
                                 }
                               }

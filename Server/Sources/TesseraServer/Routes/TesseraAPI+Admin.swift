@@ -91,7 +91,7 @@ extension TesseraAPI {
         return json { writer in
             writer.objectStart()
             writer.key("profile")
-            writer.profile(profile)
+            writer.profile(profile, admin: true)
             writer.objectEnd()
         }
     }
@@ -108,7 +108,7 @@ extension TesseraAPI {
             writer.objectStart()
             writer.key("profiles")
             writer.arrayStart()
-            for profile in profiles { writer.profile(profile) }
+            for profile in profiles { writer.profile(profile, admin: true) }
             writer.arrayEnd()
             writer.objectEnd()
         }

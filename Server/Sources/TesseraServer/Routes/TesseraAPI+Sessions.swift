@@ -90,6 +90,7 @@ extension TesseraAPI {
         let externalID: String
         let verified: Bool
         var claims: IdentityClaims?
+        var recordSecretUse: String?
         switch (body.identityToken, body.userID) {
         case (let token?, nil):
             guard let verifier = runtime.verifier else {
@@ -98,7 +99,11 @@ extension TesseraAPI {
                     .unauthorized, .init(rawValue: "invalid_signature"), "The project has no identity secret.")
             }
             do {
-                claims = try verifier.verify(token, now: now.date)
+                let verified = try verifier.verifyReportingKey(token, now: now.date)
+                claims = verified.claims
+                if secretUsage.shouldRecord(projectID: runtime.id, kid: verified.keyID, now: now.seconds) {
+                    recordSecretUse = verified.keyID
+                }
             } catch {
                 metrics.verificationFailed(code: error.code.rawValue)
                 let failure = APIError(
@@ -131,12 +136,20 @@ extension TesseraAPI {
                 expiresAt: Int64(claims!.expiration.timeIntervalSince1970.rounded(.up)) + runtime.settings.leewaySeconds
             )
         }
-        let result = try await identifyCounted(
-            IdentifyCommand(
-                projectID: runtime.id, callerSessionID: caller?.context.session.id, externalID: externalID,
-                verified: verified, name: claims?.name, avatarURL: claims?.avatarURL, email: claims?.email,
-                tokenID: tokenID, newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session.record,
-                sessionTokenHash: session.tokenHash, now: now.seconds), limits: limits, limiter: limiter)
+        var command = IdentifyCommand(
+            projectID: runtime.id, callerSessionID: caller?.context.session.id, externalID: externalID,
+            verified: verified, name: claims?.name, avatarURL: claims?.avatarURL, email: claims?.email,
+            tokenID: tokenID, newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session.record,
+            sessionTokenHash: session.tokenHash, now: now.seconds)
+        command.recordSecretUse = recordSecretUse
+        let result: IdentifyResult
+        do {
+            result = try await identifyCounted(command, limits: limits, limiter: limiter)
+        } catch {
+            // The record rolled back with the identify: let the next identify with this secret write it.
+            if let kid = recordSecretUse { secretUsage.recordFailed(projectID: runtime.id, kid: kid) }
+            throw error
+        }
         metrics.sessionCreated(kind: kind.rawValue)
         metrics.identified(
             outcome: result.merge?.outcome.rawValue ?? (result.createdProfile ? "created" : "signed_in"))

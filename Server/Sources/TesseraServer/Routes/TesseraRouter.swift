@@ -79,6 +79,35 @@ enum TesseraRouter {
                         try await api.adminDeleteIdentitySecret(request, kid: try context.parameters.require("kid"))
                     }
                 ),
+                (.get, "/v1/admin/identity-secrets", { request, _ in try await api.adminListIdentitySecrets(request) }),
+                (.post, "/v1/admin/sessions/introspect", { request, _ in try await api.adminIntrospect(request) }),
+                (
+                    .delete, "/v1/admin/sessions/:session_id",
+                    { request, context in
+                        try await api.adminDeleteSession(
+                            request, sessionID: try context.parameters.require("session_id"))
+                    }
+                ),
+                (
+                    .post, "/v1/admin/profiles/:profile_id/block",
+                    { request, context in
+                        try await api.adminBlockProfile(
+                            request, profileID: try context.parameters.require("profile_id"))
+                    }
+                ),
+                (
+                    .post, "/v1/admin/profiles/:profile_id/unblock",
+                    { request, context in
+                        try await api.adminUnblockProfile(
+                            request, profileID: try context.parameters.require("profile_id"))
+                    }
+                ),
+                (.get, "/v1/admin/signing-keys", { request, _ in try await api.adminListSigningKeys(request) }),
+                (
+                    .post, "/v1/admin/signing-keys/rotate",
+                    { request, _ in try await api.adminRotateSigningKey(request) }
+                ),
+                (.post, "/v1/admin/api-keys/rotate", { request, _ in try await api.adminRotateAPIKey(request) }),
                 (
                     .get, "/v1/projects/:project_id/jwks.json",
                     { request, context in

@@ -33,22 +33,33 @@ final class ProjectCache: Sendable {
         return try await load(project)
     }
 
-    /// The project whose publishable key is `key`, or nil.
+    /// The project whose publishable key is `key` (or a rotated-out one in its grace period), or nil.
     func runtime(publishableKey key: String) async throws -> ProjectRuntime? {
-        let hash = OpaqueToken.sha256(key)
-        if let id = state.withLock({ $0.idByKeyHash[hash] }), let cached = fresh(id) { return cached }
-        guard let project = try await store.project(publishableKeyHash: hash) else { return nil }
-        state.withLock { $0.idByKeyHash[hash] = project.id }
-        return try await load(project)
+        try await runtime(apiKey: key, kind: .publishable)
     }
 
-    /// The project whose secret key is `key`, or nil.
+    /// The project whose secret key is `key` (or a rotated-out one in its grace period), or nil.
     func runtime(secretKey key: String) async throws -> ProjectRuntime? {
+        try await runtime(apiKey: key, kind: .secret)
+    }
+
+    /// A cached project answers only for a key it still accepts at this moment (a grace period ends
+    /// on time); a key it does not accept is looked up again, so a rotation made by another node is
+    /// seen within the time-to-live.
+    private func runtime(apiKey key: String, kind: APIKeyKind) async throws -> ProjectRuntime? {
         let hash = OpaqueToken.sha256(key)
-        if let id = state.withLock({ $0.idByKeyHash[hash] }), let cached = fresh(id) { return cached }
-        guard let project = try await store.project(secretKeyHash: hash) else { return nil }
+        let now = self.now()
+        if let id = state.withLock({ $0.idByKeyHash[hash] }), let cached = fresh(id) {
+            if cached.accepts(kind, hash: hash, now: now) { return cached }
+        }
+        var found =
+            kind == .publishable
+            ? try await store.project(publishableKeyHash: hash) : try await store.project(secretKeyHash: hash)
+        if found == nil { found = try await store.project(retiredAPIKeyHash: hash, kind: kind, now: now) }
+        guard let project = found else { return nil }
         state.withLock { $0.idByKeyHash[hash] = project.id }
-        return try await load(project)
+        let runtime = try await load(project)
+        return runtime.accepts(kind, hash: hash, now: now) ? runtime : nil
     }
 
     /// Forgets a project, so the next request reads it again.
@@ -70,8 +81,9 @@ final class ProjectCache: Sendable {
             try await store.rotateSessionKey(projectID: project.id, newKey: record, now: now())
             keys = try await store.sessionKeys(projectID: project.id)
         }
-        let runtime = try Self.makeRuntime(
+        var runtime = try Self.makeRuntime(
             project: project, secrets: secrets, keys: keys, now: now(), retiredKeyWindow: retiredKeyWindow)
+        runtime.apiKeys = try await store.apiKeyHashes(projectID: project.id, now: now())
         state.withLock { $0.byID[project.id] = runtime }
         return runtime
     }

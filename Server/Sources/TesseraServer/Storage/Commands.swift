@@ -52,6 +52,9 @@ public struct IdentifyCommand: Sendable {
     public var newSession: SessionRecord
     public var sessionTokenHash: [UInt8]
     public var now: Int64
+    /// The identity secret whose `last_used_at` this identify records (set at most about once a
+    /// minute per secret, see ``IdentitySecretUsage``), or nil.
+    public var recordSecretUse: String? = nil
 
     public init(
         projectID: String, callerSessionID: String?, externalID: String, verified: Bool, name: String?,

@@ -20,10 +20,12 @@ public enum IdentifyPlan: Sendable, Equatable {
     ///   - existing: the profile that already has this external ID (same verification level), if any.
     ///   - externalID: the `sub` (or asserted user ID).
     ///   - verified: whether it was established by a signed identity token.
-    /// - Throws: `409 external_user_id_changed` when the caller is another identified user.
+    /// - Throws: `409 external_user_id_changed` when the caller is another identified user;
+    ///   `403 profile_blocked` when the profile signed in to, merged into or carried over is blocked.
     public static func decide(
         caller: ProfileRecord?, existing: ProfileRecord?, externalID: String, verified: Bool
     ) throws(APIError) -> IdentifyPlan {
+        if existing?.blocked == true || caller?.blocked == true { throw APIError.profileBlocked }
         guard let caller else {
             return existing.map { .useExisting($0) } ?? .create
         }

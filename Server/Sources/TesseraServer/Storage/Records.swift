@@ -42,11 +42,14 @@ public struct IdentitySecretRecord: Sendable, Hashable {
     public var kid: String
     public var value: String
     public var createdAt: Int64
+    /// When identify last verified a token with it (recorded at most about once a minute), or nil.
+    public var lastUsedAt: Int64?
 
-    public init(kid: String, value: String, createdAt: Int64) {
+    public init(kid: String, value: String, createdAt: Int64, lastUsedAt: Int64? = nil) {
         self.kid = kid
         self.value = value
         self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
     }
 }
 
@@ -81,11 +84,17 @@ public struct ProfileRecord: Sendable, Hashable {
     public var email: String?
     public var createdAt: Int64
     public var updatedAt: Int64
+    /// When an admin blocked the profile; nil when it is not blocked.
+    public var blockedAt: Int64?
+
+    /// Whether identify and anonymous restore refuse the profile (`403 profile_blocked`).
+    public var blocked: Bool { blockedAt != nil }
 
     public init(
         id: String, projectID: String, kind: Kind, externalID: String?, verified: Bool, name: String? = nil,
-        avatarURL: String? = nil, email: String? = nil, createdAt: Int64, updatedAt: Int64
+        avatarURL: String? = nil, email: String? = nil, createdAt: Int64, updatedAt: Int64, blockedAt: Int64? = nil
     ) {
+        self.blockedAt = blockedAt
         self.id = id
         self.projectID = projectID
         self.kind = kind
@@ -169,5 +178,25 @@ public struct DeviceRecord: Sendable, Hashable {
         self.environment = environment
         self.token = token
         self.createdAt = createdAt
+    }
+}
+
+/// The two kinds of API key a project has.
+public enum APIKeyKind: String, Sendable, CaseIterable {
+    case publishable, secret
+}
+
+/// The hash of an API key a project accepts: its current key of a kind, or a rotated-out one
+/// until its grace period ends.
+public struct APIKeyHashRecord: Sendable, Hashable {
+    public var kind: APIKeyKind
+    public var hash: [UInt8]
+    /// Nil for the current key; for a rotated-out key, the second from which it is refused.
+    public var expiresAt: Int64?
+
+    public init(kind: APIKeyKind, hash: [UInt8], expiresAt: Int64?) {
+        self.kind = kind
+        self.hash = hash
+        self.expiresAt = expiresAt
     }
 }

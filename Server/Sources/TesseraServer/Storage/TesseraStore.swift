@@ -65,6 +65,21 @@ public protocol TesseraStore: Sendable {
     /// Erases a profile (by ID or alias) with its aliases, sessions and devices.
     func eraseProfile(projectID: String, profileID: String) async throws -> Bool
 
+    // MARK: Operator: blocking and API-key rotation
+
+    /// Blocks (`blocked`, with `reason`) or unblocks a profile (by ID or alias); a block ends the
+    /// profile's live sessions and deletes its devices in the same transaction. Nil when unknown.
+    func setProfileBlocked(projectID: String, profileID: String, blocked: Bool, reason: String?, now: Int64)
+        async throws -> ProfileRecord?
+    /// The API keys the project accepts at `now`: its current keys and the rotated-out ones in grace.
+    func apiKeyHashes(projectID: String, now: Int64) async throws -> [APIKeyHashRecord]
+    /// The project of a rotated-out API key still in its grace period at `now`, or nil.
+    func project(retiredAPIKeyHash: [UInt8], kind: APIKeyKind, now: Int64) async throws -> ProjectRecord?
+    /// Makes `newKeyHash` the project's key of `kind`; the old one stays accepted until `graceUntil`
+    /// (not at all when that is not after `now`). False when the project does not exist.
+    func rotateAPIKey(projectID: String, kind: APIKeyKind, newKeyHash: [UInt8], graceUntil: Int64, now: Int64)
+        async throws -> Bool
+
     // MARK: Cleanup
 
     /// Deletes up to `batchSize` rows of each kind that ended before `now`.

@@ -130,5 +130,22 @@ enum PostgresMigrations {
             CREATE INDEX rate_limit_windows_expires_at ON rate_limit_windows (expires_at);
             """
         ),
+        (
+            5,
+            // Rotation, blocking and introspection (issue 13): when each identity secret was last used,
+            // blocked profiles, and API keys rotated out but still inside their grace period.
+            """
+            ALTER TABLE identity_secrets ADD COLUMN last_used_at BIGINT;
+            ALTER TABLE profiles ADD COLUMN blocked_at BIGINT;
+            ALTER TABLE profiles ADD COLUMN blocked_reason TEXT;
+            CREATE TABLE retired_api_keys (
+                key_hash BYTEA PRIMARY KEY,
+                project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL,
+                expires_at BIGINT NOT NULL
+            );
+            CREATE INDEX retired_api_keys_project ON retired_api_keys (project_id);
+            """
+        ),
     ]
 }

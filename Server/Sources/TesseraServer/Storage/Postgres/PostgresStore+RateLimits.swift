@@ -79,7 +79,8 @@ extension PostgresStore {
             let victims = try await connection.rows(
                 """
                 SELECT p.id FROM profiles p
-                WHERE p.kind = 'anonymous' AND p.created_at < \(anonymousCreatedBefore) AND NOT EXISTS (
+                WHERE p.kind = 'anonymous' AND p.created_at < \(anonymousCreatedBefore) AND p.blocked_at IS NULL
+                    AND NOT EXISTS (
                     SELECT 1 FROM sessions s
                     WHERE s.profile_id = p.id AND s.revoked_at IS NULL AND s.expires_at > \(now))
                 ORDER BY p.created_at LIMIT \(limit)

@@ -3,10 +3,10 @@ import PostgresNIO
 
 extension PostgresStore {
     static let profileColumns =
-        "id, project_id, kind, external_id, verified, name, avatar_url, email, created_at, updated_at"
+        "id, project_id, kind, external_id, verified, name, avatar_url, email, created_at, updated_at, blocked_at"
     static let qualifiedProfileColumns = """
         p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url, p.email, p.created_at,
-        p.updated_at
+        p.updated_at, p.blocked_at
         """
     static let sessionColumns =
         "id, project_id, profile_id, installation_id, kind, created_at, last_authenticated_at, expires_at, revoked_at"
@@ -20,10 +20,10 @@ extension PostgresStore {
     static let contextColumns = """
         s.id, s.project_id, s.profile_id, s.installation_id, s.kind, s.created_at, s.last_authenticated_at,
         s.expires_at, s.revoked_at, p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url,
-        p.email, p.created_at, p.updated_at
+        p.email, p.created_at, p.updated_at, p.blocked_at
         """
     /// The number of ``contextColumns``.
-    static let contextColumnCount = 19
+    static let contextColumnCount = 20
 
     static func profile(_ row: PostgresCells) throws -> ProfileRecord { try profile(row, at: 0) }
 
@@ -34,7 +34,7 @@ extension PostgresStore {
             externalID: try row.optionalText(offset + 3), verified: try row.bool(offset + 4),
             name: try row.optionalText(offset + 5), avatarURL: try row.optionalText(offset + 6),
             email: try row.optionalText(offset + 7), createdAt: try row.int(offset + 8),
-            updatedAt: try row.int(offset + 9))
+            updatedAt: try row.int(offset + 9), blockedAt: try row.optionalInt(offset + 10))
     }
 
     static func session(_ row: PostgresCells) throws -> SessionRecord {
@@ -78,7 +78,7 @@ extension PostgresStore {
             INSERT INTO profiles (\(unescaped: profileColumns))
             VALUES (\(profile.id), \(profile.projectID), \(profile.kind.rawValue), \(profile.externalID),
                 \(profile.verified), \(profile.name), \(profile.avatarURL), \(profile.email), \(profile.createdAt),
-                \(profile.updatedAt))
+                \(profile.updatedAt), \(profile.blockedAt))
             """, logger: logger)
     }
 

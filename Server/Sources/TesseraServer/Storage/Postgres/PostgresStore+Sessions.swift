@@ -24,9 +24,12 @@ extension PostgresStore {
             var profile: ProfileRecord
             if let profileID,
                 let current = try await connection.first(
-                    "SELECT \(unescaped: Self.profileColumns) FROM profiles WHERE id = \(profileID)", logger: logger)
+                    // FOR SHARE: a block of this profile waits for this start, then ends its session.
+                    "SELECT \(unescaped: Self.profileColumns) FROM profiles WHERE id = \(profileID) FOR SHARE",
+                    logger: logger)
             {
                 profile = try Self.profile(current)
+                if profile.blocked { throw APIError.profileBlocked }
             } else {
                 profile = ProfileRecord(
                     id: request.newProfileID, projectID: request.projectID, kind: .anonymous, externalID: nil,
@@ -154,6 +157,13 @@ extension PostgresStore {
             }
             if let caller, caller.profile.id == profileID {
                 try await Self.end(sessionID: caller.session.id, now: now, in: connection, logger: logger)
+            }
+            if let kid = command.recordSecretUse {
+                try await connection.rows(
+                    """
+                    UPDATE identity_secrets SET last_used_at = GREATEST(COALESCE(last_used_at, 0), \(now))
+                    WHERE project_id = \(command.projectID) AND kid = \(kid)
+                    """, logger: logger)
             }
             guard
                 let profile = try await connection.first(

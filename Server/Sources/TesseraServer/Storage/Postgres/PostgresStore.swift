@@ -341,10 +341,14 @@ public final class PostgresStore: TesseraStore {
         let sealed = try await statement { client in
             try await client.rows(
                 """
-                SELECT kid, secret, created_at FROM identity_secrets WHERE project_id = \(projectID)
+                SELECT kid, secret, created_at, last_used_at FROM identity_secrets WHERE project_id = \(projectID)
                 ORDER BY created_at, kid
                 """, logger: logger
-            ).map { IdentitySecretRecord(kid: try $0.text(0), value: try $0.text(1), createdAt: try $0.int(2)) }
+            ).map {
+                IdentitySecretRecord(
+                    kid: try $0.text(0), value: try $0.text(1), createdAt: try $0.int(2),
+                    lastUsedAt: try $0.optionalInt(3))
+            }
         }
         // Opened outside the retried statement: a key that does not open is no database failure.
         return try sealed.map {

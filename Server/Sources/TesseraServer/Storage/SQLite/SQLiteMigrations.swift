@@ -120,5 +120,22 @@ enum SQLiteMigrations {
             CREATE INDEX profiles_anonymous_created ON profiles (created_at) WHERE kind = 'anonymous';
             """
         ),
+        (
+            5,
+            // Rotation, blocking and introspection (issue 13): when each identity secret was last used,
+            // blocked profiles, and API keys rotated out but still inside their grace period.
+            """
+            ALTER TABLE identity_secrets ADD COLUMN last_used_at INTEGER;
+            ALTER TABLE profiles ADD COLUMN blocked_at INTEGER;
+            ALTER TABLE profiles ADD COLUMN blocked_reason TEXT;
+            CREATE TABLE retired_api_keys (
+                key_hash BLOB PRIMARY KEY,
+                project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL,
+                expires_at INTEGER NOT NULL
+            );
+            CREATE INDEX retired_api_keys_project ON retired_api_keys (project_id);
+            """
+        ),
     ]
 }

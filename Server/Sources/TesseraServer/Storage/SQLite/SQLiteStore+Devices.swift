@@ -61,7 +61,7 @@ extension SQLiteStore {
         return try connection.queryFirst(
             """
             SELECT p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url, p.email,
-                p.created_at, p.updated_at
+                p.created_at, p.updated_at, p.blocked_at
             FROM profile_aliases a JOIN profiles p ON p.id = a.profile_id
             WHERE a.alias_id = ? AND a.project_id = ? AND p.project_id = ?
             """,

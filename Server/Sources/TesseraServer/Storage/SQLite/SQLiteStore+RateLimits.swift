@@ -34,7 +34,7 @@ extension SQLiteStore {
             let victims = try connection.query(
                 """
                 SELECT id FROM profiles p
-                WHERE kind = 'anonymous' AND created_at < ? AND NOT EXISTS (
+                WHERE kind = 'anonymous' AND created_at < ? AND blocked_at IS NULL AND NOT EXISTS (
                     SELECT 1 FROM sessions s WHERE s.profile_id = p.id AND s.revoked_at IS NULL AND s.expires_at > ?)
                 ORDER BY created_at LIMIT ?
                 """,

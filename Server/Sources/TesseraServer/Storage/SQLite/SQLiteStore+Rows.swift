@@ -1,6 +1,6 @@
 extension SQLiteStore {
     static let profileColumns =
-        "id, project_id, kind, external_id, verified, name, avatar_url, email, created_at, updated_at"
+        "id, project_id, kind, external_id, verified, name, avatar_url, email, created_at, updated_at, blocked_at"
     static let sessionColumns =
         "id, project_id, profile_id, installation_id, kind, created_at, last_authenticated_at, expires_at, revoked_at"
     static let projectColumns = """
@@ -13,7 +13,7 @@ extension SQLiteStore {
     static let contextColumns = """
         s.id, s.project_id, s.profile_id, s.installation_id, s.kind, s.created_at, s.last_authenticated_at,
         s.expires_at, s.revoked_at, p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url,
-        p.email, p.created_at, p.updated_at
+        p.email, p.created_at, p.updated_at, p.blocked_at
         """
     // The hottest statements, built once (the connection's statement cache is keyed by their text).
     static let contextByIDSQL =
@@ -29,7 +29,7 @@ extension SQLiteStore {
             name: row.optionalText(offset + 5),
             avatarURL: row.optionalText(offset + 6), email: row.optionalText(offset + 7),
             createdAt: row.int(offset + 8),
-            updatedAt: row.int(offset + 9))
+            updatedAt: row.int(offset + 9), blockedAt: row.optionalInt(offset + 10))
     }
 
     static func session(_ row: SQLiteRow, at offset: Int = 0) -> SessionRecord {
@@ -70,11 +70,11 @@ extension SQLiteStore {
 
     static func insert(profile: ProfileRecord, into connection: SQLiteConnection) throws {
         try connection.run(
-            "INSERT INTO profiles (\(profileColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO profiles (\(profileColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 .init(profile.id), .init(profile.projectID), .init(profile.kind.rawValue), .init(profile.externalID),
                 .init(profile.verified), .init(profile.name), .init(profile.avatarURL), .init(profile.email),
-                .init(profile.createdAt), .init(profile.updatedAt),
+                .init(profile.createdAt), .init(profile.updatedAt), .init(profile.blockedAt),
             ])
     }
 

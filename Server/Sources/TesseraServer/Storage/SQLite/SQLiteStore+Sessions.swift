@@ -21,6 +21,12 @@ extension SQLiteStore {
                         "This installation ID is registered with another installation secret.")
                 }
             }
+            if let profileID,
+                try connection.queryFirst("SELECT blocked_at FROM profiles WHERE id = ?", [.init(profileID)])?
+                    .optionalInt(0) != nil
+            {
+                throw APIError.profileBlocked
+            }
             if profileID == nil {
                 let profile = ProfileRecord(
                     id: request.newProfileID, projectID: request.projectID, kind: .anonymous, externalID: nil,
@@ -136,6 +142,14 @@ extension SQLiteStore {
             }
             if let caller, caller.profile.id == profileID {
                 try Self.end(sessionID: caller.session.id, now: now, in: connection)
+            }
+            if let kid = command.recordSecretUse {
+                try connection.run(
+                    """
+                    UPDATE identity_secrets SET last_used_at = MAX(COALESCE(last_used_at, 0), ?)
+                    WHERE project_id = ? AND kid = ?
+                    """,
+                    [.init(now), .init(command.projectID), .init(kid)])
             }
             try connection.run(
                 """

@@ -172,14 +172,17 @@ public final class SQLiteStore: TesseraStore {
     public func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord] {
         let rows = try readers.read {
             try $0.query(
-                "SELECT kid, secret, created_at FROM identity_secrets WHERE project_id = ? ORDER BY created_at, kid",
+                """
+                SELECT kid, secret, created_at, last_used_at FROM identity_secrets WHERE project_id = ?
+                ORDER BY created_at, kid
+                """,
                 [.init(projectID)])
         }
         return try rows.map {
             let kid = $0.text(0)
             return IdentitySecretRecord(
                 kid: kid, value: try masterKeys.openIdentitySecret($0.text(1), projectID: projectID, kid: kid),
-                createdAt: $0.int(2))
+                createdAt: $0.int(2), lastUsedAt: $0.optionalInt(3))
         }
     }
 

@@ -1,0 +1,246 @@
+import Hummingbird
+import TesseraTokens
+
+private struct IntrospectBody: Decodable {
+    var sessionToken: String?
+    var sessionJWT: String?
+
+    enum CodingKeys: String, CodingKey {
+        case sessionToken = "session_token"
+        case sessionJWT = "session_jwt"
+    }
+}
+
+private struct BlockBody: Decodable {
+    var reason: String?
+}
+
+private struct RotateAPIKeyBody: Decodable {
+    var kind: String
+    var graceSeconds: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case kind
+        case graceSeconds = "grace_seconds"
+    }
+}
+
+/// The longest grace period of a rotated API key: 30 days.
+let maximumAPIKeyGraceSeconds: Int64 = 2_592_000
+
+extension TesseraAPI {
+    // MARK: Identity secrets
+
+    /// `GET /v1/admin/identity-secrets`
+    func adminListIdentitySecrets(_ request: Request) async throws -> Response {
+        let runtime = try await requireSecretKey(request)
+        let secrets = try await store.identitySecrets(projectID: runtime.id)
+        return json { writer in
+            writer.objectStart()
+            writer.key("identity_secrets")
+            writer.arrayStart()
+            for secret in secrets {
+                writer.objectStart()
+                writer.field("kid", secret.kid)
+                writer.time("created_at", secret.createdAt)
+                writer.time("last_used_at", secret.lastUsedAt)
+                writer.objectEnd()
+            }
+            writer.arrayEnd()
+            writer.objectEnd()
+        }
+    }
+
+    // MARK: Sessions
+
+    /// `POST /v1/admin/sessions/introspect`: whether a session token or session JWT is active now,
+    /// for a session of the key's project (RFC 7662 style: anything else is just `active: false`).
+    func adminIntrospect(_ request: Request) async throws -> Response {
+        let runtime = try await requireSecretKey(request)
+        let body = try await decode(IntrospectBody.self, from: request)
+        let now = currentTime()
+        var context: SessionContext?
+        switch (body.sessionToken, body.sessionJWT) {
+        case (let token?, nil):
+            if token.hasPrefix("st_"), token.utf8.count <= 512 {
+                context = try await store.sessionContext(tokenHash: OpaqueToken.sha256(token))
+            }
+        case (nil, let jwt?):
+            // Verified with this project's keys only: another project's JWT does not verify.
+            if jwt.utf8.count <= 8192,
+                let claims = try? runtime.keyRing.verify(
+                    jwt, now: now.date, leeway: Double(configuration.sessionJWTLeewaySeconds))
+            {
+                context = try await store.sessionContext(sessionID: claims.sessionID)
+                if context?.profile.id != claims.subject { context = nil }
+            }
+        default:
+            throw APIError.invalidRequest("Send exactly one of session_token and session_jwt (a string).")
+        }
+        guard let context, context.session.projectID == runtime.id, context.session.isAlive(now: now.seconds) else {
+            return json { writer in
+                writer.objectStart()
+                writer.field("active", false)
+                writer.objectEnd()
+            }
+        }
+        return json { writer in
+            writer.objectStart()
+            writer.field("active", true)
+            writer.key("session")
+            writer.session(context.session)
+            writer.key("profile")
+            writer.profile(context.profile, admin: true)
+            writer.key("capabilities")
+            writer.capabilities(context.session)
+            writer.objectEnd()
+        }
+    }
+
+    /// `DELETE /v1/admin/sessions/{session_id}`: ends a session of the key's project (idempotent
+    /// for a session that already ended); 404 for an unknown session or another project's.
+    func adminDeleteSession(_ request: Request, sessionID: String) async throws -> Response {
+        let runtime = try await requireSecretKey(request)
+        guard InputRules.isIdentifier(sessionID, prefix: "ses_"),
+            let context = try await store.sessionContext(sessionID: sessionID),
+            context.session.projectID == runtime.id
+        else { throw APIError.notFound }
+        _ = try await store.revokeSession(
+            sessionID: sessionID, profileID: context.session.profileID, now: currentTime().seconds)
+        jwtCache.remove(sessionID: sessionID)
+        return noContent()
+    }
+
+    // MARK: Blocking
+
+    /// `POST /v1/admin/profiles/{profile_id}/block`
+    func adminBlockProfile(_ request: Request, profileID: String) async throws -> Response {
+        let runtime = try await requireSecretKey(request)
+        let body = try await decodeIfPresent(BlockBody.self, from: request)
+        if let reason = body?.reason {
+            // Counted in code points, as JSON Schema's maxLength counts them.
+            guard reason.unicodeScalars.count <= 500,
+                !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
+                throw APIError.invalidRequest("reason must be at most 500 characters without control characters.")
+            }
+        }
+        return try await setBlocked(runtime: runtime, profileID: profileID, blocked: true, reason: body?.reason)
+    }
+
+    /// `POST /v1/admin/profiles/{profile_id}/unblock`
+    func adminUnblockProfile(_ request: Request, profileID: String) async throws -> Response {
+        let runtime = try await requireSecretKey(request)
+        return try await setBlocked(runtime: runtime, profileID: profileID, blocked: false, reason: nil)
+    }
+
+    private func setBlocked(runtime: ProjectRuntime, profileID: String, blocked: Bool, reason: String?) async throws
+        -> Response
+    {
+        guard
+            let profile = try await store.setProfileBlocked(
+                projectID: runtime.id, profileID: profileID, blocked: blocked, reason: reason,
+                now: currentTime().seconds)
+        else { throw APIError.notFound }
+        return json { writer in
+            writer.objectStart()
+            writer.key("profile")
+            writer.profile(profile, admin: true)
+            writer.objectEnd()
+        }
+    }
+
+    // MARK: Signing keys
+
+    /// `GET /v1/admin/signing-keys`: the session-JWT signing keys, never their private parts.
+    func adminListSigningKeys(_ request: Request) async throws -> Response {
+        let runtime = try await requireSecretKey(request)
+        let keys = try await store.sessionKeys(projectID: runtime.id)
+        let now = currentTime().seconds
+        let current = keys.last(where: { $0.retiredAt == nil })?.kid
+        return json { writer in
+            writer.objectStart()
+            writer.key("signing_keys")
+            writer.arrayStart()
+            for key in keys.reversed() {
+                writer.objectStart()
+                writer.field("kid", key.kid)
+                writer.field("algorithm", "ES256")
+                writer.time("created_at", key.createdAt)
+                writer.time("retired_at", key.retiredAt)
+                let status: String
+                if key.kid == current {
+                    status = "current"
+                } else if let retiredAt = key.retiredAt, retiredAt + retiredSigningKeyWindow > now {
+                    status = "retired"
+                } else {
+                    status = "expired"
+                }
+                writer.field("status", status)
+                writer.time("published_until", key.retiredAt.map { $0 + retiredSigningKeyWindow })
+                writer.objectEnd()
+            }
+            writer.arrayEnd()
+            writer.objectEnd()
+        }
+    }
+
+    /// `POST /v1/admin/signing-keys/rotate`: a new ES256 key signs from now on; the old one stays in
+    /// the JWKS until every JWT it signed has expired.
+    func adminRotateSigningKey(_ request: Request) async throws -> Response {
+        let runtime = try await requireSecretKey(request)
+        let now = currentTime().seconds
+        let key = SessionSigningKey.generate()
+        let record = SessionKeyRecord(kid: key.kid, privateKey: key.privateKeyRawRepresentation, createdAt: now)
+        try await store.rotateSessionKey(projectID: runtime.id, newKey: record, now: now)
+        projects.invalidate(projectID: runtime.id)
+        return json(.created) { writer in
+            writer.objectStart()
+            writer.key("signing_key")
+            writer.objectStart()
+            writer.field("kid", record.kid)
+            writer.field("algorithm", "ES256")
+            writer.time("created_at", record.createdAt)
+            writer.time("retired_at", nil)
+            writer.field("status", "current")
+            writer.time("published_until", nil)
+            writer.objectEnd()
+            writer.objectEnd()
+        }
+    }
+
+    // MARK: API keys
+
+    /// `POST /v1/admin/api-keys/rotate`: a new key of the kind, shown once; the old one keeps working
+    /// until the grace period ends.
+    func adminRotateAPIKey(_ request: Request) async throws -> Response {
+        let runtime = try await requireSecretKey(request)
+        let body = try await decode(RotateAPIKeyBody.self, from: request)
+        guard let kind = APIKeyKind(rawValue: body.kind) else {
+            throw APIError.invalidRequest("kind must be publishable or secret.")
+        }
+        let grace = body.graceSeconds ?? 86_400
+        guard (0...maximumAPIKeyGraceSeconds).contains(grace) else {
+            throw APIError.invalidRequest("grace_seconds must be between 0 and \(maximumAPIKeyGraceSeconds).")
+        }
+        let now = currentTime().seconds
+        let key = kind == .publishable ? OpaqueToken.publishableKey() : OpaqueToken.secretKey()
+        guard
+            try await store.rotateAPIKey(
+                projectID: runtime.id, kind: kind, newKeyHash: OpaqueToken.sha256(key), graceUntil: now + grace,
+                now: now)
+        else { throw APIError.notFound }
+        projects.invalidate(projectID: runtime.id)
+        return json(.created) { writer in
+            writer.objectStart()
+            writer.key("api_key")
+            writer.objectStart()
+            writer.field("kind", kind.rawValue)
+            writer.field("key", key)
+            writer.time("created_at", now)
+            writer.time("previous_key_expires_at", now + grace)
+            writer.objectEnd()
+            writer.objectEnd()
+        }
+    }
+}

@@ -1,0 +1,88 @@
+/// Rotation of API keys and blocking of profiles (the operator's admin endpoints).
+extension SQLiteStore {
+    public func setProfileBlocked(projectID: String, profileID: String, blocked: Bool, reason: String?, now: Int64)
+        async throws -> ProfileRecord?
+    {
+        try await writer.write { connection in
+            guard let profile = try Self.resolveProfile(projectID: projectID, id: profileID, in: connection) else {
+                return nil
+            }
+            if blocked {
+                // A block keeps its first time; the reason is the latest given.
+                try connection.run(
+                    "UPDATE profiles SET blocked_at = COALESCE(blocked_at, ?), blocked_reason = ? WHERE id = ?",
+                    [.init(now), .init(reason), .init(profile.id)])
+                try connection.run(
+                    """
+                    DELETE FROM devices WHERE profile_id = ?
+                        OR session_id IN (SELECT id FROM sessions WHERE profile_id = ? AND revoked_at IS NULL)
+                    """,
+                    [.init(profile.id), .init(profile.id)])
+                try connection.run(
+                    "UPDATE sessions SET revoked_at = ? WHERE profile_id = ? AND revoked_at IS NULL AND expires_at > ?",
+                    [.init(now), .init(profile.id), .init(now)])
+            } else {
+                try connection.run(
+                    "UPDATE profiles SET blocked_at = NULL, blocked_reason = NULL WHERE id = ?", [.init(profile.id)])
+            }
+            return try connection.queryFirst(
+                "SELECT \(Self.profileColumns) FROM profiles WHERE id = ?", [.init(profile.id)]
+            ).map { Self.profile($0) }
+        }
+    }
+
+    public func apiKeyHashes(projectID: String, now: Int64) async throws -> [APIKeyHashRecord] {
+        try readers.read { connection in
+            var records: [APIKeyHashRecord] = []
+            if let row = try connection.queryFirst(
+                "SELECT publishable_key_hash, secret_key_hash FROM projects WHERE id = ?", [.init(projectID)])
+            {
+                records.append(APIKeyHashRecord(kind: .publishable, hash: row.blob(0), expiresAt: nil))
+                records.append(APIKeyHashRecord(kind: .secret, hash: row.blob(1), expiresAt: nil))
+            }
+            for row in try connection.query(
+                "SELECT kind, key_hash, expires_at FROM retired_api_keys WHERE project_id = ? AND expires_at > ?",
+                [.init(projectID), .init(now)])
+            {
+                guard let kind = APIKeyKind(rawValue: row.text(0)) else { continue }
+                records.append(APIKeyHashRecord(kind: kind, hash: row.blob(1), expiresAt: row.int(2)))
+            }
+            return records
+        }
+    }
+
+    public func project(retiredAPIKeyHash hash: [UInt8], kind: APIKeyKind, now: Int64) async throws -> ProjectRecord? {
+        try readers.read {
+            try $0.queryFirst(
+                """
+                SELECT \(Self.projectColumns) FROM projects WHERE id =
+                    (SELECT project_id FROM retired_api_keys WHERE key_hash = ? AND kind = ? AND expires_at > ?)
+                """,
+                [.init(hash), .init(kind.rawValue), .init(now)]
+            ).map(Self.project)
+        }
+    }
+
+    public func rotateAPIKey(
+        projectID: String, kind: APIKeyKind, newKeyHash: [UInt8], graceUntil: Int64, now: Int64
+    ) async throws -> Bool {
+        let column = kind == .publishable ? "publishable_key_hash" : "secret_key_hash"
+        return try await writer.write { connection in
+            guard
+                let old = try connection.queryFirst(
+                    "SELECT \(column) FROM projects WHERE id = ?", [.init(projectID)])?.blob(0)
+            else { return false }
+            try connection.run(
+                "DELETE FROM retired_api_keys WHERE project_id = ? AND expires_at <= ?", [.init(projectID), .init(now)])
+            if graceUntil > now {
+                try connection.run(
+                    "INSERT INTO retired_api_keys (key_hash, project_id, kind, expires_at) VALUES (?, ?, ?, ?)",
+                    [.init(old), .init(projectID), .init(kind.rawValue), .init(graceUntil)])
+            }
+            try connection.run(
+                "UPDATE projects SET \(column) = ?, updated_at = ? WHERE id = ?",
+                [.init(newKeyHash), .init(now), .init(projectID)])
+            return true
+        }
+    }
+}
