@@ -69,6 +69,11 @@ extension ServerConfiguration {
             try await store.migrate()
             if setup.needsCreating, let path = setup.file {
                 let foreign = Set(try await store.sealedCells().compactMap(\.sealedKeyID))
+                if !foreign.isEmpty, FileManager.default.fileExists(atPath: path) {
+                    // Another process created the key, and sealed with it, since this one looked.
+                    try? await store.close()
+                    return try await openStore(logger: logger)
+                }
                 guard foreign.isEmpty else {
                     throw MasterKeyError.missing(
                         "the database's secrets are sealed under master key \(foreign.sorted().joined(separator: ", ")), but \(path) does not exist: restore that key file, or pass --master-key-file PATH"
