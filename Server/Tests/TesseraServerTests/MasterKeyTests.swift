@@ -122,6 +122,19 @@ struct MasterKeyTests {
         #expect(!FileManager.default.fileExists(atPath: keyPath))
     }
 
+    @Test("Processes starting at once on a new SQLite database end up with one master key")
+    func concurrentFirstStarts() async throws {
+        var shared = ServerConfiguration()
+        shared.database = .sqlite(path: try temporaryDirectory() + "/tessera.sqlite")
+        let configuration = shared
+        let stores = try await withThrowingTaskGroup(of: (any TesseraStore).self) { group in
+            for _ in 0..<4 { group.addTask { try await configuration.openStore(logger: .init(label: "test")) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(stores.map(\.masterKeys.current.id)).count == 1)
+        for store in stores { try await store.close() }
+    }
+
     @Test("PostgreSQL without a master key file is refused before connecting")
     func postgresNeedsAKey() async throws {
         var configuration = ServerConfiguration()

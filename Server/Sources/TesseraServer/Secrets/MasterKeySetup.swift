@@ -51,6 +51,17 @@ extension ServerConfiguration {
     /// Opens and migrates the database with the configured master keys, as `tessera serve` does:
     /// creates `master.key` beside an SQLite database on first start, seals the plaintext values of
     /// an older version, and refuses (`master_key_mismatch`) a database sealed under another key.
+    /// Writes a new key file; false when another process created the file first.
+    private static func createKeyFile(_ key: MasterKey, path: String) throws(MasterKeyError) -> Bool {
+        do {
+            try key.write(toNewFile: path)
+            return true
+        } catch {
+            guard FileManager.default.fileExists(atPath: path) else { throw error }
+            return false
+        }
+    }
+
     public func openStore(logger: Logger) async throws -> any TesseraStore {
         let setup = try MasterKeySetup(configuration: self)
         let store = try database.makeStore(masterKeys: setup.keyring)
@@ -58,12 +69,21 @@ extension ServerConfiguration {
             try await store.migrate()
             if setup.needsCreating, let path = setup.file {
                 let foreign = Set(try await store.sealedCells().compactMap(\.sealedKeyID))
+                if !foreign.isEmpty, FileManager.default.fileExists(atPath: path) {
+                    // Another process created the key, and sealed with it, since this one looked.
+                    try? await store.close()
+                    return try await openStore(logger: logger)
+                }
                 guard foreign.isEmpty else {
                     throw MasterKeyError.missing(
                         "the database's secrets are sealed under master key \(foreign.sorted().joined(separator: ", ")), but \(path) does not exist: restore that key file, or pass --master-key-file PATH"
                     )
                 }
-                try setup.keyring.current.write(toNewFile: path)
+                if try !Self.createKeyFile(setup.keyring.current, path: path) {
+                    // Another process created it first: use that one.
+                    try? await store.close()
+                    return try await openStore(logger: logger)
+                }
                 logger.notice(
                     "Created the master key file \(path) (key \(setup.keyring.current.id), mode 0600). It seals the project secrets in the database: back it up apart from the database; without it they cannot be opened."
                 )
