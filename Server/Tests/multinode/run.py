@@ -3,7 +3,8 @@
 
     Server/Tests/multinode/run.py --tessera PATH --database postgres://… [--outage]
 
-Checks: a session revoked through node A is refused by node B at once; 40 concurrent identifies of
+Checks: a session revoked through node A is refused by node B at once; signing-key and secret-key
+rotations made on node A are seen by node B within its project cache time; 40 concurrent identifies of
 one `sub` split across both nodes give one profile; failed identifies alternating between the nodes
 are answered 429 at the project's limit, not at twice it (the counters live in the database); with --outage, PostgreSQL is paused under load
 (`scripts/postgres pause`): only 503s and a failing /health, then it is resumed and both nodes
@@ -177,6 +178,7 @@ def main():
         check("... and give one profile", len(profiles) == 1, f"{len(profiles)} profiles")
 
         rate_limits(a_port, b_port, pk, secret, kid, limit)
+        rotations(a_port, b_port, pk, sk, project["project_id"])
 
         if arguments.outage:
             outage(a_port, b_port, pk)
@@ -190,6 +192,53 @@ def main():
                 node.kill()
     print(f"multinode: {len(failures)} failed" + (f": {', '.join(failures)}" if failures else ""))
     return 1 if failures else 0
+
+
+def eventually(probe, seconds=10):
+    """Polls `probe` (bounded in time) until it answers true; returns (ok, seconds taken)."""
+    start = time.monotonic()
+    while True:
+        if probe():
+            return True, time.monotonic() - start
+        if time.monotonic() - start > seconds:
+            return False, seconds
+        time.sleep(0.1)
+
+
+def kid_of(jwt):
+    header = jwt.split(".")[0]
+    return json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4))).get("kid")
+
+
+def rotations(a_port, b_port, pk, sk, project_id):
+    """Signing-key and API-key rotations made on node A, seen by node B (whose project cache is warm)."""
+    status, started = call(a_port, "POST", "/v1/sessions/anonymous", pk,
+                           {"installation_id": str(uuid.uuid4()), "installation_secret": b64(os.urandom(32))})
+    token, old_jwt = started.get("session_token"), started.get("session_jwt", "")
+    check("rotations: a session to rotate under", status == 201 and token, f"{status}")
+    check("rotations: node B has the project cached", call(b_port, "GET", "/v1/me", old_jwt)[0] == 200)
+    status, rotated = call(a_port, "POST", "/v1/admin/signing-keys/rotate", sk)
+    new_kid = rotated.get("signing_key", {}).get("kid")
+    check("rotate the signing key on node A", status == 201 and new_kid, f"{status}")
+    status, fresh = call(a_port, "POST", "/v1/sessions/authenticate", token, {})
+    new_jwt = fresh.get("session_jwt", "")
+    check("node A signs with the new key at once", status == 200 and kid_of(new_jwt) == new_kid, f"{status}")
+    ok, took = eventually(lambda: call(b_port, "GET", "/v1/me", new_jwt)[0] == 200)
+    check(f"node B accepts the new key's JWT (after {took:.1f} s, within the 5 s project cache)", ok and took <= 6)
+    check("node B still accepts the old key's JWT", call(b_port, "GET", "/v1/me", old_jwt)[0] == 200)
+    jwks = f"/v1/projects/{project_id}/jwks.json"
+    ok, took = eventually(lambda: new_kid in {key.get("kid") for key in call(b_port, "GET", jwks)[1].get("keys", [])})
+    check(f"node B publishes the new key (after {took:.1f} s, within the 5 s project cache)", ok and took <= 6)
+    check("node B still publishes the old key", kid_of(old_jwt) in {key.get("kid") for key in
+                                                                     call(b_port, "GET", jwks)[1].get("keys", [])})
+    status, rotated_key = call(a_port, "POST", "/v1/admin/api-keys/rotate", sk, {"kind": "secret", "grace_seconds": 0})
+    new_sk = rotated_key.get("api_key", {}).get("key")
+    check("rotate the secret key on node A without grace", status == 201 and new_sk, f"{status}")
+    check("the new secret key works on both nodes at once",
+          [call(port, "GET", "/v1/admin/project", new_sk)[0] for port in (a_port, b_port)] == [200, 200])
+    check("node A refuses the old secret key at once", call(a_port, "GET", "/v1/admin/project", sk)[0] == 401)
+    ok, took = eventually(lambda: call(b_port, "GET", "/v1/admin/project", sk)[0] == 401)
+    check(f"node B refuses the old secret key (after {took:.1f} s, within the 5 s project cache)", ok and took <= 6)
 
 
 def outage(a_port, b_port, pk):

@@ -3103,11 +3103,14 @@ enum OpenAPIDocument {
                     ]
                   },
                   "grace_seconds": {
-                    "type": "integer",
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
                     "minimum": 0,
                     "maximum": 2592000,
                     "default": 86400,
-                    "description": "How long the old key keeps working: 24 h by default, 0 = it stops now, at most 30 days."
+                    "description": "How long the old key keeps working: 24 h when absent or null, 0 = it stops now, at most 30 days."
                   }
                 }
               },

@@ -162,7 +162,10 @@ extension TesseraAPI {
             writer.objectStart()
             writer.key("signing_keys")
             writer.arrayStart()
-            for key in keys.reversed() {
+            // The current key first, then the retired ones, most recently retired first (keys made
+            // within one second have equal created_at, so that alone does not order them).
+            let ordered = keys.sorted { ($0.retiredAt ?? .max, $0.createdAt) > ($1.retiredAt ?? .max, $1.createdAt) }
+            for key in ordered {
                 writer.objectStart()
                 writer.field("kid", key.kid)
                 writer.field("algorithm", "ES256")
