@@ -42,6 +42,11 @@ struct TesseraMiddleware: RouterMiddleware {
             response = errorResponse(limited ?? error, request: request, context: context)
         }
         response.headers[.xRequestID] = requestID
+        // Answers of the API hold credentials and personal data: no cache may keep them. An answer
+        // that sets its own policy keeps it (the JWKS: public keys, meant to be cached).
+        if request.uri.path.hasPrefix("/v1/"), response.headers[.cacheControl] == nil {
+            response.headers[.cacheControl] = "no-store"
+        }
         let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? "unmatched"
         metrics.recordRequest(
             route: route, method: request.method.rawValue, status: response.status.code,
