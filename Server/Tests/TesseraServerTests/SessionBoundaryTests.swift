@@ -19,6 +19,55 @@ struct SessionBoundaryTests {
             body: #"{"user_id":"\#(userID)"}"#)
     }
 
+    @Test("Extending with a session JWT is 403 session_token_required; checking with it still works")
+    func extensionNeedsToken() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            let start = try await client.anonymous()
+            let jwt = try #require(start.sessionJWT)
+            let refused = try await client.send(
+                .post, "/v1/sessions/authenticate", bearer: jwt, body: #"{"session_duration_minutes":60}"#)
+            #expect(refused.status == .forbidden)
+            #expect(refused.errorCode == "session_token_required")
+            environment.clock.advance(seconds: 3600)
+            let expired = try await client.send(
+                .post, "/v1/sessions/authenticate", bearer: jwt, body: #"{"session_duration_minutes":525600}"#)
+            #expect(expired.errorCode == "session_token_required")
+            let check = try await client.send(.post, "/v1/sessions/authenticate", bearer: jwt)
+            #expect(check.status == .ok)
+            #expect(check["session"]["expires_at"] as? String == start["session"]["expires_at"] as? String)
+            let extended = try await client.send(
+                .post, "/v1/sessions/authenticate", bearer: start.sessionToken,
+                body: #"{"session_duration_minutes":60}"#)
+            #expect(extended.status == .ok)
+        }
+    }
+
+    @Test("A duration above the project's maximum is capped and says so: extension_capped")
+    func extensionCapped() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            let session = try await client.identify(token: environment.identityToken(sub: "heidi"))
+            let token = try #require(session.sessionToken)
+            let now = environment.clock.seconds
+            let capped = try await client.send(
+                .post, "/v1/sessions/authenticate", bearer: token, body: #"{"session_duration_minutes":525600}"#)
+            #expect(capped.json["extension_capped"] as? Bool == true)
+            #expect(capped["session"]["expires_at"] as? String == RFC3339.string(now + 43_200 * 60))
+            let within = try await client.send(
+                .post, "/v1/sessions/authenticate", bearer: token, body: #"{"session_duration_minutes":60}"#)
+            #expect(within.json["extension_capped"] as? Bool == false)
+            let heartbeat = try await client.send(.post, "/v1/sessions/authenticate", bearer: token)
+            #expect(heartbeat.json["extension_capped"] == nil)
+            let started = try await client.send(
+                .post, "/v1/sessions/identify", bearer: client.publishableKey,
+                body:
+                    #"{"identity_token":"\#(environment.identityToken(sub: "ivan"))","session_duration_minutes":50000}"#
+            )
+            #expect(started.json["extension_capped"] as? Bool == true)
+        }
+    }
+
     @Test("Every /v1 answer, errors included, is Cache-Control: no-store; the JWKS stays cacheable")
     func noStore() async throws {
         let environment = try await TestEnvironment.make()

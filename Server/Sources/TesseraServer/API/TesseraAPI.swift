@@ -173,15 +173,19 @@ struct TesseraAPI: Sendable {
         return (record, token, OpaqueToken.sha256(token))
     }
 
-    /// The session length to use: the requested minutes (validated) capped by the project, or the project's.
-    func sessionMinutes(requested: Int64?, kind: SessionRecord.Kind, settings: ProjectSettings) throws -> Int64 {
+    /// The session length to use — the requested minutes (validated) capped by the project, or the
+    /// project's — and whether the requested one was above the project's maximum
+    /// (answered as `extension_capped`); nil `capped` when no duration was requested.
+    func sessionLength(requested: Int64?, kind: SessionRecord.Kind, settings: ProjectSettings) throws -> (
+        minutes: Int64, capped: Bool?
+    ) {
         let maximum = kind == .anonymous ? settings.anonymousSessionMinutes : settings.identifiedSessionMinutes
-        guard let requested else { return maximum }
+        guard let requested else { return (maximum, nil) }
         guard ProjectSettings.sessionMinutesRange.contains(requested) else {
             throw APIError(
                 .badRequest, .invalidSessionDuration, "session_duration_minutes must be between 5 and 525600.")
         }
-        return min(requested, maximum)
+        return (min(requested, maximum), requested > maximum)
     }
 
     /// The session JWT for a session as of `now`: claims issued now, expiring after the JWT lifetime
@@ -208,7 +212,8 @@ struct TesseraAPI: Sendable {
     /// The session envelope: session, token, JWT, profile, capabilities, server time (and merge).
     func envelope(
         _ status: HTTPResponse.Status, context: SessionContext, token: String?, runtime: ProjectRuntime, now: Int64,
-        merge: (outcome: MergeOutcome, fromProfileID: String)?? = nil, shareSecond: Bool = false
+        merge: (outcome: MergeOutcome, fromProfileID: String)?? = nil, shareSecond: Bool = false,
+        extensionCapped: Bool? = nil
     ) -> Response {
         let jwt = sessionJWT(for: context, runtime: runtime, now: now, shareSecond: shareSecond)
         return json(status) { writer in
@@ -222,6 +227,9 @@ struct TesseraAPI: Sendable {
             writer.key("capabilities")
             writer.capabilities(context.session)
             writer.time("server_time", now)
+            if let extensionCapped {
+                writer.field("extension_capped", extensionCapped)
+            }
             if let merge {
                 writer.key("merge")
                 if let merge {

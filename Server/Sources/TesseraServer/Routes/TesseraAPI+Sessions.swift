@@ -49,8 +49,9 @@ extension TesseraAPI {
         else {
             throw APIError.invalidRequest("installation_secret must be at least 32 random bytes in base64url.")
         }
-        let minutes = try sessionMinutes(
+        let length = try sessionLength(
             requested: body.sessionDurationMinutes, kind: .anonymous, settings: runtime.settings)
+        let minutes = length.minutes
         let now = currentTime().seconds
         let charge = try anonymousStartCharge(request, runtime: runtime, limiter: limiter, context: context, now: now)
         let session = newSession(projectID: runtime.id, kind: .anonymous, minutes: minutes, now: now)
@@ -63,7 +64,7 @@ extension TesseraAPI {
         metrics.sessionCreated(kind: "anonymous")
         return envelope(
             result.createdInstallation ? .created : .ok, context: result.context, token: session.token,
-            runtime: runtime, now: now)
+            runtime: runtime, now: now, extensionCapped: length.capped)
     }
 
     /// `POST /v1/sessions/identify`
@@ -123,8 +124,9 @@ extension TesseraAPI {
             throw APIError.invalidRequest("Send exactly one of identity_token and user_id.")
         }
         let kind: SessionRecord.Kind = verified ? .verified : .unverified
-        let minutes = try sessionMinutes(requested: body.sessionDurationMinutes, kind: kind, settings: runtime.settings)
-        let session = newSession(projectID: runtime.id, kind: kind, minutes: minutes, now: now.seconds)
+        let length = try sessionLength(
+            requested: body.sessionDurationMinutes, kind: kind, settings: runtime.settings)
+        let session = newSession(projectID: runtime.id, kind: kind, minutes: length.minutes, now: now.seconds)
         let tokenID = claims?.tokenID.map { jti in
             (
                 value: jti,
@@ -142,22 +144,35 @@ extension TesseraAPI {
             outcome: result.merge?.outcome.rawValue ?? (result.createdProfile ? "created" : "signed_in"))
         return envelope(
             .ok, context: result.context, token: session.token, runtime: runtime, now: now.seconds,
-            merge: .some(result.merge))
+            merge: .some(result.merge), extensionCapped: length.capped)
     }
 
     /// `POST /v1/sessions/authenticate`
+    ///
+    /// Only the session token extends: a session JWT travels to the app's backend and lives in logs
+    /// and caches of other systems, so it may only check and refresh itself (an expired one within its
+    /// session's life). Otherwise a leaked JWT, even long expired, could keep its session alive to the
+    /// project's maximum.
     func authenticate(_ request: Request) async throws -> Response {
         let caller = try await requireSession(request, allowExpiredJWT: true)
         // The heartbeat has no body: nothing to decode.
         let body = try await decodeIfPresent(DurationBody.self, from: request)
         let now = currentTime().seconds
         var context = caller.context
+        var capped: Bool?
         if let requested = body?.sessionDurationMinutes {
-            let minutes = try sessionMinutes(
+            guard caller.sessionToken != nil else {
+                throw APIError(
+                    .forbidden, .sessionTokenRequired,
+                    "Extending a session needs its session token (st_…); a session JWT only checks and refreshes itself."
+                )
+            }
+            let length = try sessionLength(
                 requested: requested, kind: context.session.kind, settings: caller.runtime.settings)
+            capped = length.capped
             guard
                 let extended = try await store.extendSession(
-                    sessionID: context.session.id, expiresAt: now + minutes * 60, now: now)
+                    sessionID: context.session.id, expiresAt: now + length.minutes * 60, now: now)
             else {
                 _ = try await liveSession(id: context.session.id, now: now)
                 throw APIError.sessionNotFound
@@ -165,7 +180,8 @@ extension TesseraAPI {
             context = extended
         }
         return envelope(
-            .ok, context: context, token: caller.sessionToken, runtime: caller.runtime, now: now, shareSecond: true)
+            .ok, context: context, token: caller.sessionToken, runtime: caller.runtime, now: now, shareSecond: true,
+            extensionCapped: capped)
     }
 
     /// `POST /v1/sessions/revoke`
