@@ -19,6 +19,74 @@ struct SessionBoundaryTests {
             body: #"{"user_id":"\#(userID)"}"#)
     }
 
+    @Test("Promote ends every other session of the anonymous profile, with its devices")
+    func promoteEndsOrphans() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            let installationID = UUID().uuidString.lowercased()
+            let secret = OpaqueToken.installationSecret()
+            let caller = try await client.anonymous(installationID: installationID, secret: secret)
+            // An orphan: the same installation restored again (an answer the app never received).
+            let orphan = try await client.anonymous(installationID: installationID, secret: secret)
+            #expect(orphan.status == .ok)
+            #expect(orphan.profileID == caller.profileID)
+            let device = try await client.send(
+                .post, "/v1/devices", bearer: orphan.sessionToken, body: #"{"platform":"apns","token":"orphan"}"#)
+            #expect(device.status == .created)
+            let promoted = try await client.identify(
+                token: environment.identityToken(sub: "alice", name: "Alice", email: "alice@example.com"),
+                bearer: caller.sessionToken)
+            #expect(promoted["merge"]["outcome"] as? String == "promoted")
+            for credential in [orphan.sessionToken, orphan.sessionJWT] {
+                let me = try await client.send(.get, "/v1/me", bearer: credential)
+                #expect(me.status == .unauthorized)
+                #expect(me.errorCode == "session_revoked")
+                #expect(me["profile"]["email"] == nil)
+            }
+            let sessions = try await client.send(.get, "/v1/sessions", bearer: promoted.sessionToken)
+            let ids = (sessions.json["sessions"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            #expect(ids == [promoted.sessionID].compactMap { $0 })
+            let devices = try await client.send(
+                .get, "/v1/admin/profiles/\(try #require(promoted.profileID))/devices", bearer: client.secretKey)
+            #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test("A signed token for the same user from an unverified session merges; no 409")
+    func unverifiedUpgrades() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            try await allowUnverified(client)
+            // No verified profile yet: one is created and the unverified one folded into it.
+            let asserted = try await assert(userID: "frank", client)
+            let upgraded = try await client.identify(
+                token: environment.identityToken(sub: "frank"), bearer: asserted.sessionToken)
+            #expect(upgraded.status == .ok)
+            #expect(upgraded["merge"]["outcome"] as? String == "merged")
+            #expect(upgraded["merge"]["from_profile_id"] as? String == asserted.profileID)
+            #expect(upgraded["profile"]["verified"] as? Bool == true)
+            #expect(upgraded["capabilities"]["kind"] as? String == "verified")
+            #expect(upgraded.profileID != asserted.profileID)
+            let alias = try await client.send(
+                .get, "/v1/admin/profiles/\(try #require(asserted.profileID))", bearer: client.secretKey)
+            #expect(alias.profileID == upgraded.profileID)
+            #expect(try await client.send(.get, "/v1/me", bearer: asserted.sessionToken).status == .unauthorized)
+            // A verified profile exists: the next unverified one merges into it.
+            let again = try await assert(userID: "frank", client)
+            let merged = try await client.identify(
+                token: environment.identityToken(sub: "frank"), bearer: again.sessionJWT)
+            #expect(merged["merge"]["outcome"] as? String == "merged")
+            #expect(merged["merge"]["from_profile_id"] as? String == again.profileID)
+            #expect(merged.profileID == upgraded.profileID)
+            // Another user's token is still refused.
+            let other = try await assert(userID: "frank", client)
+            let refused = try await client.identify(
+                token: environment.identityToken(sub: "grace"), bearer: other.sessionToken)
+            #expect(refused.status == .conflict)
+            #expect(refused.errorCode == "external_user_id_changed")
+        }
+    }
+
     @Test("Extending with a session JWT is 403 session_token_required; checking with it still works")
     func extensionNeedsToken() async throws {
         let environment = try await TestEnvironment.make()
