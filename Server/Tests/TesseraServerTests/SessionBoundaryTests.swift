@@ -19,6 +19,8 @@ struct SessionBoundaryTests {
             body: #"{"user_id":"\#(userID)"}"#)
     }
 
+    // MARK: 1. Promote ends the anonymous profile's other sessions
+
     @Test("Promote ends every other session of the anonymous profile, with its devices")
     func promoteEndsOrphans() async throws {
         let environment = try await TestEnvironment.make()
@@ -51,6 +53,98 @@ struct SessionBoundaryTests {
             #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
         }
     }
+
+    // MARK: 2. Unverified sessions manage only themselves
+
+    @Test("An unverified session lists only itself and cannot end the user ID's other sessions")
+    func unverifiedManagesOnlyItself() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            try await allowUnverified(client)
+            let owner = try await assert(userID: "bob", client)
+            let intruder = try await assert(userID: "bob", client)
+            #expect(owner.profileID == intruder.profileID)
+            let listed = try await client.send(.get, "/v1/sessions", bearer: intruder.sessionToken)
+            let ids = (listed.json["sessions"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            #expect(ids == [intruder.sessionID].compactMap { $0 })
+            let ownerID = try #require(owner.sessionID)
+            let refused = try await client.send(.delete, "/v1/sessions/\(ownerID)", bearer: intruder.sessionToken)
+            #expect(refused.status == .notFound)
+            #expect(refused.errorCode == "not_found")
+            #expect(try await client.send(.get, "/v1/me", bearer: owner.sessionToken).status == .ok)
+            // The owner's device is out of the intruder's reach too.
+            let device = try await client.send(
+                .post, "/v1/devices", bearer: owner.sessionToken, body: #"{"platform":"fcm","token":"bobs-phone"}"#)
+            let deviceID = try #require(device["device"]["id"] as? String)
+            let removal = try await client.send(.delete, "/v1/devices/\(deviceID)", bearer: intruder.sessionToken)
+            #expect(removal.status == .notFound)
+            // Itself it may end, and its own device it may remove.
+            let own = try await client.send(
+                .post, "/v1/devices", bearer: intruder.sessionToken, body: #"{"platform":"fcm","token":"own"}"#)
+            let ownID = try #require(own["device"]["id"] as? String)
+            #expect(
+                try await client.send(.delete, "/v1/devices/\(ownID)", bearer: intruder.sessionToken).status
+                    == .noContent)
+            let intruderID = try #require(intruder.sessionID)
+            #expect(
+                try await client.send(.delete, "/v1/sessions/\(intruderID)", bearer: intruder.sessionJWT).status
+                    == .noContent)
+            #expect(try await client.send(.get, "/v1/me", bearer: owner.sessionToken).status == .ok)
+        }
+    }
+
+    @Test("Admin device listings mark the devices of sessions that did not prove their user")
+    func verifiedSessionMark() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            try await allowUnverified(client)
+            let unverified = try await assert(userID: "carol", client)
+            let verified = try await client.identify(token: environment.identityToken(sub: "dave"))
+            for (session, token) in [(unverified, "carol-phone"), (verified, "dave-phone")] {
+                let reply = try await client.send(
+                    .post, "/v1/devices", bearer: session.sessionToken,
+                    body: #"{"platform":"apns","token":"\#(token)"}"#)
+                #expect(reply.status == .created)
+            }
+            for (session, expected) in [(unverified, false), (verified, true)] {
+                let listing = try await client.send(
+                    .get, "/v1/admin/profiles/\(try #require(session.profileID))/devices", bearer: client.secretKey)
+                let devices = try #require(listing.json["devices"] as? [[String: Any]])
+                #expect(devices.count == 1)
+                #expect(devices.first?["verified_session"] as? Bool == expected)
+            }
+        }
+    }
+
+    @Test("The session JWT always carries its kind; a backend can accept verified sessions only")
+    func kindClaim() async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp { client in
+            try await allowUnverified(client)
+            let anonymous = try await client.anonymous()
+            let unverified = try await assert(userID: "erin", client)
+            let verified = try await client.identify(token: environment.identityToken(sub: "erin"))
+            let jwks = try JSONWebKeySet(
+                json: try await client.send(.get, "/v1/projects/\(environment.project.project.id)/jwks.json").body)
+            let verifier = try SessionJWTVerifier(
+                jwks: jwks, audience: environment.project.project.id, allowedKinds: [.verified])
+            for (reply, kind) in [(anonymous, "anonymous"), (unverified, "unverified"), (verified, "verified")] {
+                let jwt = try #require(reply.sessionJWT)
+                let payload = try #require(Base64URL.decode(jwt.split(separator: ".")[1]))
+                #expect(String(decoding: payload, as: UTF8.self).contains(#""kind":"\#(kind)""#))
+                if kind == "verified" {
+                    #expect(try verifier.verify(jwt, now: environment.clock.now).externalID == "erin")
+                } else {
+                    let error = #expect(throws: TokenError.self) {
+                        try verifier.verify(jwt, now: environment.clock.now)
+                    }
+                    #expect(error?.code == .sessionKindNotAllowed)
+                }
+            }
+        }
+    }
+
+    // MARK: 3. An unverified profile upgrades
 
     @Test("A signed token for the same user from an unverified session merges; no 409")
     func unverifiedUpgrades() async throws {
@@ -86,6 +180,8 @@ struct SessionBoundaryTests {
             #expect(refused.errorCode == "external_user_id_changed")
         }
     }
+
+    // MARK: 4 and 5. Extension needs the session token, and says when it was capped
 
     @Test("Extending with a session JWT is 403 session_token_required; checking with it still works")
     func extensionNeedsToken() async throws {
@@ -135,6 +231,8 @@ struct SessionBoundaryTests {
             #expect(started.json["extension_capped"] as? Bool == true)
         }
     }
+
+    // MARK: 6. No caching
 
     @Test("Every /v1 answer, errors included, is Cache-Control: no-store; the JWKS stays cacheable")
     func noStore() async throws {

@@ -196,9 +196,15 @@ extension TesseraAPI {
     }
 
     /// `GET /v1/sessions`
+    ///
+    /// An unverified session sees only itself: its user ID is asserted by a client holding only the
+    /// publishable key, so it proves nothing about the profile's other sessions.
     func listSessions(_ request: Request) async throws -> Response {
         let caller = try await requireSession(request)
         let now = currentTime().seconds
+        if caller.context.session.kind == .unverified {
+            return json { $0.sessions([caller.context.session]) }
+        }
         var sessions = try await store.liveSessions(profileID: caller.context.profile.id, now: now)
         let own = caller.context.session.id
         if !sessions.contains(where: { $0.id == own }) {
@@ -213,8 +219,15 @@ extension TesseraAPI {
     }
 
     /// `DELETE /v1/sessions/{session_id}`
+    ///
+    /// An unverified session may end only itself; any other session is `404`, as if it did not exist.
     func deleteSession(_ request: Request, sessionID: String) async throws -> Response {
         let caller = try await requireSession(request)
+        if caller.context.session.kind == .unverified,
+            !sessionID.utf8.elementsEqual(caller.context.session.id.utf8)
+        {
+            throw APIError.notFound
+        }
         guard
             try await store.revokeSession(
                 sessionID: sessionID, profileID: caller.context.profile.id, now: currentTime().seconds)
