@@ -69,6 +69,7 @@ struct TesseraAPI: Sendable {
             return Caller(runtime: runtime, context: context, sessionToken: token)
         case .jws(let token):
             guard let unverified = try? SessionClaims.unverified(from: token),
+                InputRules.isIdentifier(unverified.audience, prefix: "prj_"),
                 let runtime = try await projects.runtime(projectID: unverified.audience)
             else {
                 metrics.verificationFailed(code: "invalid_session_jwt")
@@ -90,7 +91,10 @@ struct TesseraAPI: Sendable {
             guard let context = try await store.sessionContext(sessionID: claims.sessionID) else {
                 throw APIError.sessionNotFound
             }
-            guard context.session.projectID == runtime.id, context.session.profileID == claims.subject else {
+            // Identifiers are compared as bytes (never by Swift's canonical equivalence).
+            guard context.session.projectID.utf8.elementsEqual(runtime.id.utf8),
+                context.session.profileID.utf8.elementsEqual(claims.subject.utf8)
+            else {
                 throw APIError(.unauthorized, .invalidCredentials, "The session JWT is not valid.")
             }
             try checkAlive(context.session, now: now.seconds)

@@ -101,7 +101,8 @@ extension TesseraAPI {
         let runtime = try await requireSecretKey(request)
         guard let externalID = request.uri.queryParameters.get("external_id"), InputRules.isExternalID(externalID)
         else {
-            throw APIError.invalidRequest("The external_id query parameter (1 to 255 characters) is required.")
+            throw APIError.invalidRequest(
+                "The external_id query parameter (1 to 255 Unicode scalars, no control characters) is required.")
         }
         let profiles = try await store.profiles(projectID: runtime.id, externalID: externalID)
         return json { writer in

@@ -116,7 +116,7 @@ extension TesseraAPI {
                     "This project accepts only signed identity tokens (identity_token).")
             }
             guard InputRules.isExternalID(userID) else {
-                throw APIError.invalidRequest("user_id must be 1 to 255 characters without control characters.")
+                throw APIError.invalidRequest("user_id must be 1 to 255 Unicode scalars without control characters.")
             }
             externalID = userID
             verified = false
@@ -207,11 +207,11 @@ extension TesseraAPI {
         }
         var sessions = try await store.liveSessions(profileID: caller.context.profile.id, now: now)
         let own = caller.context.session.id
-        if !sessions.contains(where: { $0.id == own }) {
+        if !sessions.contains(where: { $0.id.utf8.elementsEqual(own.utf8) }) {
             // The caller's session ended (a revoke, an erasure, its expiry) or changed profile between
             // the two reads. Answer as of the second read: 401 if it is gone, else its profile's list.
             let current = try await liveSession(id: own, now: now)
-            if current.profile.id != caller.context.profile.id {
+            if !current.profile.id.utf8.elementsEqual(caller.context.profile.id.utf8) {
                 sessions = try await store.liveSessions(profileID: current.profile.id, now: now)
             }
         }
