@@ -130,7 +130,7 @@ struct TesseraAPI: Sendable {
 
     /// Decodes a JSON object body; a request without one is refused.
     /// A body of only whitespace is not JSON and is refused like any other malformed body.
-    func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+    func decode<T: RequestBody>(_ type: T.Type, from request: Request) async throws -> T {
         guard let value = try await decodeIfPresent(type, from: request) else {
             throw APIError.invalidRequest("The request needs a JSON object body.")
         }
@@ -138,7 +138,7 @@ struct TesseraAPI: Sendable {
     }
 
     /// Decodes a JSON object body, or returns nil for an empty body (zero bytes) without decoding anything.
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T? {
+    func decodeIfPresent<T: RequestBody>(_ type: T.Type, from request: Request) async throws -> T? {
         // HTTP/1.1: no Transfer-Encoding and no (or a zero) Content-Length means no body. Waiting for
         // the end of a body stream that cannot have one still suspends the handler; skip it.
         if request.headers[.transferEncoding] == nil, request.headers[.contentLength].map({ $0 == "0" }) ?? true {

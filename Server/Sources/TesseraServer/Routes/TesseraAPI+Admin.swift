@@ -2,7 +2,10 @@ import Hummingbird
 import TesseraTokens
 
 /// The body of `PATCH /v1/admin/project`: every member optional, unknown members rejected.
-private struct SettingsPatch: Decodable {
+private struct SettingsPatch: RequestBody {
+    /// Unknown members are refused: every string is judged.
+    static let readMembers: Set<String>? = nil
+
     var allowUnverifiedIdentify: Bool?
     var requireAudience: Bool?
     var expectedIssuer: String??

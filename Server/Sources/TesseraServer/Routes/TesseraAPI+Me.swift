@@ -1,7 +1,9 @@
 import Hummingbird
 import TesseraTokens
 
-private struct DeviceBody: Decodable {
+private struct DeviceBody: RequestBody {
+    static let readMembers: Set<String>? = ["platform", "token", "environment"]
+
     var platform: String
     var token: String
     var environment: String?

@@ -2,34 +2,42 @@ import Foundation
 import Hummingbird
 import TesseraTokens
 
-private struct AnonymousBody: Decodable {
+private struct AnonymousBody: RequestBody {
+    static let readMembers: Set<String>? = Set(CodingKeys.allCases.map(\.rawValue))
+
     var installationID: String
     var installationSecret: String
     var sessionDurationMinutes: Int64?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case installationID = "installation_id"
         case installationSecret = "installation_secret"
         case sessionDurationMinutes = "session_duration_minutes"
     }
 }
 
-private struct IdentifyBody: Decodable {
+private struct IdentifyBody: RequestBody {
+    /// The identity token is judged by its verifier, which refuses any byte outside base64url and dots
+    /// as `401 invalid_identity_token`, as the contract says of malformed tokens.
+    static let readMembers: Set<String>? = ["user_id", "session_duration_minutes"]
+
     var identityToken: String?
     var userID: String?
     var sessionDurationMinutes: Int64?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case identityToken = "identity_token"
         case userID = "user_id"
         case sessionDurationMinutes = "session_duration_minutes"
     }
 }
 
-private struct DurationBody: Decodable {
+private struct DurationBody: RequestBody {
+    static let readMembers: Set<String>? = Set(CodingKeys.allCases.map(\.rawValue))
+
     var sessionDurationMinutes: Int64?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case sessionDurationMinutes = "session_duration_minutes"
     }
 }
