@@ -73,6 +73,23 @@ struct HTTPFramingTests {
     }
 
     @Test(
+        "A request NIO cannot parse at all is 400 in the API's error shape, not a bare 400",
+        arguments: [
+            "GARBAGE\r\n\r\n", "GET /health HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
+            "GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+        ])
+    func unparseable(request: String) async throws {
+        let environment = try await TestEnvironment.make()
+        try await environment.withApp(.live) { client in
+            let port = try #require(client.client.port)
+            let answer = Self.firstAnswer(try await Self.exchange(port: port, request))
+            #expect(answer.status.hasPrefix("HTTP/1.1 400"), "\(answer.status)")
+            #expect(answer.code == "invalid_request")
+            #expect(try await client.send(.get, "/health").status == .ok)
+        }
+    }
+
+    @Test(
         "HTTP/1.1 needs exactly one valid Host header; HTTP/1.0 may have none",
         arguments: [
             ("GET /v1/me HTTP/1.1\r\n\r\n", false),

@@ -442,6 +442,7 @@ def main() -> int:
     raw_answer("HTTP/1.1 without Host", b"GET /health HTTP/1.1\r\n\r\n", 400)
     raw_answer("two Host headers", b"GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400)
     raw_answer("HTTP/1.0 without Host", b"GET /health HTTP/1.0\r\n\r\n", 200)
+    raw_answer("not HTTP at all", b"GARBAGE\r\n\r\n", 400)
 
     # Request IDs.
     echoed = call("GET", "/health", headers={"X-Request-Id": "probe-123"})

@@ -55,7 +55,8 @@ final class HTTP1HostCheck: ChannelInboundHandler, RemovableChannelHandler, Send
     }
 }
 
-/// Hummingbird's HTTP/1 child channel with ``HTTP1HostCheck`` inserted after the HTTP/1 decoder.
+/// Hummingbird's HTTP/1 child channel with ``HTTP1HostCheck`` and ``HTTP1ParseErrorResponder``
+/// inserted after the HTTP/1 decoder.
 struct TesseraHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
 
@@ -67,7 +68,8 @@ struct TesseraHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let decoder = try channel.pipeline.syncOperations.handler(
                 type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(HTTP1HostCheck(), position: .after(decoder))
+            try channel.pipeline.syncOperations.addHandlers(
+                [HTTP1ParseErrorResponder(), HTTP1HostCheck()], position: .after(decoder))
             return value
         }
     }
