@@ -44,7 +44,8 @@ extension TesseraClient {
     private func identify(_ assertion: IdentityAssertion) async throws -> Capabilities {
         let current = try await requireState()
         if let session = current.session, session.profile.kind == .identified,
-            let signedIn = session.profile.externalID, let claimed = assertion.subject, claimed != signedIn
+            let signedIn = session.profile.externalID, let claimed = assertion.subject,
+            !claimed.utf8.elementsEqual(signedIn.utf8)
         {
             throw TesseraError(
                 .externalUserIDChanged, message: "Another user is signed in; sign out before identifying a new one.")

@@ -90,6 +90,27 @@ public struct SessionClaims: Sendable, Hashable, Codable {
         )
     }
 
+    /// Claims are equal when each claim is equal byte for byte: two strings that Swift's `==` calls
+    /// equal by canonical equivalence (`é` and `e` + U+0301) are different claims in a token.
+    public static func == (lhs: SessionClaims, rhs: SessionClaims) -> Bool {
+        func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
+        let externalIDs: Bool
+        switch (lhs.externalID, rhs.externalID) {
+        case (nil, nil): externalIDs = true
+        case (let a?, let b?): externalIDs = same(a, b)
+        default: externalIDs = false
+        }
+        return same(lhs.sessionID, rhs.sessionID) && same(lhs.subject, rhs.subject)
+            && same(lhs.audience, rhs.audience) && same(lhs.issuer, rhs.issuer) && same(lhs.kind, rhs.kind)
+            && externalIDs && lhs.expiration == rhs.expiration && lhs.issuedAt == rhs.issuedAt
+            && lhs.notBefore == rhs.notBefore
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for byte in sessionID.utf8 { hasher.combine(byte) }
+        hasher.combine(expiration)
+    }
+
     func payloadBytes() -> [UInt8] {
         var writer = JSONWriter()
         writer.member("iss", issuer)

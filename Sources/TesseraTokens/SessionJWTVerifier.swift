@@ -4,20 +4,35 @@ public import Foundation
 ///
 /// A token verified offline can be up to five minutes stale after a revoke, by design; a backend
 /// that needs revocation at once asks the Tessera server (`GET /v1/me`) instead.
+///
+/// A token's `external_id` is proven only when its `kind` is ``SessionKind/verified``: a project that
+/// allows the client-asserted `user_id` identify issues `unverified` sessions whose `external_id`
+/// anyone holding the publishable key can choose. A backend that acts on `external_id` should accept
+/// only verified sessions:
+///
+/// ```swift
+/// let verifier = try SessionJWTVerifier(jwks: jwks, audience: projectID, allowedKinds: [.verified])
+/// ```
 public struct SessionJWTVerifier: Sendable {
     private let verifier: ES256Verifier
     private let issuer: String?
     private let audience: String?
+    private let allowedKinds: Set<SessionKind>?
 
     /// Creates a verifier.
     /// - Parameters:
     ///   - jwks: the project's published key set.
     ///   - issuer: when set, `iss` must equal it.
     ///   - audience: when set (the project ID), `aud` must equal it.
-    public init(jwks: JSONWebKeySet, issuer: String? = nil, audience: String? = nil) throws(KeyConfigurationError) {
+    ///   - allowedKinds: when set, the `kind` claim must be one of them (else
+    ///     ``TokenError/Code/sessionKindNotAllowed``); nil accepts every kind.
+    public init(
+        jwks: JSONWebKeySet, issuer: String? = nil, audience: String? = nil, allowedKinds: Set<SessionKind>? = nil
+    ) throws(KeyConfigurationError) {
         verifier = try ES256Verifier(keys: jwks.keys)
         self.issuer = issuer
         self.audience = audience
+        self.allowedKinds = allowedKinds
     }
 
     /// Verifies `token` at `now` and returns its claims.
@@ -30,6 +45,9 @@ public struct SessionJWTVerifier: Sendable {
         }
         if let audience, !claims.audience.utf8.elementsEqual(audience.utf8) {
             throw TokenError(.audienceMismatch, "aud does not match.")
+        }
+        if let allowedKinds, !allowedKinds.contains(where: { $0.matches(claims.kind) }) {
+            throw TokenError(.sessionKindNotAllowed, "Sessions of this kind are not accepted here.")
         }
         return claims
     }

@@ -37,6 +37,9 @@ public struct TokenError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let tokenExpired = Code(rawValue: "token_expired")
         /// A session JWT whose `nbf` lies in the future. Not a wire code.
         public static let tokenNotYetValid = Code(rawValue: "token_not_yet_valid")
+        /// A session JWT whose `kind` the verifier was told not to accept
+        /// (``SessionJWTVerifier/init(jwks:issuer:audience:allowedKinds:)``). Not a wire code.
+        public static let sessionKindNotAllowed = Code(rawValue: "session_kind_not_allowed")
     }
 
     /// The reason, as a wire code.

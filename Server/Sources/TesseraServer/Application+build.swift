@@ -51,6 +51,7 @@ public func buildApplication(configuration: ServerConfiguration, store: any Tess
     let router = TesseraRouter.build(api: api)
     return Application(
         router: router,
+        server: .tesseraHTTP1,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
         services: [
             StoreService(store: store),

@@ -191,7 +191,10 @@ struct SharedDeviceWalk {
         _ target: User, _ label: String, _ call: (TesseraClient) async throws -> Capabilities
     ) async throws {
         let before = await client.profile
-        if let current = expected, current != target {
+        // An asserted user proving its own user ID with a signed token upgrades (`merged`), by contract;
+        // any other switch of user is refused.
+        let upgrade = expected.map { !$0.verified && target.verified && $0.id == target.id } ?? false
+        if let current = expected, current != target, !upgrade {
             let error = await #expect(throws: TesseraError.self) { try await call(client) }
             if error?.code != .externalUserIDChanged {
                 problems.append(

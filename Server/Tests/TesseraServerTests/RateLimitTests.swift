@@ -64,6 +64,26 @@ struct RateLimitTests {
         }
     }
 
+    @Test("Wrong secrets for a known installation count: 409 up to the limit, then 429 on every node")
+    func installationSecretGuesses() async throws {
+        let environment = try await TestEnvironment.make(settings: settings { $0.anonymousStartsPerMinute = 3 })
+        try await environment.withApp { node in
+            try await environment.withApp { other in
+                let installation = UUID().uuidString.lowercased()
+                #expect(try await start(node, installationID: installation).status == .created)
+                // Each start below brings a new random secret: a guess. Its refusal rolls back its
+                // transaction, and its hit must be counted all the same (before the fix: 409 forever).
+                for client in [node, other] {
+                    let guess = try await start(client, installationID: installation)
+                    #expect(guess.status == .conflict)
+                    #expect(guess.errorCode == "installation_conflict")
+                }
+                expectLimited(try await start(node, installationID: installation), retryAfter: 20)
+                expectLimited(try await start(other, installationID: installation), retryAfter: 20)
+            }
+        }
+    }
+
     @Test("Failed identifies per address: the limit's failures answer as such, then 429 on every node")
     func failedIdentifiesPerAddress() async throws {
         let environment = try await TestEnvironment.make(settings: settings { $0.failedIdentifiesPerMinute = 3 })

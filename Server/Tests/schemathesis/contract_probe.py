@@ -13,9 +13,12 @@ Usage: python contract_probe.py   (with the TESSERA_ST_* environment of hooks.py
 from __future__ import annotations
 
 import base64
+import json
 import os
+import socket
 import sys
 import time
+import urllib.parse
 import uuid
 import warnings
 
@@ -92,6 +95,41 @@ def identity_token(sub: str, secret: str = SECRET, kid: str | None = KID, **clai
     now = int(time.time())
     payload = {"sub": sub, "aud": PROJECT_ID, "iat": now, "exp": now + 300, **claims}
     return jwt.encode(payload, secret, algorithm="HS256", headers={"kid": kid} if kid else None)
+
+
+def raw_exchange(request: bytes) -> bytes:
+    """Sends `request` over a new TCP connection as is, half-closes, and reads until the server closes."""
+    parsed = urllib.parse.urlsplit(BASE_URL)
+    with socket.create_connection((parsed.hostname, parsed.port or 80), timeout=10) as connection:
+        connection.sendall(request)
+        connection.shutdown(socket.SHUT_WR)
+        received = b""
+        while chunk := connection.recv(65536):
+            received += chunk
+    return received
+
+
+def raw_answer(name: str, request: bytes, status: int) -> None:
+    """Checks the first response to a raw request: its status, and the API's error shape for errors."""
+    global passed
+    text = raw_exchange(request)
+    head, _, rest = text.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    problems = []
+    if not lines[0].startswith(f"HTTP/1.1 {status} "):
+        problems.append(f"status line {lines[0]!r}, expected {status}")
+    if status >= 400:
+        length = next((int(line.split(":", 1)[1]) for line in lines[1:] if line.lower().startswith("content-length:")), 0)
+        try:
+            code = json.loads(rest[:length]).get("error", {}).get("code")
+        except ValueError:
+            code = None
+        if code != "invalid_request":
+            problems.append(f"code {code!r}, expected 'invalid_request'")
+    if problems:
+        failures.append(f"{name}: {', '.join(problems)} — {text[:300]!r}")
+    else:
+        passed += 1
 
 
 def main() -> int:
@@ -342,6 +380,69 @@ def main() -> int:
         expect("delete identity secret", call("DELETE", f"/v1/admin/identity-secrets/{kid}", SK), 204)
     expect("delete the last identity secret", call("DELETE", f"/v1/admin/identity-secrets/{KID}", SK), 409)
     expect("delete an unknown identity secret", call("DELETE", "/v1/admin/identity-secrets/ik_unknown", SK), 404, "not_found")
+
+    # Strict bodies: one reading per body, or a 4xx in the API's error shape that changes nothing.
+    strict = installation()
+    for name, raw in [
+        ("duplicate member", '{"installation_id":"%s","installation_secret":"%s","installation_secret":"%s"}'
+         % (strict["installation_id"], strict["installation_secret"], installation()["installation_secret"])),
+        ("escaped NUL", '{"installation_id":"%s","installation_secret":"%s\\u0000"}'
+         % (strict["installation_id"], strict["installation_secret"])),
+        ("unpaired surrogate", '{"installation_id":"%s\\ud800","installation_secret":"%s"}'
+         % (strict["installation_id"], strict["installation_secret"])),
+        ("C1 control", '{"installation_id":"%s","installation_secret":"%s\u0085"}'
+         % (strict["installation_id"], strict["installation_secret"])),
+        ("duration out of Int64", '{"installation_id":"%s","installation_secret":"%s","session_duration_minutes":1e30}'
+         % (strict["installation_id"], strict["installation_secret"])),
+        ("fractional duration", '{"installation_id":"%s","installation_secret":"%s","session_duration_minutes":60.5}'
+         % (strict["installation_id"], strict["installation_secret"])),
+    ]:
+        expect(f"anonymous body: {name}", call("POST", "/v1/sessions/anonymous", PK, raw=raw.encode()), 400,
+               "invalid_request")
+    expect("the refused bodies registered nothing", call("POST", "/v1/sessions/anonymous", PK, strict), 201)
+    for name, raw in [
+        ("duplicate member", '{"leeway_seconds":60,"leeway_seconds":0}'),
+        ("number past Int64", '{"leeway_seconds":9223372036854775808}'),
+        ("number past double", '{"max_identity_token_lifetime_seconds":1e400}'),
+        ("negative rate limit", '{"rate_limits":{"anonymous_starts_per_minute":-1}}'),
+        ("NUL in the issuer", '{"expected_issuer":"https://issuer\\u0000"}'),
+        ("lone low surrogate", '{"expected_issuer":"\\udc00"}'),
+    ]:
+        expect(f"settings body: {name}", call("PATCH", "/v1/admin/project", SK, raw=raw.encode()), 400, "invalid_request")
+    after = call("GET", "/v1/admin/project", SK).json()
+    check("refused settings changed nothing", (after.get("project") or {}).get("settings") ==
+          (project.get("project") or {}).get("settings"), str(after))
+
+    # No caching of /v1 answers, errors and the JWKS included.
+    for name, response in [("session answer", call("POST", "/v1/sessions/anonymous", PK, installation())),
+                           ("error answer", call("GET", "/v1/me")),
+                           ("unknown /v1 path", call("GET", "/v1/nothing-here"))]:
+        check(f"Cache-Control: no-store on the {name}", response.headers.get("Cache-Control") == "no-store",
+              str(dict(response.headers)))
+    jwks = call("GET", f"/v1/projects/{PROJECT_ID}/jwks.json")
+    check("Cache-Control: no-store on the JWKS", jwks.headers.get("Cache-Control") == "no-store", str(dict(jwks.headers)))
+
+    # Extension needs the session token, and says when the duration was capped.
+    extender = expect("session to extend", call("POST", "/v1/sessions/identify", PK,
+                      {"identity_token": identity_token(f"probe-{uuid.uuid4()}")}), 200)
+    expect("extend with the session JWT", call("POST", "/v1/sessions/authenticate", extender.get("session_jwt"),
+           {"session_duration_minutes": 60}), 403, "session_token_required")
+    capped = expect("extend above the maximum", call("POST", "/v1/sessions/authenticate", extender.get("session_token"),
+                    {"session_duration_minutes": 525600}), 200)
+    check("extension_capped", capped.get("extension_capped") is True, str(capped))
+
+    # HTTP framing and Host over a raw socket: 400 in the error shape, never a 5xx.
+    start = (f"POST /v1/sessions/anonymous HTTP/1.1\r\nHost: probe\r\nAuthorization: Bearer {PK}\r\n"
+             "Content-Type: application/json\r\n").encode()
+    raw_answer("bad chunk size", start + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n", 400)
+    raw_answer("overflowing chunk size",
+               start + b"Transfer-Encoding: chunked\r\n\r\nffffffffffffffffffffffff\r\n{}\r\n0\r\n\r\n", 400)
+    raw_answer("missing chunk CRLF", start + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}XX0\r\n\r\n", 400)
+    raw_answer("body shorter than Content-Length", start + b"Content-Length: 100\r\n\r\n{\"a\":", 400)
+    raw_answer("HTTP/1.1 without Host", b"GET /health HTTP/1.1\r\n\r\n", 400)
+    raw_answer("two Host headers", b"GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400)
+    raw_answer("HTTP/1.0 without Host", b"GET /health HTTP/1.0\r\n\r\n", 200)
+    raw_answer("not HTTP at all", b"GARBAGE\r\n\r\n", 400)
 
     # Rotation, blocking and introspection (the operator's admin endpoints).
     listed = expect("list identity secrets", call("GET", "/v1/admin/identity-secrets", SK), 200)

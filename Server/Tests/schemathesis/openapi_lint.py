@@ -63,8 +63,8 @@ ERROR_CODES = {
     "external_user_id_changed", "unverified_identify_disabled", "installation_conflict",
     "invalid_session_duration", "session_not_found", "session_expired", "session_revoked",
     "not_found", "rate_limited",
-    # v1 additions.
-    "profile_blocked",
+    # v1 additions (docs/API.md, "Error codes added")
+    "profile_blocked", "session_token_required",
 }
 
 # Codes the server adds where the contract is silent (each documented in the OpenAPI document and
@@ -84,6 +84,7 @@ CODE_STATUS = {**EXTENSION_CODES,
     "invalid_avatar_url": 400, "invalid_session_duration": 400, "payload_too_large": 413,
     "unverified_identify_disabled": 403, "profile_blocked": 403, "external_user_id_changed": 409,
     "installation_conflict": 409, "not_found": 404, "rate_limited": 429,
+    "session_token_required": 403,
 }
 for code in ERROR_CODES - set(CODE_STATUS):
     CODE_STATUS[code] = 401

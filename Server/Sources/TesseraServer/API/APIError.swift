@@ -18,6 +18,7 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unverifiedIdentifyDisabled = Code(rawValue: "unverified_identify_disabled")
         public static let installationConflict = Code(rawValue: "installation_conflict")
         public static let invalidSessionDuration = Code(rawValue: "invalid_session_duration")
+        public static let sessionTokenRequired = Code(rawValue: "session_token_required")
         public static let sessionNotFound = Code(rawValue: "session_not_found")
         public static let sessionExpired = Code(rawValue: "session_expired")
         public static let sessionRevoked = Code(rawValue: "session_revoked")

@@ -42,6 +42,9 @@ extension JSONWriter {
         time("created_at", device.createdAt)
         if includeToken {
             field("token", device.token)
+            // Admin listings: whether a signed identity token established the registering session
+            // (false for anonymous and unverified sessions, whose user ID anyone can assert).
+            field("verified_session", device.sessionKind == .verified)
         }
         objectEnd()
     }

@@ -78,6 +78,7 @@ struct TesseraAPI: Sendable {
             return Caller(runtime: runtime, context: context, sessionToken: token)
         case .jws(let token):
             guard let unverified = try? SessionClaims.unverified(from: token),
+                InputRules.isIdentifier(unverified.audience, prefix: "prj_"),
                 var runtime = try await projects.runtime(projectID: unverified.audience)
             else {
                 metrics.verificationFailed(code: "invalid_session_jwt")
@@ -110,7 +111,10 @@ struct TesseraAPI: Sendable {
             guard let context = try await store.sessionContext(sessionID: claims.sessionID) else {
                 throw APIError.sessionNotFound
             }
-            guard context.session.projectID == runtime.id, context.session.profileID == claims.subject else {
+            // Identifiers are compared as bytes (never by Swift's canonical equivalence).
+            guard context.session.projectID.utf8.elementsEqual(runtime.id.utf8),
+                context.session.profileID.utf8.elementsEqual(claims.subject.utf8)
+            else {
                 throw APIError(.unauthorized, .invalidCredentials, "The session JWT is not valid.")
             }
             try checkAlive(context.session, now: now.seconds)
@@ -158,7 +162,7 @@ struct TesseraAPI: Sendable {
 
     /// Decodes a JSON object body; a request without one is refused.
     /// A body of only whitespace is not JSON and is refused like any other malformed body.
-    func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+    func decode<T: RequestBody>(_ type: T.Type, from request: Request) async throws -> T {
         guard let value = try await decodeIfPresent(type, from: request) else {
             throw APIError.invalidRequest("The request needs a JSON object body.")
         }
@@ -166,7 +170,7 @@ struct TesseraAPI: Sendable {
     }
 
     /// Decodes a JSON object body, or returns nil for an empty body (zero bytes) without decoding anything.
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T? {
+    func decodeIfPresent<T: RequestBody>(_ type: T.Type, from request: Request) async throws -> T? {
         // HTTP/1.1: no Transfer-Encoding and no (or a zero) Content-Length means no body. Waiting for
         // the end of a body stream that cannot have one still suspends the handler; skip it.
         if request.headers[.transferEncoding] == nil, request.headers[.contentLength].map({ $0 == "0" }) ?? true {
@@ -205,15 +209,19 @@ struct TesseraAPI: Sendable {
         return (record, token, OpaqueToken.sha256(token))
     }
 
-    /// The session length to use: the requested minutes (validated) capped by the project, or the project's.
-    func sessionMinutes(requested: Int64?, kind: SessionRecord.Kind, settings: ProjectSettings) throws -> Int64 {
+    /// The session length to use — the requested minutes (validated) capped by the project, or the
+    /// project's — and whether the requested one was above the project's maximum
+    /// (answered as `extension_capped`); nil `capped` when no duration was requested.
+    func sessionLength(requested: Int64?, kind: SessionRecord.Kind, settings: ProjectSettings) throws -> (
+        minutes: Int64, capped: Bool?
+    ) {
         let maximum = kind == .anonymous ? settings.anonymousSessionMinutes : settings.identifiedSessionMinutes
-        guard let requested else { return maximum }
+        guard let requested else { return (maximum, nil) }
         guard ProjectSettings.sessionMinutesRange.contains(requested) else {
             throw APIError(
                 .badRequest, .invalidSessionDuration, "session_duration_minutes must be between 5 and 525600.")
         }
-        return min(requested, maximum)
+        return (min(requested, maximum), requested > maximum)
     }
 
     /// The session JWT for a session as of `now`: claims issued now, expiring after the JWT lifetime
@@ -240,7 +248,8 @@ struct TesseraAPI: Sendable {
     /// The session envelope: session, token, JWT, profile, capabilities, server time (and merge).
     func envelope(
         _ status: HTTPResponse.Status, context: SessionContext, token: String?, runtime: ProjectRuntime, now: Int64,
-        merge: (outcome: MergeOutcome, fromProfileID: String)?? = nil, shareSecond: Bool = false
+        merge: (outcome: MergeOutcome, fromProfileID: String)?? = nil, shareSecond: Bool = false,
+        extensionCapped: Bool? = nil
     ) -> Response {
         let jwt = sessionJWT(for: context, runtime: runtime, now: now, shareSecond: shareSecond)
         return json(status) { writer in
@@ -254,6 +263,9 @@ struct TesseraAPI: Sendable {
             writer.key("capabilities")
             writer.capabilities(context.session)
             writer.time("server_time", now)
+            if let extensionCapped {
+                writer.field("extension_capped", extensionCapped)
+            }
             if let merge {
                 writer.key("merge")
                 if let merge {

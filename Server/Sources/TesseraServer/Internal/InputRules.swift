@@ -17,9 +17,19 @@ enum InputRules {
         return true
     }
 
-    /// An external user ID: 1–255 characters, no control characters.
+    /// An external user ID: 1–255 Unicode scalars (hence at most 1020 UTF-8 bytes), no control characters.
+    ///
+    /// Counted in scalars, never in `Character`s: one grapheme cluster can hold any number of combining
+    /// marks, so a "one-character" ID could be kilobytes long. The same rule as the `sub` of identity
+    /// tokens (TesseraTokens), so an ID accepted in one form is accepted in the other.
     static func isExternalID(_ value: String) -> Bool {
-        (1...255).contains(value.count) && hasNoControlCharacters(value)
+        var count = 0
+        for scalar in value.unicodeScalars {
+            if scalar.properties.generalCategory == .control { return false }
+            count += 1
+            if count > 255 { return false }
+        }
+        return count >= 1
     }
 
     /// An expected identity-token issuer: 1–2048 UTF-8 bytes, no control characters (PostgreSQL's

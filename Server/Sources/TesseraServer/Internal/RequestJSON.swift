@@ -1,11 +1,23 @@
 import Foundation
 
+/// A request body: what the server decodes, and which of its members it reads.
+protocol RequestBody: Decodable {
+    /// The top-level members the server reads: the strict reader judges every string in them (nil:
+    /// every member, for bodies that refuse unknown members). Other members are ignored.
+    static var readMembers: Set<String>? { get }
+}
+
 /// Decodes request bodies; every failure is a `400 invalid_request` that says what was wrong.
 enum RequestJSON {
-    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(APIError) -> T {
+    static func decode<T: RequestBody>(_ type: T.Type, from bytes: [UInt8]) throws(APIError) -> T {
         guard bytes.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) == UInt8(ascii: "{")
         else {
             throw APIError.invalidRequest("The request body must be a JSON object.")
+        }
+        do {
+            try StrictRequestJSON.validate(bytes, readMembers: T.readMembers)
+        } catch {
+            throw APIError.invalidRequest(error.message)
         }
         do {
             return try JSONDecoder().decode(type, from: Data(bytes))

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// Wraps every request: assigns its request ID (echoed in `X-Request-Id`), answers every error
 /// in the JSON error shape, tells 404 from 405, and records metrics.
@@ -32,6 +33,10 @@ struct TesseraMiddleware: RouterMiddleware {
         }
         var response: Response
         do {
+            if request.headers[Self.invalidHost] != nil {
+                throw APIError.invalidRequest(
+                    "An HTTP/1.1 request needs exactly one Host header with a valid value (RFC 9112, section 3.2).")
+            }
             if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximumBodySize {
                 throw APIError.payloadTooLarge(maximumBodySize)
             }
@@ -42,6 +47,11 @@ struct TesseraMiddleware: RouterMiddleware {
             response = errorResponse(limited ?? error, request: request, context: context)
         }
         response.headers[.xRequestID] = requestID
+        // Answers of the API hold credentials and personal data: no cache may keep them. (The JWKS too:
+        // a rotated key signs at once, and a cached key set would refuse its JWTs at app backends.)
+        if request.uri.path.hasPrefix("/v1/"), response.headers[.cacheControl] == nil {
+            response.headers[.cacheControl] = "no-store"
+        }
         let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? "unmatched"
         metrics.recordRequest(
             route: route, method: request.method.rawValue, status: response.status.code,
@@ -64,6 +74,14 @@ struct TesseraMiddleware: RouterMiddleware {
             return error.response()
         case is NIOTooManyBytesError:
             return APIError.payloadTooLarge(maximumBodySize).response()
+        case is HTTPParserError:
+            // Malformed framing inside the body (a bad chunk size, a missing chunk CRLF, a body cut
+            // short of its Content-Length): the client's fault, answered while the connection can
+            // still carry an answer, then closed.
+            return APIError(
+                .badRequest, .invalidRequest, "The request's HTTP framing is not valid.",
+                headers: [.connection: "close"]
+            ).response()
         case let error as HTTPError where error.status == .notFound:
             let allowed = routes.allowedMethods(for: request.uri.path)
             if allowed.isEmpty || allowed.contains(request.method) {
@@ -103,4 +121,9 @@ struct TesseraMiddleware: RouterMiddleware {
 
 extension HTTPField.Name {
     static let xRequestID = HTTPField.Name("X-Request-Id")!
+}
+
+extension TesseraMiddleware {
+    /// The mark ``HTTP1HostCheck`` puts on a request with a bad `Host`.
+    static let invalidHost = HTTPField.Name(HTTP1HostCheck.markerName)!
 }

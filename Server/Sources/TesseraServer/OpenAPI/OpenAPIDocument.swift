@@ -14,7 +14,7 @@ enum OpenAPIDocument {
             "title": "Tessera",
             "version": "1.0.0",
             "summary": "Self-hosted identity and sessions for apps.",
-            "description": "The wire contract between the Tessera server, the Tessera client SDK and the app backends that mint identity tokens.\n\n- JSON in and out, `snake_case` members, times in RFC 3339 UTC with second precision; every session response carries `server_time`.\n- Request bodies are capped at 16 KiB (`413 payload_too_large`).\n- Every response carries `X-Request-Id`. Every non-2xx answer is `{\"error\": {\"code\", \"message\"}}`; bad input never produces a 5xx.\n- Credentials go in `Authorization: Bearer …` (the scheme word is case-insensitive; a credential in the query string is ignored). An endpoint answers `401 invalid_credentials` to a kind of credential it does not take.\n- A path that exists answers other methods with `405 method_not_allowed` and an `Allow` header; an unknown path is `404 not_found`.\n- `503 service_unavailable` means the database is not available; `500 internal_error` is a bug.",
+            "description": "The wire contract between the Tessera server, the Tessera client SDK and the app backends that mint identity tokens.\n\n- JSON in and out, `snake_case` members, times in RFC 3339 UTC with second precision; every session response carries `server_time`.\n- Request bodies are capped at 16 KiB (`413 payload_too_large`).\n- Every response carries `X-Request-Id`. Every non-2xx answer is `{\"error\": {\"code\", \"message\"}}`; bad input never produces a 5xx.\n- Credentials go in `Authorization: Bearer …` (the scheme word is case-insensitive; a credential in the query string is ignored). An endpoint answers `401 invalid_credentials` to a kind of credential it does not take.\n- A path that exists answers other methods with `405 method_not_allowed` and an `Allow` header; an unknown path is `404 not_found`.\n- `503 service_unavailable` means the database is not available; `500 internal_error` is a bug.\n- Every `/v1/*` response carries `Cache-Control: no-store` (errors included): answers hold credentials and personal data. The JWKS too: a rotated signing key signs at once, and a backend that meets its `kid` refetches the key set, which an HTTP cache must not answer with an old one; verifiers cache the keys in process.\n- Request bodies are read strictly: a body that is not RFC 8259 JSON in UTF-8, that names a member twice, whose strings hold a control character (C0, DEL, C1; raw or escaped) or an unpaired surrogate (`\\ud800`), or with a number out of its field's range, is `400 invalid_request` and changes nothing. Malformed HTTP/1 framing (a bad chunk size, a missing chunk CRLF, a body shorter than its `Content-Length`) and an HTTP/1.1 request without exactly one valid `Host` header (RFC 9112 §3.2) are `400 invalid_request` too, on any path.\n- Identifiers are compared as bytes and measured in Unicode scalars, never by canonical equivalence or grapheme clusters: `é` (U+00E9) and `e` + U+0301 are two different user IDs, and the 255 of a user ID are Unicode scalars (so at most 1020 UTF-8 bytes).\n- **The unverified mode** (`allow_unverified_identify`, the `user_id` form of identify) trusts the client: anyone holding the publishable key — which ships in the app binary — can assert any user ID. Its sessions (`kind: unverified`, `authenticated: false`, `verified: false`) are for personalisation, never authorization: they see and end only themselves (`GET /v1/sessions`, `DELETE /v1/sessions/{session_id}`), remove only the devices they registered, and their devices are listed with `verified_session: false`. Their profile is separate from the verified profile of the same user ID; a signed identity token for that user, sent from an unverified session, folds the unverified profile into the verified one (`merged`). An app backend that reads `external_id` from a session JWT must check its `kind` claim is `verified` (`SessionJWTVerifier(allowedKinds: [.verified])` in TesseraTokens).",
             "license": {
               "name": "Apache-2.0",
               "identifier": "Apache-2.0"
@@ -263,7 +263,7 @@ enum OpenAPIDocument {
                 "tags": [
                   "Sessions"
                 ],
-                "description": "Signed form `{identity_token}`: verifies the token with the project's identity secrets (the project comes from the credential, never from the token) and yields a verified profile and session (`capabilities.authenticated = true`), creating or updating the profile from the token's claims; a token with `jti` is single-use until its `exp`. Client-asserted form `{user_id}`: only when the project allows it (`403 unverified_identify_disabled` otherwise); yields `verified = false`, `authenticated = false`. Called with an anonymous session, its profile is promoted or merged and that session ends; called with a session of another identified user: `409 external_user_id_changed`.",
+                "description": "Signed form `{identity_token}`: verifies the token with the project's identity secrets (the project comes from the credential, never from the token) and yields a verified profile and session (`capabilities.authenticated = true`), creating or updating the profile from the token's claims; a token with `jti` is single-use until its `exp`. Client-asserted form `{user_id}`: only when the project allows it (`403 unverified_identify_disabled` otherwise); yields `verified = false`, `authenticated = false`. Called with an anonymous session, its profile is promoted or merged and that session ends; a promote also ends every other session of the anonymous profile (orphans of dropped answers, another tab) with their devices, so only the new session holds the identified profile. Called with an unverified session and a signed token for the same user ID, the unverified profile is folded into the verified one (`merge.outcome: merged`, `from_profile_id` the unverified profile, kept as an alias; the verified profile is created when missing). Called with a session of another identified user: `409 external_user_id_changed`. External IDs are compared byte for byte (no Unicode normalization).",
                 "security": [
                   {
                     "publishableKey": []
@@ -383,7 +383,7 @@ enum OpenAPIDocument {
                 "tags": [
                   "Sessions"
                 ],
-                "description": "Without a duration (or without a body) it only checks the session — the heartbeat — and returns a fresh session JWT. With `session_duration_minutes` it also extends: `expires_at = max(expires_at, now + duration)`. A session JWT whose own `exp` has passed is accepted here while its signature is good and its session alive.",
+                "description": "Without a duration (or without a body) it only checks the session — the heartbeat — and returns a fresh session JWT. With `session_duration_minutes` it also extends: `expires_at = max(expires_at, now + duration)`, the duration capped by the project's maximum for the kind of session (the answer's `extension_capped` says whether it was). Extending needs the session token: a session JWT with a duration is `403 session_token_required` (a JWT travels to the app's backend, and must not keep its session alive for a year). A session JWT only checks and refreshes itself; one whose own `exp` has passed is accepted here while its signature is good and its session alive.",
                 "security": [
                   {
                     "sessionToken": []
@@ -423,6 +423,38 @@ enum OpenAPIDocument {
                   },
                   "401": {
                     "$ref": "#/components/responses/SessionUnauthorized"
+                  },
+                  "403": {
+                    "description": "A duration was asked for with a session JWT as credential: extending needs the session token.",
+                    "headers": {
+                      "X-Request-Id": {
+                        "$ref": "#/components/headers/X-Request-Id"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "allOf": [
+                            {
+                              "$ref": "#/components/schemas/Error"
+                            },
+                            {
+                              "properties": {
+                                "error": {
+                                  "properties": {
+                                    "code": {
+                                      "enum": [
+                                        "session_token_required"
+                                      ]
+                                    }
+                                  }
+                                }
+                              }
+                            }
+                          ]
+                        }
+                      }
+                    }
                   },
                   "413": {
                     "$ref": "#/components/responses/PayloadTooLarge"
@@ -482,6 +514,7 @@ enum OpenAPIDocument {
                 "tags": [
                   "Sessions"
                 ],
+                "description": "The live sessions of the caller's profile. An unverified session (`kind: unverified`) lists only itself: its user ID was only asserted by a client.",
                 "security": [
                   {
                     "sessionToken": []
@@ -528,7 +561,7 @@ enum OpenAPIDocument {
                 "tags": [
                   "Sessions"
                 ],
-                "description": "Ends a live session of the caller's profile; anyone else's session, or one that is not alive, is a 404.",
+                "description": "Ends a live session of the caller's profile; anyone else's session, or one that is not alive, is a 404. An unverified session (`kind: unverified`) may end only itself: every other session is a 404.",
                 "security": [
                   {
                     "sessionToken": []
@@ -691,6 +724,7 @@ enum OpenAPIDocument {
                 "tags": [
                   "Devices"
                 ],
+                "description": "Removes a device of the caller's profile; an unverified session (`kind: unverified`) removes only the devices it registered itself. Any other device is a 404.",
                 "security": [
                   {
                     "sessionToken": []
@@ -1754,7 +1788,7 @@ enum OpenAPIDocument {
                 "type": "http",
                 "scheme": "bearer",
                 "bearerFormat": "JWT",
-                "description": "A session JWT: a compact JWS, ES256, header `typ: session+jwt` and `kid`; claims `iss` (the server's base URL), `aud` (project ID), `sub` (profile ID), `sid` (session ID), `exp` (5 minutes after issue), `iat`, `nbf`, `kind`, `external_id`. Verifiable offline through `GET /v1/projects/{project_id}/jwks.json`. The server accepts it only while its session is alive (it checks `sid`), so a revoke takes effect at once; `POST /v1/sessions/authenticate` also accepts one whose own `exp` has passed while its signature is good and its session alive. A bad one: `401 invalid_credentials`."
+                "description": "A session JWT: a compact JWS, ES256, header `typ: session+jwt` and `kid`; claims `iss` (the server's base URL), `aud` (project ID), `sub` (profile ID), `sid` (session ID), `exp` (5 minutes after issue), `iat`, `nbf`, `kind` (always present: `anonymous`, `verified` or `unverified`; an `external_id` is proven only when it is `verified`), `external_id`. Verifiable offline through `GET /v1/projects/{project_id}/jwks.json`. The server accepts it only while its session is alive (it checks `sid`), so a revoke takes effect at once; `POST /v1/sessions/authenticate` also accepts one whose own `exp` has passed while its signature is good and its session alive. A bad one: `401 invalid_credentials`."
               }
             },
             "headers": {
@@ -1891,6 +1925,7 @@ enum OpenAPIDocument {
                   "unverified_identify_disabled",
                   "installation_conflict",
                   "invalid_session_duration",
+                  "session_token_required",
                   "session_not_found",
                   "session_expired",
                   "session_revoked",
@@ -1948,7 +1983,7 @@ enum OpenAPIDocument {
                 "minLength": 1,
                 "maxLength": 255,
                 "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]+$",
-                "description": "The app's stable user ID: 1–255 characters, no control characters."
+                "description": "The app's stable user ID: 1–255 Unicode scalars (at most 1020 UTF-8 bytes; a combining mark counts as one), no control characters. Compared byte for byte: no Unicode normalization, so NFC and NFD spellings of one text are two users."
               },
               "Profile": {
                 "type": "object",
@@ -2166,6 +2201,10 @@ enum OpenAPIDocument {
                       }
                     ],
                     "description": "The server's clock, to correct client skew."
+                  },
+                  "extension_capped": {
+                    "type": "boolean",
+                    "description": "Present when the request carried `session_duration_minutes`: `true` when the duration asked for was above the project's maximum for this kind of session and was capped to it, `false` when it was used as asked. Absent otherwise (a heartbeat, a request without a duration)."
                   }
                 }
               },
@@ -2213,6 +2252,10 @@ enum OpenAPIDocument {
                       }
                     ],
                     "description": "The server's clock, to correct client skew."
+                  },
+                  "extension_capped": {
+                    "type": "boolean",
+                    "description": "Present when the request carried `session_duration_minutes`: `true` when the duration asked for was above the project's maximum for this kind of session and was capped to it, `false` when it was used as asked. Absent otherwise (a heartbeat, a request without a duration)."
                   },
                   "merge": {
                     "oneOf": [
@@ -2317,7 +2360,8 @@ enum OpenAPIDocument {
                   "environment",
                   "session_id",
                   "created_at",
-                  "token"
+                  "token",
+                  "verified_session"
                 ],
                 "description": "A push registration with its push token, for the backend that sends pushes.",
                 "properties": {
@@ -2338,6 +2382,10 @@ enum OpenAPIDocument {
                   },
                   "token": {
                     "$ref": "#/components/schemas/PushToken"
+                  },
+                  "verified_session": {
+                    "type": "boolean",
+                    "description": "Whether the session that registered it was established by a signed identity token. `false` for anonymous and unverified sessions: an unverified session's user ID was only asserted by a client, so a push to it may reach someone else's device."
                   }
                 }
               },

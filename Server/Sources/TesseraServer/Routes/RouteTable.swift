@@ -14,7 +14,7 @@ struct RouteTable: Sendable {
         let segments = path.split(separator: "/")
         let matching = routes.filter { route in
             route.segments.count == segments.count
-                && zip(route.segments, segments).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
+                && zip(route.segments, segments).allSatisfy { $0.hasPrefix(":") || $0.utf8.elementsEqual($1.utf8) }
         }
         let specificity = { (route: (method: HTTPRequest.Method, segments: [Substring])) in
             route.segments.map { $0.hasPrefix(":") ? "0" : "1" }.joined()

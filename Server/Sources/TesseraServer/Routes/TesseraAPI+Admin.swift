@@ -2,7 +2,10 @@ import Hummingbird
 import TesseraTokens
 
 /// The body of `PATCH /v1/admin/project`: every member optional, unknown members rejected.
-private struct SettingsPatch: Decodable {
+private struct SettingsPatch: RequestBody {
+    /// Unknown members are refused: every string is judged.
+    static let readMembers: Set<String>? = nil
+
     var allowUnverifiedIdentify: Bool?
     var requireAudience: Bool?
     var expectedIssuer: String??
@@ -101,7 +104,8 @@ extension TesseraAPI {
         let runtime = try await requireSecretKey(request)
         guard let externalID = request.uri.queryParameters.get("external_id"), InputRules.isExternalID(externalID)
         else {
-            throw APIError.invalidRequest("The external_id query parameter (1 to 255 characters) is required.")
+            throw APIError.invalidRequest(
+                "The external_id query parameter (1 to 255 Unicode scalars, no control characters) is required.")
         }
         let profiles = try await store.profiles(projectID: runtime.id, externalID: externalID)
         return json { writer in

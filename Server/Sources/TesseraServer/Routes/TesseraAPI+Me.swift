@@ -1,7 +1,9 @@
 import Hummingbird
 import TesseraTokens
 
-private struct DeviceBody: Decodable {
+private struct DeviceBody: RequestBody {
+    static let readMembers: Set<String>? = ["platform", "token", "environment"]
+
     var platform: String
     var token: String
     var environment: String?
@@ -49,8 +51,19 @@ extension TesseraAPI {
     }
 
     /// `DELETE /v1/devices/{device_id}`
+    ///
+    /// An unverified session removes only the devices it registered itself (see ``listSessions(_:)``).
     func deleteDevice(_ request: Request, deviceID: String) async throws -> Response {
         let caller = try await requireSession(request)
+        if caller.context.session.kind == .unverified {
+            let devices = try await store.liveDevices(profileID: caller.context.profile.id, now: currentTime().seconds)
+            guard
+                devices.contains(where: {
+                    $0.id.utf8.elementsEqual(deviceID.utf8)
+                        && $0.sessionID.utf8.elementsEqual(caller.context.session.id.utf8)
+                })
+            else { throw APIError.notFound }
+        }
         guard try await store.deleteDevice(deviceID: deviceID, profileID: caller.context.profile.id) else {
             throw APIError.notFound
         }

@@ -31,13 +31,17 @@ extension TesseraAPI {
     }
 
     /// `GET /v1/projects/{project_id}/jwks.json`: the keys that verify the project's session JWTs.
+    ///
+    /// `Cache-Control: no-store`, like every `/v1` answer: a rotated signing key signs at once, and a
+    /// backend that meets its `kid` refetches the JWKS; an HTTP cache between them would hand it the old
+    /// set for as long as it kept it. Verifiers cache the keys themselves (and refetch on an unknown `kid`).
     func jwks(_ request: Request, projectID: String) async throws -> Response {
         guard InputRules.isIdentifier(projectID, prefix: "prj_"),
             let runtime = try await projects.runtime(projectID: projectID)
         else { throw APIError.notFound }
         return Response(
             status: .ok,
-            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "public, max-age=300"],
+            headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: runtime.jwksJSON)))
     }
 }

@@ -15,6 +15,10 @@ extension TesseraAPI {
     }
 
     /// Starts an anonymous session that counts itself; a count at the limit blocks the address here.
+    ///
+    /// A refused start (`409 installation_conflict`: a wrong installation secret) rolls back with the
+    /// hit it counted in its transaction, so it is counted again in a write of its own: otherwise
+    /// guessing a known installation's secret would be answered 409 forever, never 429.
     func startCounted(_ start: AnonymousStart, limiter: RateLimiter, now: Int64) async throws -> AnonymousStartResult {
         guard let charge = start.rateLimit else { return try await store.startAnonymousSession(start) }
         do {
@@ -24,6 +28,8 @@ extension TesseraAPI {
         } catch let error as APIError where error.code == .rateLimited {
             limiter.blocks.block(charge.key, until: charge.window.end, limit: charge.limit, now: now)
             throw error
+        } catch let error as APIError {
+            throw await limiter.failed(error, counting: [(charge.key, charge.limit)], now: now)
         }
     }
 

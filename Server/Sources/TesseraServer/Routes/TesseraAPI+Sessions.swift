@@ -2,34 +2,42 @@ import Foundation
 import Hummingbird
 import TesseraTokens
 
-private struct AnonymousBody: Decodable {
+private struct AnonymousBody: RequestBody {
+    static let readMembers: Set<String>? = Set(CodingKeys.allCases.map(\.rawValue))
+
     var installationID: String
     var installationSecret: String
     var sessionDurationMinutes: Int64?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case installationID = "installation_id"
         case installationSecret = "installation_secret"
         case sessionDurationMinutes = "session_duration_minutes"
     }
 }
 
-private struct IdentifyBody: Decodable {
+private struct IdentifyBody: RequestBody {
+    /// The identity token is judged by its verifier, which refuses any byte outside base64url and dots
+    /// as `401 invalid_identity_token`, as the contract says of malformed tokens.
+    static let readMembers: Set<String>? = ["user_id", "session_duration_minutes"]
+
     var identityToken: String?
     var userID: String?
     var sessionDurationMinutes: Int64?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case identityToken = "identity_token"
         case userID = "user_id"
         case sessionDurationMinutes = "session_duration_minutes"
     }
 }
 
-private struct DurationBody: Decodable {
+private struct DurationBody: RequestBody {
+    static let readMembers: Set<String>? = Set(CodingKeys.allCases.map(\.rawValue))
+
     var sessionDurationMinutes: Int64?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case sessionDurationMinutes = "session_duration_minutes"
     }
 }
@@ -49,8 +57,9 @@ extension TesseraAPI {
         else {
             throw APIError.invalidRequest("installation_secret must be at least 32 random bytes in base64url.")
         }
-        let minutes = try sessionMinutes(
+        let length = try sessionLength(
             requested: body.sessionDurationMinutes, kind: .anonymous, settings: runtime.settings)
+        let minutes = length.minutes
         let now = currentTime().seconds
         let charge = try anonymousStartCharge(request, runtime: runtime, limiter: limiter, context: context, now: now)
         let session = newSession(projectID: runtime.id, kind: .anonymous, minutes: minutes, now: now)
@@ -63,7 +72,7 @@ extension TesseraAPI {
         metrics.sessionCreated(kind: "anonymous")
         return envelope(
             result.createdInstallation ? .created : .ok, context: result.context, token: session.token,
-            runtime: runtime, now: now)
+            runtime: runtime, now: now, extensionCapped: length.capped)
     }
 
     /// `POST /v1/sessions/identify`
@@ -120,7 +129,7 @@ extension TesseraAPI {
                     "This project accepts only signed identity tokens (identity_token).")
             }
             guard InputRules.isExternalID(userID) else {
-                throw APIError.invalidRequest("user_id must be 1 to 255 characters without control characters.")
+                throw APIError.invalidRequest("user_id must be 1 to 255 Unicode scalars without control characters.")
             }
             externalID = userID
             verified = false
@@ -128,8 +137,9 @@ extension TesseraAPI {
             throw APIError.invalidRequest("Send exactly one of identity_token and user_id.")
         }
         let kind: SessionRecord.Kind = verified ? .verified : .unverified
-        let minutes = try sessionMinutes(requested: body.sessionDurationMinutes, kind: kind, settings: runtime.settings)
-        let session = newSession(projectID: runtime.id, kind: kind, minutes: minutes, now: now.seconds)
+        let length = try sessionLength(
+            requested: body.sessionDurationMinutes, kind: kind, settings: runtime.settings)
+        let session = newSession(projectID: runtime.id, kind: kind, minutes: length.minutes, now: now.seconds)
         let tokenID = claims?.tokenID.map { jti in
             (
                 value: jti,
@@ -155,22 +165,35 @@ extension TesseraAPI {
             outcome: result.merge?.outcome.rawValue ?? (result.createdProfile ? "created" : "signed_in"))
         return envelope(
             .ok, context: result.context, token: session.token, runtime: runtime, now: now.seconds,
-            merge: .some(result.merge))
+            merge: .some(result.merge), extensionCapped: length.capped)
     }
 
     /// `POST /v1/sessions/authenticate`
+    ///
+    /// Only the session token extends: a session JWT travels to the app's backend and lives in logs
+    /// and caches of other systems, so it may only check and refresh itself (an expired one within its
+    /// session's life). Otherwise a leaked JWT, even long expired, could keep its session alive to the
+    /// project's maximum.
     func authenticate(_ request: Request) async throws -> Response {
         let caller = try await requireSession(request, allowExpiredJWT: true)
         // The heartbeat has no body: nothing to decode.
         let body = try await decodeIfPresent(DurationBody.self, from: request)
         let now = currentTime().seconds
         var context = caller.context
+        var capped: Bool?
         if let requested = body?.sessionDurationMinutes {
-            let minutes = try sessionMinutes(
+            guard caller.sessionToken != nil else {
+                throw APIError(
+                    .forbidden, .sessionTokenRequired,
+                    "Extending a session needs its session token (st_…); a session JWT only checks and refreshes itself."
+                )
+            }
+            let length = try sessionLength(
                 requested: requested, kind: context.session.kind, settings: caller.runtime.settings)
+            capped = length.capped
             guard
                 let extended = try await store.extendSession(
-                    sessionID: context.session.id, expiresAt: now + minutes * 60, now: now)
+                    sessionID: context.session.id, expiresAt: now + length.minutes * 60, now: now)
             else {
                 _ = try await liveSession(id: context.session.id, now: now)
                 throw APIError.sessionNotFound
@@ -178,7 +201,8 @@ extension TesseraAPI {
             context = extended
         }
         return envelope(
-            .ok, context: context, token: caller.sessionToken, runtime: caller.runtime, now: now, shareSecond: true)
+            .ok, context: context, token: caller.sessionToken, runtime: caller.runtime, now: now, shareSecond: true,
+            extensionCapped: capped)
     }
 
     /// `POST /v1/sessions/revoke`
@@ -193,16 +217,22 @@ extension TesseraAPI {
     }
 
     /// `GET /v1/sessions`
+    ///
+    /// An unverified session sees only itself: its user ID is asserted by a client holding only the
+    /// publishable key, so it proves nothing about the profile's other sessions.
     func listSessions(_ request: Request) async throws -> Response {
         let caller = try await requireSession(request)
         let now = currentTime().seconds
+        if caller.context.session.kind == .unverified {
+            return json { $0.sessions([caller.context.session]) }
+        }
         var sessions = try await store.liveSessions(profileID: caller.context.profile.id, now: now)
         let own = caller.context.session.id
-        if !sessions.contains(where: { $0.id == own }) {
+        if !sessions.contains(where: { $0.id.utf8.elementsEqual(own.utf8) }) {
             // The caller's session ended (a revoke, an erasure, its expiry) or changed profile between
             // the two reads. Answer as of the second read: 401 if it is gone, else its profile's list.
             let current = try await liveSession(id: own, now: now)
-            if current.profile.id != caller.context.profile.id {
+            if !current.profile.id.utf8.elementsEqual(caller.context.profile.id.utf8) {
                 sessions = try await store.liveSessions(profileID: current.profile.id, now: now)
             }
         }
@@ -210,8 +240,15 @@ extension TesseraAPI {
     }
 
     /// `DELETE /v1/sessions/{session_id}`
+    ///
+    /// An unverified session may end only itself; any other session is `404`, as if it did not exist.
     func deleteSession(_ request: Request, sessionID: String) async throws -> Response {
         let caller = try await requireSession(request)
+        if caller.context.session.kind == .unverified,
+            !sessionID.utf8.elementsEqual(caller.context.session.id.utf8)
+        {
+            throw APIError.notFound
+        }
         guard
             try await store.revokeSession(
                 sessionID: sessionID, profileID: caller.context.profile.id, now: currentTime().seconds)

@@ -8,8 +8,12 @@ public enum IdentifyPlan: Sendable, Equatable {
     case useExisting(ProfileRecord)
     /// An anonymous caller and no profile with this external ID: the anonymous profile becomes it.
     case promote(ProfileRecord)
-    /// An anonymous caller and an existing profile: fold the anonymous one into it, keep an alias.
+    /// An anonymous (or unverified) caller and an existing profile: fold the caller's profile into it,
+    /// keep an alias.
     case merge(anonymous: ProfileRecord, into: ProfileRecord)
+    /// An unverified caller signing in with a signed token for its own user ID, and no verified profile
+    /// has it yet: create the verified profile and fold the unverified one into it, keep an alias.
+    case upgrade(unverified: ProfileRecord)
     /// The caller is already this user.
     case unchanged(ProfileRecord)
 
@@ -20,6 +24,9 @@ public enum IdentifyPlan: Sendable, Equatable {
     ///   - existing: the profile that already has this external ID (same verification level), if any.
     ///   - externalID: the `sub` (or asserted user ID).
     ///   - verified: whether it was established by a signed identity token.
+    ///
+    /// External IDs are compared byte for byte, as the storage compares them: `é` (NFC) and `e` with a
+    /// combining acute (NFD) are two users, never one (Swift's `==` would say one).
     /// - Throws: `409 external_user_id_changed` when the caller is another identified user;
     ///   `403 profile_blocked` when the profile signed in to, merged into or carried over is blocked.
     public static func decide(
@@ -31,12 +38,17 @@ public enum IdentifyPlan: Sendable, Equatable {
         }
         switch caller.kind {
         case .identified:
-            guard caller.externalID == externalID, caller.verified == verified else {
-                throw APIError(
-                    .conflict, .externalUserIDChanged,
-                    "This session belongs to another user; sign out before identifying a different one.")
+            let sameUser = caller.externalID.map { $0.utf8.elementsEqual(externalID.utf8) } ?? false
+            if sameUser, caller.verified == verified {
+                return .unchanged(caller)
             }
-            return .unchanged(caller)
+            if sameUser, verified, !caller.verified {
+                // An unverified session proving its user ID: the asserted profile upgrades.
+                return existing.map { .merge(anonymous: caller, into: $0) } ?? .upgrade(unverified: caller)
+            }
+            throw APIError(
+                .conflict, .externalUserIDChanged,
+                "This session belongs to another user; sign out before identifying a different one.")
         case .anonymous:
             if let existing {
                 return .merge(anonymous: caller, into: existing)

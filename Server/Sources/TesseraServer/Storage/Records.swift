@@ -165,11 +165,14 @@ public struct DeviceRecord: Sendable, Hashable {
     public var environment: String
     public var token: String
     public var createdAt: Int64
+    /// The kind of the session it is bound to, when read with it (admin listings: `verified_session`).
+    public var sessionKind: SessionRecord.Kind?
 
     public init(
         id: String, projectID: String, sessionID: String, profileID: String, platform: String, environment: String,
-        token: String, createdAt: Int64
+        token: String, createdAt: Int64, sessionKind: SessionRecord.Kind? = nil
     ) {
+        self.sessionKind = sessionKind
         self.id = id
         self.projectID = projectID
         self.sessionID = sessionID

@@ -43,12 +43,17 @@ extension PostgresStore {
         return try await statement { client in
             try await client.rows(
                 """
-                SELECT d.id, d.project_id, d.session_id, d.profile_id, d.platform, d.environment, d.token, d.created_at
+                SELECT d.id, d.project_id, d.session_id, d.profile_id, d.platform, d.environment, d.token, d.created_at,
+                    s.kind
                 FROM devices d JOIN sessions s ON s.id = d.session_id
                 WHERE d.profile_id = \(profileID) AND s.revoked_at IS NULL AND s.expires_at > \(now)
                 ORDER BY d.created_at, d.id
                 """, logger: logger
-            ).map(Self.device)
+            ).map { row in
+                var device = try Self.device(row)
+                device.sessionKind = SessionRecord.Kind(rawValue: try row.text(8))
+                return device
+            }
         }
     }
 

@@ -137,25 +137,39 @@ extension PostgresStore {
                     """, logger: logger)
                 try await connection.rows(
                     "UPDATE installations SET profile_id = NULL WHERE profile_id = \(anonymous.id)", logger: logger)
+                // Only the new session may hold the identified profile: every other session of the
+                // anonymous one (an orphan of a dropped answer, another tab) never proved the identity.
+                // They end (reason `replaced`) with their devices; the UPDATE first, so a concurrent
+                // device registration (FOR SHARE on its session) is waited for or sees the revoke.
+                try await connection.rows(
+                    """
+                    UPDATE sessions SET revoked_at = \(now) WHERE profile_id = \(anonymous.id) AND revoked_at IS NULL
+                    """, logger: logger)
+                try await connection.rows(
+                    """
+                    DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = \(anonymous.id))
+                    """, logger: logger)
                 profileID = anonymous.id
                 merge = (.promoted, anonymous.id)
             case .merge(let anonymous, let target):
-                try await connection.rows(
-                    "UPDATE installations SET profile_id = NULL WHERE profile_id = \(anonymous.id)", logger: logger)
-                try await connection.rows(
-                    "UPDATE profile_aliases SET profile_id = \(target.id) WHERE profile_id = \(anonymous.id)",
+                try await Self.fold(
+                    anonymous.id, into: target.id, projectID: command.projectID, now: now, in: connection,
                     logger: logger)
-                try await connection.rows(
-                    """
-                    INSERT INTO profile_aliases (alias_id, project_id, profile_id, created_at)
-                    VALUES (\(anonymous.id), \(command.projectID), \(target.id), \(now))
-                    """, logger: logger)
-                // The anonymous profile's sessions and their devices go with it (ON DELETE CASCADE).
-                try await connection.rows("DELETE FROM profiles WHERE id = \(anonymous.id)", logger: logger)
                 profileID = target.id
                 merge = (.merged, anonymous.id)
+            case .upgrade(let unverified):
+                let profile = ProfileRecord(
+                    id: command.newProfileID, projectID: command.projectID, kind: .identified,
+                    externalID: command.externalID, verified: command.verified, createdAt: now, updatedAt: now)
+                try await Self.insert(profile: profile, into: connection, logger: logger)
+                try await Self.fold(
+                    unverified.id, into: profile.id, projectID: command.projectID, now: now, in: connection,
+                    logger: logger)
+                profileID = profile.id
+                merge = (.merged, unverified.id)
+                created = true
             }
-            if let caller, caller.profile.id == profileID {
+            if let caller, caller.profile.id.utf8.elementsEqual(profileID.utf8) {
                 try await Self.end(sessionID: caller.session.id, now: now, in: connection, logger: logger)
             }
             if let kid = command.recordSecretUse {
@@ -260,6 +274,24 @@ extension PostgresStore {
                 """, logger: logger
             ).map(Self.session)
         }
+    }
+
+    /// Folds profile `source` into `target`: its aliases move, it becomes an alias, and it is deleted
+    /// with its sessions and their devices (ON DELETE CASCADE).
+    static func fold(
+        _ source: String, into target: String, projectID: String, now: Int64, in connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        try await connection.rows(
+            "UPDATE installations SET profile_id = NULL WHERE profile_id = \(source)", logger: logger)
+        try await connection.rows(
+            "UPDATE profile_aliases SET profile_id = \(target) WHERE profile_id = \(source)", logger: logger)
+        try await connection.rows(
+            """
+            INSERT INTO profile_aliases (alias_id, project_id, profile_id, created_at)
+            VALUES (\(source), \(projectID), \(target), \(now))
+            """, logger: logger)
+        try await connection.rows("DELETE FROM profiles WHERE id = \(source)", logger: logger)
     }
 
     /// Ends a session now and deletes the devices it registered.

@@ -33,13 +33,18 @@ extension SQLiteStore {
         try readers.read {
             try $0.query(
                 """
-                SELECT d.id, d.project_id, d.session_id, d.profile_id, d.platform, d.environment, d.token, d.created_at
+                SELECT d.id, d.project_id, d.session_id, d.profile_id, d.platform, d.environment, d.token, d.created_at,
+                    s.kind
                 FROM devices d JOIN sessions s ON s.id = d.session_id
                 WHERE d.profile_id = ? AND s.revoked_at IS NULL AND s.expires_at > ?
                 ORDER BY d.created_at, d.id
                 """,
                 [.init(profileID), .init(now)]
-            ).map(Self.device)
+            ).map { row in
+                var device = Self.device(row)
+                device.sessionKind = SessionRecord.Kind(rawValue: row.text(8))
+                return device
+            }
         }
     }
 

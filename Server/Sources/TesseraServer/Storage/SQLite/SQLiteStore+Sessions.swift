@@ -121,26 +121,32 @@ extension SQLiteStore {
                     [.init(command.externalID), .init(command.verified), .init(now), .init(anonymous.id)])
                 try connection.run(
                     "UPDATE installations SET profile_id = NULL WHERE profile_id = ?", [.init(anonymous.id)])
-                profileID = anonymous.id
-                merge = (.promoted, anonymous.id)
-            case .merge(let anonymous, let target):
-                try connection.run(
-                    "UPDATE installations SET profile_id = NULL WHERE profile_id = ?", [.init(anonymous.id)])
-                try connection.run(
-                    "UPDATE profile_aliases SET profile_id = ? WHERE profile_id = ?",
-                    [.init(target.id), .init(anonymous.id)])
-                try connection.run(
-                    "INSERT INTO profile_aliases (alias_id, project_id, profile_id, created_at) VALUES (?, ?, ?, ?)",
-                    [.init(anonymous.id), .init(command.projectID), .init(target.id), .init(now)])
-                // The anonymous profile's sessions and their devices go with it.
+                // Only the new session may hold the identified profile: every other session of the
+                // anonymous one (an orphan of a dropped answer, another tab) never proved the identity.
+                // They end (reason `replaced`) with their devices.
                 try connection.run(
                     "DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = ?)",
                     [.init(anonymous.id)])
-                try connection.run("DELETE FROM profiles WHERE id = ?", [.init(anonymous.id)])
+                try connection.run(
+                    "UPDATE sessions SET revoked_at = ? WHERE profile_id = ? AND revoked_at IS NULL",
+                    [.init(now), .init(anonymous.id)])
+                profileID = anonymous.id
+                merge = (.promoted, anonymous.id)
+            case .merge(let anonymous, let target):
+                try Self.fold(anonymous.id, into: target.id, projectID: command.projectID, now: now, in: connection)
                 profileID = target.id
                 merge = (.merged, anonymous.id)
+            case .upgrade(let unverified):
+                let profile = ProfileRecord(
+                    id: command.newProfileID, projectID: command.projectID, kind: .identified,
+                    externalID: command.externalID, verified: command.verified, createdAt: now, updatedAt: now)
+                try Self.insert(profile: profile, into: connection)
+                try Self.fold(unverified.id, into: profile.id, projectID: command.projectID, now: now, in: connection)
+                profileID = profile.id
+                merge = (.merged, unverified.id)
+                created = true
             }
-            if let caller, caller.profile.id == profileID {
+            if let caller, caller.profile.id.utf8.elementsEqual(profileID.utf8) {
                 try Self.end(sessionID: caller.session.id, now: now, in: connection)
             }
             if let kid = command.recordSecretUse {
@@ -170,6 +176,25 @@ extension SQLiteStore {
             return IdentifyResult(
                 context: SessionContext(session: session, profile: profile), merge: merge, createdProfile: created)
         }
+    }
+
+    /// Folds profile `source` into `target`: its aliases move, it becomes an alias, and it is deleted
+    /// with its sessions and their devices.
+    static func fold(
+        _ source: String, into target: String, projectID: String, now: Int64, in connection: SQLiteConnection
+    )
+        throws
+    {
+        try connection.run("UPDATE installations SET profile_id = NULL WHERE profile_id = ?", [.init(source)])
+        try connection.run(
+            "UPDATE profile_aliases SET profile_id = ? WHERE profile_id = ?", [.init(target), .init(source)])
+        try connection.run(
+            "INSERT INTO profile_aliases (alias_id, project_id, profile_id, created_at) VALUES (?, ?, ?, ?)",
+            [.init(source), .init(projectID), .init(target), .init(now)])
+        // The folded profile's sessions and their devices go with it.
+        try connection.run(
+            "DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = ?)", [.init(source)])
+        try connection.run("DELETE FROM profiles WHERE id = ?", [.init(source)])
     }
 
     public func sessionContext(tokenHash: [UInt8]) async throws -> SessionContext? {
