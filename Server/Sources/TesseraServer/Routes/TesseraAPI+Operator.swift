@@ -1,7 +1,8 @@
 import Hummingbird
 import TesseraTokens
 
-private struct IntrospectBody: Decodable {
+private struct IntrospectBody: RequestBody {
+    static let readMembers: Set<String>? = ["session_token", "session_jwt"]
     var sessionToken: String?
     var sessionJWT: String?
 
@@ -11,11 +12,13 @@ private struct IntrospectBody: Decodable {
     }
 }
 
-private struct BlockBody: Decodable {
+private struct BlockBody: RequestBody {
+    static let readMembers: Set<String>? = ["reason"]
     var reason: String?
 }
 
-private struct RotateAPIKeyBody: Decodable {
+private struct RotateAPIKeyBody: RequestBody {
+    static let readMembers: Set<String>? = ["kind", "grace_seconds"]
     var kind: String
     var graceSeconds: Int64?
 
