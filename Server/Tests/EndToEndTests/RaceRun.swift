@@ -189,6 +189,8 @@ struct RaceRun {
                         await Task.yield()
                         continue
                     }
+                    let asleep = clock.sleeperDeadlines.map { Int($0.timeIntervalSince(clock.now()).rounded()) }
+                    scheduler.noteEvent("last interval: clock +199 s, sleepers due in \(asleep) s")
                     finalBeat = (scheduler.trace.count, held, .now)
                     clock.advance(by: .seconds(199))
                     continue
@@ -199,7 +201,14 @@ struct RaceRun {
                     }
                     if !sent {
                         if ContinuousClock.now - beat.began > stuckAfter {
-                            problems.withLock { $0.append("no heartbeat nor re-establishment within one interval") }
+                            let asleep = clock.sleeperDeadlines.map {
+                                Int($0.timeIntervalSince(clock.now()).rounded())
+                            }
+                            problems.withLock {
+                                $0.append(
+                                    "no heartbeat nor re-establishment within one interval (sleepers due in \(asleep) s)"
+                                )
+                            }
                             finalBeat = (beat.mark, false, beat.began)
                         }
                         await Task.yield()
