@@ -296,10 +296,17 @@ public actor TesseraClient {
         }
     }
 
-    /// Loads the state if needed (starting the client).
+    /// Loads the state if needed (starting the client). Once the state is loaded, a start that failed
+    /// otherwise (its anonymous session overtaken by a reset, or offline) does not fail the caller, which
+    /// needs the state, not that session.
     func requireState() async throws -> PersistedState {
         if let state { return state }
-        try await start()
+        do {
+            try await start()
+        } catch {
+            guard let state else { throw error }
+            return state
+        }
         guard let state else { throw TesseraError(.storageUnavailable) }
         return state
     }

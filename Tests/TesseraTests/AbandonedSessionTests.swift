@@ -116,6 +116,25 @@ struct AbandonedSessionTests {
         #expect(harness.server.liveSessions.map(\.token) == [try #require(await client.sessions.token)])
     }
 
+    @Test("A hydration that starts the client, overtaken by reset() before it was sent, still adopts the tokens")
+    func hydrationWhileStartIsOvertaken() async throws {
+        let harness = Harness()
+        let client = harness.client
+        let minted = harness.server.mintSession(sub: "dave")
+        harness.server.hold("POST /v1/sessions/anonymous")
+        let hydrate = Task { try await client.sessions.update(tokens: SessionTokens(sessionToken: minted)) }
+        let startExchange = await harness.transport.next()
+        harness.server.release("POST /v1/sessions/anonymous")
+        try await client.reset()
+        startExchange.respond(harness.server.reply(to: startExchange.request))
+        // Before: the hydration failed with `superseded` before sending anything, and the session it was
+        // handed stayed alive on the server, held by nobody.
+        _ = try await hydrate.value
+        await client.stop()
+        #expect(await client.sessions.token == minted)
+        #expect(harness.server.liveSessions.map(\.token) == [minted])
+    }
+
     @Test("clearSession() unregisters the push token, then revokes the session; offline, both are queued")
     func clearSessionEndsTheSession() async throws {
         let harness = Harness()

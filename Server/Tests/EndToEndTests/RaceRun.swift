@@ -22,6 +22,8 @@ struct RaceRun {
         case adminRevoke
         case refreshProfile
         case authorizationHeader
+        case hydrate(String)
+        case clearSession
 
         var description: String {
             switch self {
@@ -38,6 +40,8 @@ struct RaceRun {
             case .adminRevoke: "admin revoke"
             case .refreshProfile: "refreshProfile"
             case .authorizationHeader: "authorizationHeader"
+            case .hydrate(let sub): "sessions.update(tokens of \(sub))"
+            case .clearSession: "clearSession"
             }
         }
     }
@@ -80,6 +84,8 @@ struct RaceRun {
             (1, { _ in .refreshProfile }),
             (1, { _ in .authorizationHeader }),
             (1, { _ in .start }),
+            (2, { .hydrate(users[$0.index(users.count)]) }),
+            (2, { _ in .clearSession }),
         ]
         let total = table.reduce(0) { $0 + $1.weight }
         while operations.count < count {
@@ -128,6 +134,9 @@ struct RaceRun {
         let running = Guarded(0)
         var next = 0
         var stopped = false
+        /// Where the trace stood when the run's last heartbeat interval began, and whether a session was held then.
+        var finalBeat: (mark: Int, heldSession: Bool, began: ContinuousClock.Instant)?
+        var beatWait: ContinuousClock.Instant?
         var lastProgress = ContinuousClock.now
         let barrier: @Sendable () async -> Void = { _ = await client.installationID }
 
@@ -164,6 +173,48 @@ struct RaceRun {
                     continue
                 }
                 guard next == operations.count else { continue }
+                if finalBeat == nil {
+                    // Every run ends with one heartbeat interval (at most 180 s + 10 % jitter): the session the
+                    // client holds must be checked within it, or re-established if it ended meanwhile. The
+                    // heartbeat must be asleep first (settled, it is the only sleeper): a loop that computed its
+                    // delay after the clock moved would start its interval from there.
+                    let held = await client.sessions.token != nil
+                    if held, clock.sleeperDeadlines.isEmpty {
+                        let began = beatWait ?? .now
+                        beatWait = began
+                        if ContinuousClock.now - began > stuckAfter {
+                            problems.withLock { $0.append("no heartbeat scheduled while a session is held") }
+                            finalBeat = (scheduler.trace.count, false, .now)
+                        }
+                        await Task.yield()
+                        continue
+                    }
+                    let asleep = clock.sleeperDeadlines.map { Int($0.timeIntervalSince(clock.now()).rounded()) }
+                    scheduler.noteEvent("last interval: clock +199 s, sleepers due in \(asleep) s")
+                    finalBeat = (scheduler.trace.count, held, .now)
+                    clock.advance(by: .seconds(199))
+                    continue
+                }
+                if let beat = finalBeat, beat.heldSession, !stopped {
+                    let sent = scheduler.trace[beat.mark...].contains { label in
+                        Self.heartbeatRequests.contains { label.hasPrefix("→ \($0)") }
+                    }
+                    if !sent {
+                        if ContinuousClock.now - beat.began > stuckAfter {
+                            let asleep = clock.sleeperDeadlines.map {
+                                Int($0.timeIntervalSince(clock.now()).rounded())
+                            }
+                            problems.withLock {
+                                $0.append(
+                                    "no heartbeat nor re-establishment within one interval (sleepers due in \(asleep) s)"
+                                )
+                            }
+                            finalBeat = (beat.mark, false, beat.began)
+                        }
+                        await Task.yield()
+                        continue
+                    }
+                }
                 if !stopped {
                     // Everything asked is done: stop the heartbeat, then drain what is left in the background.
                     await client.stop()
@@ -182,6 +233,11 @@ struct RaceRun {
             }
         }
     }
+
+    /// The requests that count as the heartbeat's check of a session, or as its re-establishment.
+    static let heartbeatRequests = [
+        "POST /v1/sessions/authenticate", "POST /v1/sessions/identify", "POST /v1/sessions/anonymous",
+    ]
 
     /// Runs one operation; answers a description of an unexpected outcome, or nil.
     private static func perform(
@@ -215,6 +271,18 @@ struct RaceRun {
                 if status != 204 && status != 404 { return "admin revoke answered \(status)" }
             case .refreshProfile: try await client.refreshProfile()
             case .authorizationHeader: _ = try await client.authorizationHeader()
+            case .hydrate(let sub):
+                // The app's backend signs the user in on its own and hands the session to the SDK.
+                let (status, token, profileID) = try await scheduler.outside {
+                    let (status, json) = try await server.call(
+                        "POST", "/v1/sessions/identify", credential: server.project.publishableKey,
+                        body: ["identity_token": server.identityToken(sub: sub)])
+                    return (status, json["session_token"] as? String, json.string("profile", "id"))
+                }
+                guard status == 200, let token else { return "the backend's identify answered \(status)" }
+                scheduler.noteSession(token: token, profileID: profileID)
+                try await client.sessions.update(tokens: SessionTokens(sessionToken: token))
+            case .clearSession: try await client.clearSession()
             }
             return nil
         } catch let error as TesseraError {
@@ -276,14 +344,11 @@ struct RaceRun {
             )
         }
 
-        // 3. The session the client holds is alive on the server (unless the backend revoked it and no
-        //    heartbeat has run since), and is the one it believes.
+        // 3. The session the client holds is alive on the server (a session the backend revoked was noticed by
+        //    the run's last heartbeat and replaced), and is the one it believes.
         if let token {
             let (status, json) = try await server.authenticate(sessionToken: token)
-            let adminRevoked = operations.contains { if case .adminRevoke = $0 { true } else { false } }
-            if status == 401 && adminRevoked && json.string("error", "code") == "session_revoked" {
-                // Noticed by the next heartbeat: the identity-token provider or the anonymous fallback takes over.
-            } else if status != 200 {
+            if status != 200 {
                 problems.append(
                     "the current session \(current?.id ?? "?") (\(profile?.externalID ?? "anonymous")) is dead on the server: \(status) \(json.string("error", "code") ?? "")"
                 )

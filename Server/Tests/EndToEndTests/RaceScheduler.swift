@@ -93,6 +93,14 @@ final class RaceScheduler: Sendable {
         }
     }
 
+    /// Remembers a session handed out outside the gate (by the app's backend), so the checks cover it too.
+    func noteSession(token: String, profileID: String?) {
+        state.withLock { state in
+            if !state.sessionTokens.contains(token) { state.sessionTokens.append(token) }
+            if let profileID, !state.profileIDs.contains(profileID) { state.profileIDs.append(profileID) }
+        }
+    }
+
     // MARK: Decisions
 
     /// What ``decide(extraChoices:)`` picked.

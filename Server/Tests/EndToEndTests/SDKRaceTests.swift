@@ -42,7 +42,9 @@ struct SDKRaceTests {
         return counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
     }
 
-    @Test("Seeded interleavings of start, identify, sign-out, reset, heartbeat, devices and authenticate")
+    @Test(
+        "Seeded interleavings of start, identify, sign-out, reset, hydration, clearSession, heartbeat, devices and authenticate"
+    )
     func randomizedInterleavings() async throws {
         let seeds = Self.replay.map { [$0] } ?? (0..<Self.runs).map(Self.seed)
         let failures = Guarded<[Failure]>([])
