@@ -121,7 +121,7 @@ enum SQLiteMigrations {
             """
         ),
         (
-            5,
+            3,
             // Rotation, blocking and introspection (issue 13): when each identity secret was last used,
             // blocked profiles, and API keys rotated out but still inside their grace period.
             """
