@@ -74,6 +74,8 @@ struct OperatorTests {
             }
             for garbage in [
                 #"{"session_token":"st_nope"}"#, #"{"session_jwt":"a.b.c"}"#, #"{"session_token":"pk_x"}"#,
+                // Judged by the verifier, like an identity token: control characters are no credential.
+                #"{"session_jwt":"\u0002a.b\u0080"}"#, #"{"session_token":"st_\u0000"}"#,
             ] {
                 let reply = try await client.send(
                     .post, "/v1/admin/sessions/introspect", bearer: client.secretKey, body: garbage)

@@ -2,7 +2,9 @@ import Hummingbird
 import TesseraTokens
 
 private struct IntrospectBody: RequestBody {
-    static let readMembers: Set<String>? = ["session_token", "session_jwt"]
+    /// None judged: like the identity token at identify, a credential is judged by its verifier, and a
+    /// string that is no session credential of the project (control characters included) is `active: false`.
+    static let readMembers: Set<String>? = []
     var sessionToken: String?
     var sessionJWT: String?
 
