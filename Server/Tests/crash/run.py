@@ -857,6 +857,13 @@ class Worker(threading.Thread):
                     self.run_.keys[kind] = fact
                     self.run_.key_history.append(fact)
                     self.run_.key_generation[kind] += 1
+                if grace == 0:
+                    # At once, under load: the old key must already be refused.
+                    probe = self.request("probe_old_key", "POST", "/v1/sessions/identify", old.key, {})[0]
+                    self.model.checks += 1
+                    if probe.status and probe.status not in (401, 429):
+                        self.model.violation(f"ROTATED-OUT API KEY CAME BACK: the {kind} key rotated out with grace 0 "
+                                             f"(acknowledged) answered {probe.status} {probe.code} right after")
             elif reply.outcome == "unknown":
                 with self.model.lock:
                     self.run_.key_pending[kind] = grace
