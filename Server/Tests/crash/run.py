@@ -55,7 +55,8 @@ Usually run through `scripts/crash-test`. One run, on one backend:
      after the block's acknowledgement is a violation during load too); after an acknowledged unblock
      that no block can have followed, it says `blocked: false`;
    - an API key whose rotation was acknowledged is refused (401 `invalid_api_key`) once its grace
-     has ended, and the current key of each kind works;
+     has ended (one rotated out with grace 0 is also tried at once, under load, right after the
+     acknowledgement), and the current key of each kind works;
    - a session JWT signed after a signing-key rotation was acknowledged (its `iat` later than the
      reply) never carries a `kid` seen before that rotation was sent (checked on every JWT a reply
      carries, during load too);
