@@ -7,18 +7,31 @@
 
 Usually run through `scripts/crash-test`. One run, on one backend:
 
-1. Creates a project (`tessera projects create --json`) on a fresh database (SQLite in a temporary
-   directory, or a fresh schema of a throwaway PostgreSQL cluster started with `scripts/postgres` in
-   its own TESSERA_PG_DIR), starts `tessera serve` and drives it from several client threads with
-   mixed load: anonymous starts and restores, signed identifies (promoting or merging the anonymous
-   profile), extensions, heartbeats, revokes (own session, `DELETE /v1/sessions/{id}`, admin
-   revoke-all), device registrations, erasures (admin `DELETE` profile) and probes of dead sessions.
+1. Creates three projects (`tessera projects create --json`; the workers use the first, the others
+   only hold sealed values) on a fresh database (SQLite in a temporary directory, or a fresh schema
+   of a throwaway PostgreSQL cluster started with `scripts/postgres` in its own TESSERA_PG_DIR),
+   under a master key made with `tessera keys generate`, starts `tessera serve` and drives it from
+   several client threads with mixed load: anonymous starts and restores, signed identifies
+   (promoting or merging the anonymous profile), extensions, heartbeats, revokes (own session,
+   `DELETE /v1/sessions/{id}`, admin revoke-all), device registrations, erasures (admin `DELETE`
+   profile), blocks and unblocks of profiles, rotations of the publishable key (grace 0 or 3 s) and
+   of the secret key (grace 30 or 45 s; the workers switch to a new key once its rotation is
+   acknowledged), rotations of the session-JWT signing key, and probes of dead sessions.
    Before the kills, `--device-races` times, a device registration races the end of its session
    (own revoke, `DELETE /v1/sessions/{id}`, admin revoke-all, erasure): 201 or the session's 401,
    never a 5xx, and no device may outlive its session (checked through the API and in the database).
 2. Kills the server with SIGKILL at seeded random moments (`--kills` times), restarts it on the same
    database, and lets the clients reconnect. A request whose 2xx reply was read is *acknowledged*;
-   one that lost its connection (or got a 5xx) is *unknown*; a 4xx is *rejected* (no effect).
+   one that lost its connection (or got a 5xx) is *unknown*; a 4xx is *rejected* (no effect). An
+   API key rotation whose reply was lost is settled after the restart by one more rotation (made
+   with the secret key the harness holds). At seeded outages the master key is rotated as
+   docs/OPERATIONS.md says (class MasterKeys): a new key N is made; the server restarts with N
+   as `--previous-master-key-file` (sometimes) and then with N as `--master-key-file` and the old
+   key K as previous; `tessera keys rewrap --master-key-file K --new-master-key-file N` then runs
+   against the database while the server serves, and is SIGKILLed at some seeded moments (after
+   1–3 committed values, or at the next outage); at the following outage an unfinished rewrap runs
+   again, a finished one lets the server restart with N alone. Before every restart the database
+   is read directly: every sealed value must be under a key the server is about to get.
 3. After every restart (with the clients paused) it checks every fact acknowledged since the
    previous check, plus a sample of older ones; at the end it checks every fact:
    - a session whose end was acknowledged (revoke, `DELETE /v1/sessions/{id}`, admin revoke-all
@@ -35,12 +48,28 @@ Usually run through `scripts/crash-test`. One run, on one backend:
      listed once its session must be dead;
    - the identity token of an acknowledged identify is refused as replayed (its `jti` was stored
      with the session it created);
-   - an installation acknowledged once is never answered 201 (created) again.
+   - an installation acknowledged once is never answered 201 (created) again;
+   - a profile whose block was acknowledged, with no unblock that could have run after it, says
+     `blocked: true`, has no live session, and answers `403 profile_blocked` to identify of its user
+     and to anonymous restore of its installation (a new session of it acknowledged to a request sent
+     after the block's acknowledgement is a violation during load too); after an acknowledged unblock
+     that no block can have followed, it says `blocked: false`;
+   - an API key whose rotation was acknowledged is refused (401 `invalid_api_key`) once its grace
+     has ended (one rotated out with grace 0 is also tried at once, under load, right after the
+     acknowledgement), and the current key of each kind works;
+   - a session JWT signed after a signing-key rotation was acknowledged (its `iat` later than the
+     reply) never carries a `kid` seen before that rotation was sent (checked on every JWT a reply
+     carries, during load too);
+   - every project's sealed values open: identify with its identity secret works, the session JWT
+     it mints verifies, and the project's JWKS serves its `kid`; and the server starts (a master
+     key mismatch, or a value that does not open, stops it: a violation that ends the run).
    At the end the server is killed once more and the database is read directly: erased profiles have
    no row left (profile, session, device, alias, installation), no device is bound to an ended
    session, and on SQLite `PRAGMA integrity_check` is `ok` and `PRAGMA foreign_key_check` is empty.
-4. Prints a summary (kills survived, acknowledged operations per kind, checks, violations, wall time)
-   and exits 1 on any violation.
+   After the final kill every sealed value is again read directly (under the keys the server holds).
+4. Prints a summary (kills survived, acknowledged operations per kind, rotations, master key steps,
+   checks, violations, wall time) and exits 1 on any violation. `--self-test` also undoes a block,
+   revives a rotated-out API key (a row in `retired_api_keys`), besides the lost writes above.
 
 The kill moments and each worker's choices are seeded (`--seed`); the interleaving of the threads
 is not, so a seed reproduces the shape of a run, not every byte of it. Sessions are created with
@@ -205,6 +234,15 @@ class SessionFact:
 
 
 @dataclass
+class KeyFact:
+    kind: str  # publishable or secret
+    key: str
+    ack_wall: float
+    dead_after: float | None = None  # wall time after which it must be refused (its grace has ended)
+    live: bool = True  # the current key and no rotation of its kind sent since: it must work
+
+
+@dataclass
 class DeviceFact:
     did: str
     sid: str
@@ -223,6 +261,7 @@ class ProfileFact:
     sessions: list = field(default_factory=list)
     merged_into: str | None = None
     touched: int = 0
+    installation: tuple[str, str] | None = None  # (id, secret) of an installation acknowledged with it
 
 
 class Model:
@@ -334,14 +373,35 @@ class Model:
                     return "dead", f"profile {event.kind} acknowledged (seq {event.send}..{event.end:.0f})"
                 if self.effective_end(event) > fact.send:
                     unknown = unknown or f"profile {event.kind} unknown"
-            elif event.kind == "revoke_all":
+            elif event.kind in ("revoke_all", "block"):
+                # A block ends every session of the profile, as admin revoke-all does.
+                name = "admin revoke-all" if event.kind == "revoke_all" else "block"
                 if event.acked and event.send > fact.ack:
-                    return "dead", f"admin revoke-all acknowledged (seq {event.send}..{event.end:.0f})"
+                    return "dead", f"{name} acknowledged (seq {event.send}..{event.end:.0f})"
                 if self.effective_end(event) > fact.send:
-                    unknown = unknown or f"admin revoke-all {'concurrent' if event.acked else 'unknown'}"
+                    unknown = unknown or f"{name} {'concurrent' if event.acked else 'unknown'}"
             elif event.kind == "identify_unknown" and self.effective_end(event) > fact.send:
                 unknown = unknown or "identify from its profile unknown"
         return ("unknown", unknown) if unknown else ("alive", "")
+
+    def block_state(self, record: ProfileFact, before: float = INF) -> str:
+        """blocked / unblocked / unknown, counting only acknowledgements read before seq `before`.
+
+        Blocked: a block was acknowledged and no unblock could have run after it was sent.
+        Unblocked: never blocked, or an unblock was acknowledged and no block could have run after it
+        was sent. Call under the lock."""
+        blocks = [e for e in record.events if e.kind == "block"]
+        unblocks = [e for e in record.events if e.kind == "unblock"]
+        for block in blocks:
+            if block.acked and block.end < before and not any(self.effective_end(u) > block.send for u in unblocks):
+                return "blocked"
+        if not blocks:
+            return "unblocked"
+        for unblock in unblocks:
+            if unblock.acked and unblock.end < before \
+                    and not any(self.effective_end(b) > unblock.send for b in blocks):
+                return "unblocked"
+        return "unknown"
 
     def profile_state(self, record: ProfileFact) -> tuple[str, str]:
         """erased / exists / alias (of merged_into) / unknown. Call under the lock."""
@@ -359,20 +419,13 @@ class Model:
 # ─── The server ──────────────────────────────────────────────────────────────────────────────────
 
 
-def write_master_key(path) -> str:
-    """A master key file (32 random bytes, base64url, mode 0600) for `--master-key-file`: PostgreSQL needs one."""
-    descriptor = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "w") as file:
-        file.write(base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=") + "\n")
-    return str(path)
-
-
 class Server:
     def __init__(self, tessera: str, database: str, port: int, log_path: str):
         self.tessera, self.database, self.port, self.log_path = tessera, database, port, log_path
         self.process: subprocess.Popen | None = None
         self.starts = 0
         self.master_key_file = ""
+        self.previous_master_key_files: list[str] = []
 
     def start(self, timeout: float = 90) -> float:
         """Launches the server and waits until /health answers 200; returns the seconds it took."""
@@ -381,7 +434,13 @@ class Server:
         probe = HTTP(self.port, timeout=5)
         while time.monotonic() - started < timeout:
             if self.process.poll() is not None:
-                raise SystemExit(f"crash: tessera serve exited with {self.process.returncode}; see {self.log_path}")
+                # A master key mismatch or a sealed value that does not open stops the server here.
+                with open(self.log_path) as log:
+                    tail = " | ".join(log.read().strip().splitlines()[-3:])
+                raise SystemExit(f"VIOLATION SERVER DID NOT START: tessera serve exited with {self.process.returncode} "
+                                 f"(master key {os.path.basename(self.master_key_file)}, previous "
+                                 f"{[os.path.basename(p) for p in self.previous_master_key_files]}): {tail}; "
+                                 f"see {self.log_path}")
             if probe.call("GET", "/health").status == 200:
                 probe.reset()
                 return time.monotonic() - started
@@ -395,6 +454,8 @@ class Server:
         log.flush()
         environment = {k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")}
         environment["TESSERA_MASTER_KEY_FILE"] = self.master_key_file
+        if self.previous_master_key_files:
+            environment["TESSERA_PREVIOUS_MASTER_KEY_FILES"] = ",".join(self.previous_master_key_files)
         self.process = subprocess.Popen(
             # The workers are one client address sending thousands of requests a minute, many with
             # ended sessions: lift the server's guessing limit (the project's limits are lifted too).
@@ -471,7 +532,8 @@ class Device:
 class Worker(threading.Thread):
     WEIGHTS = {
         "start": 8, "identify": 14, "extend": 12, "heartbeat": 8, "revoke": 5, "delete_session": 4,
-        "admin_revoke_all": 1, "device": 12, "erase": 1, "probe": 6,
+        "admin_revoke_all": 1, "device": 12, "erase": 1, "probe": 6, "block": 1, "unblock": 1,
+        "rotate_api_key": 0.5, "rotate_signing_key": 0.4,
     }
 
     def __init__(self, index: int, run: "Run"):
@@ -530,16 +592,31 @@ class Worker(threading.Thread):
             device.anon_profile = None
         body = {"installation_id": device.installation_id, "installation_secret": device.installation_secret,
                 "session_duration_minutes": self.rng.randint(60, 240)}
+        generation = self.run_.key_generation["publishable"]
         reply, send, end = self.request("anonymous_start", "POST", "/v1/sessions/anonymous",
-                                        self.run_.project["publishable_key"], body)
+                                        self.run_.pk(), body)
         if reply.outcome == "unknown":
             device.uncertain, device.session = True, None
             return
         if not reply.ok:
+            if reply.status == 403 and reply.code == "profile_blocked":
+                # Its anonymous profile was blocked: this app installation starts over.
+                fresh = self.new_device()
+                device.installation_id, device.installation_secret = fresh.installation_id, fresh.installation_secret
+                device.anon_profile = None
+                return
+            if reply.status == 401 and reply.code == "invalid_api_key" and self.key_rotated("publishable", generation):
+                return  # the publishable key was rotated meanwhile
             if 400 <= reply.status < 500 and reply.status != 429:
-                self.model.violation(f"anonymous start rejected: {reply.status} {reply.code}")
+                with self.model.lock:
+                    current = self.run_.keys["publishable"]
+                    detail = (f" (publishable key #{self.run_.key_history.index(current)} acknowledged "
+                              f"{time.time() - current.ack_wall:.1f} s ago)" if reply.status == 401 else "")
+                self.model.violation(f"anonymous start rejected: {reply.status} {reply.code}{detail}")
             return
         fact = self.model.add_session(reply.body, send, end, "anonymous_start")
+        self.run_.observe_jwt(fact.jwt, send, end, "anonymous start")
+        self.not_blocked(fact.profile_id, send, "anonymous restore")
         with self.model.lock:
             known = device.installation_id in self.model.installations
             self.model.installations.add(device.installation_id)
@@ -554,6 +631,26 @@ class Worker(threading.Thread):
             self.model.violation(f"LOST INSTALLATION PROFILE: {device.installation_id} restored profile "
                                  f"{fact.profile_id}, expected {expected}")
         device.session, device.uncertain, device.anon_profile = fact, False, fact.profile_id
+        with self.model.lock:
+            record = self.model.profiles[fact.profile_id]
+            if record.installation is None and fact.kind == "anonymous":
+                record.installation = (device.installation_id, device.installation_secret)
+
+    def key_rotated(self, kind: str, generation: int) -> bool:
+        """Whether a rotation of the kind was sent since `generation` was read, is in flight (it may
+        have retired the key before its own reply came), or is left unsettled."""
+        with self.model.lock:
+            return self.run_.key_generation[kind] != generation or self.run_.key_pending[kind] is not None \
+                or self.run_.key_locks[kind].locked()
+
+    def not_blocked(self, pid: str, send: int, what: str) -> None:
+        """A new session of a profile whose block was acknowledged before the request was sent."""
+        with self.model.lock:
+            record = self.model.profiles.get(pid)
+            blocked = record is not None and self.model.block_state(record, before=send) == "blocked"
+            self.model.checks += 1
+        if blocked:
+            self.model.violation(f"BLOCK UNDONE: {what} (sent at seq {send}) gave a session of blocked profile {pid}")
 
     def op_identify(self, device: Device) -> None:
         project = self.run_.project
@@ -563,13 +660,14 @@ class Worker(threading.Thread):
         caller = device.session
         with_caller = caller.kind == "anonymous" and self.rng.random() < 0.85
         body = {"identity_token": token, "session_duration_minutes": self.rng.randint(60, 240)}
-        bearer = caller.token if with_caller else project["publishable_key"]
+        bearer = caller.token if with_caller else self.run_.pk()
         reply, send, end = self.request("identify", "POST", "/v1/sessions/identify", bearer, body)
         outcome = reply.outcome
         if outcome == "rejected":
             if with_caller:
                 self.session_lost(device, reply)
-            if 400 <= reply.status < 500 and reply.status not in (401, 409, 429):
+            if 400 <= reply.status < 500 and reply.status not in (401, 409, 429) \
+                    and (reply.status, reply.code) != (403, "profile_blocked"):
                 self.model.violation(f"identify rejected: {reply.status} {reply.code}")
             return
         if outcome == "unknown":
@@ -582,6 +680,8 @@ class Worker(threading.Thread):
             device.uncertain, device.session = True, None
             return
         fact = self.model.add_session(reply.body, send, end, "identify")
+        self.run_.observe_jwt(fact.jwt, send, end, "identify")
+        self.not_blocked(fact.profile_id, send, f"identify of {sub}")
         merge = reply.body.get("merge")
         with self.model.lock:
             self.model.identify_tokens.append((token, exp, end))
@@ -616,6 +716,7 @@ class Worker(threading.Thread):
                 fact.touched = end
                 if reply.body.get("session_jwt"):
                     fact.jwt = reply.body["session_jwt"]
+            self.run_.observe_jwt(reply.body.get("session_jwt"), send, end, "extend")
         elif reply.outcome == "unknown":
             pass  # an unknown extension only ever raises expires_at: nothing to record
         else:
@@ -673,7 +774,7 @@ class Worker(threading.Thread):
         if target is None:
             return
         reply, send, end = self.request("admin_revoke_all", "POST", f"/v1/admin/profiles/{target}/sessions/revoke",
-                                        self.run_.project["secret_key"], {})
+                                        self.run_.sk(), {})
         if reply.outcome != "rejected":
             self.model.profile_event(target, Event("revoke_all", send, end, reply.ok))
 
@@ -688,13 +789,106 @@ class Worker(threading.Thread):
                                                             for e in record.events):
                 return
         reply, send, end = self.request("erase", "DELETE", f"/v1/admin/profiles/{target}",
-                                        self.run_.project["secret_key"])
+                                        self.run_.sk())
         if reply.outcome != "rejected":
             event = Event("erase", send, end, reply.ok)
             self.model.profile_event(target, event)
             if not reply.ok:
                 with self.model.lock:
                     self.model.unknown_erases.append((target, event))
+
+    def blockable(self, target: str | None) -> bool:
+        with self.model.lock:
+            record = self.model.profiles.get(target) if target else None
+            # An alias ID acts on the profile it resolves to: act only on IDs that are no alias.
+            return record is not None and not record.merged_into and not any(
+                e.kind in ("merge", "identify_unknown") for e in record.events)
+
+    def op_block(self, device: Device) -> None:
+        target = self.pick_profile(device)
+        if not self.blockable(target):
+            return
+        reply, send, end = self.request("block", "POST", f"/v1/admin/profiles/{target}/block", self.run_.sk(),
+                                        {"reason": "crash test"})
+        if reply.outcome != "rejected":
+            self.model.profile_event(target, Event("block", send, end, reply.ok))
+        if reply.ok:
+            self.model.checks += 1
+            if reply.body.get("profile", {}).get("blocked") is not True:
+                self.model.violation(f"block of {target} answered {reply.body.get('profile')}")
+
+    def op_unblock(self, device: Device) -> None:
+        with self.model.lock:
+            blocked = [p.pid for p in self.model.profiles.values() if any(e.kind == "block" for e in p.events)]
+        if not blocked:
+            return
+        target = self.rng.choice(blocked)
+        reply, send, end = self.request("unblock", "POST", f"/v1/admin/profiles/{target}/unblock", self.run_.sk(), {})
+        if reply.outcome != "rejected":
+            self.model.profile_event(target, Event("unblock", send, end, reply.ok))
+
+    def op_rotate_api_key(self, device: Device) -> None:
+        """Rotates an API key the workers use: they switch to the new key once the rotation is
+        acknowledged; the old one must be refused once its grace ends. Secret keys get a grace long
+        enough for the controller to settle a lost rotation with the old key after the restart."""
+        kind = self.rng.choice(["publishable", "publishable", "secret"])
+        grace = self.rng.choice([0, 0, 3]) if kind == "publishable" else self.rng.choice([30, 45])
+        lock = self.run_.key_locks[kind]
+        if not lock.acquire(blocking=False):
+            return
+        try:
+            with self.model.lock:
+                if self.run_.key_pending[kind] is not None:
+                    return
+                old = self.run_.keys[kind]
+                old.live = False
+                self.run_.key_generation[kind] += 1
+            reply, send, end = self.request("rotate_api_key", "POST", "/v1/admin/api-keys/rotate", self.run_.sk(),
+                                            {"kind": kind, "grace_seconds": grace})
+            if reply.ok:
+                body = reply.body.get("api_key", {})
+                expires = epoch(body.get("previous_key_expires_at")) or 0
+                self.model.checks += 1
+                if body.get("kind") != kind or not body.get("key") or expires > time.time() + grace + 1:
+                    self.model.violation(f"rotation of the {kind} key answered {reply.status} {body}")
+                    return
+                with self.model.lock:
+                    old.dead_after = expires + 1.5
+                    fact = KeyFact(kind, body["key"], time.time())
+                    self.run_.keys[kind] = fact
+                    self.run_.key_history.append(fact)
+                    self.run_.key_generation[kind] += 1
+                if grace == 0:
+                    # At once, under load: the old key must already be refused.
+                    probe = self.request("probe_old_key", "POST", "/v1/sessions/identify", old.key, {})[0]
+                    self.model.checks += 1
+                    if probe.status and probe.status not in (401, 429):
+                        self.model.violation(f"ROTATED-OUT API KEY CAME BACK: the {kind} key rotated out with grace 0 "
+                                             f"(acknowledged) answered {probe.status} {probe.code} right after")
+            elif reply.outcome == "unknown":
+                with self.model.lock:
+                    self.run_.key_pending[kind] = grace
+            else:
+                with self.model.lock:
+                    if self.run_.keys[kind] is old:
+                        old.live = True
+        finally:
+            lock.release()
+
+    def op_rotate_signing_key(self, device: Device) -> None:
+        if not self.run_.signing_lock.acquire(blocking=False):
+            return
+        try:
+            reply, send, end = self.request("rotate_signing_key", "POST", "/v1/admin/signing-keys/rotate",
+                                            self.run_.sk(), {})
+            if reply.ok:
+                kid = reply.body.get("signing_key", {}).get("kid")
+                with self.model.lock:
+                    before = frozenset(k for k, seen in self.run_.kids_seen.items() if seen < send)
+                    self.run_.signing_rotations.append((time.time(), before, kid))
+                    self.run_.kids_seen.setdefault(kid, end)
+        finally:
+            self.run_.signing_lock.release()
 
     def op_device(self, device: Device) -> None:
         fact = device.session
@@ -782,7 +976,7 @@ class Checker:
                             f"{reply.body.get('profile', {}).get('id')}")
 
     def check_devices(self, record: ProfileFact, facts: list[tuple[SessionFact, str]], label: str) -> None:
-        reply = self.call("GET", f"/v1/admin/profiles/{record.pid}/devices", self.run_.project["secret_key"])
+        reply = self.call("GET", f"/v1/admin/profiles/{record.pid}/devices", self.run_.sk())
         if reply.status == 404:
             for fact, status in facts:
                 self.expect(status != "alive" or not fact.devices,
@@ -802,7 +996,7 @@ class Checker:
                                 f"[{label}] DEVICE OF ENDED SESSION: {device.did} of {fact.sid} still listed")
 
     def check_profile(self, record: ProfileFact, label: str) -> None:
-        secret = self.run_.project["secret_key"]
+        secret = self.run_.sk()
         with self.model.lock:
             state, target = self.model.profile_state(record)
             target_state = self.model.profile_state(self.model.profiles[target])[0] \
@@ -843,6 +1037,101 @@ class Checker:
             self.expect(profile.get("kind") == "identified" and profile.get("verified") is True,
                         f"[{label}] LOST IDENTIFY: profile {record.pid} should be identified, is {profile}")
         self.check_devices(record, facts, label)
+        if reply.status == 200:
+            self.check_block(record, profile, label)
+
+    def check_block(self, record: ProfileFact, profile: dict, label: str) -> None:
+        """A block whose acknowledgement no unblock can have followed stands: the profile says so, and
+        identify of its user and anonymous restore of its installation answer 403 `profile_blocked`
+        (its sessions are checked dead with the others). An acknowledged unblock stands too."""
+        with self.model.lock:
+            state = self.model.block_state(record)
+            ever = any(e.kind == "block" for e in record.events)
+            sub = record.sub or next((e.detail for e in record.events if e.kind == "promote" and e.acked), None)
+            sub_is_it = sub is not None and self.model.sub_profile.get(sub) == record.pid
+            plain_anonymous = record.installation is not None and all(
+                e.kind in ("block", "unblock", "revoke_all") for e in record.events)
+        if state == "unblocked" and ever:
+            self.expect(profile.get("blocked") is False,
+                        f"[{label}] UNBLOCK UNDONE: profile {record.pid} answers blocked {profile.get('blocked')}")
+        if state != "blocked":
+            return
+        self.expect(profile.get("blocked") is True,
+                    f"[{label}] BLOCK UNDONE: profile {record.pid} answers blocked {profile.get('blocked')}")
+        if sub_is_it and profile.get("external_id") == sub:
+            project = self.run_.project
+            token = identity_token(project["identity_secret"]["secret"], project["identity_secret"]["kid"], sub,
+                                   uuid.uuid4().hex)[0]
+            reply = self.call("POST", "/v1/sessions/identify", self.run_.pk(), {"identity_token": token})
+            self.expect(reply.status == 403 and reply.code == "profile_blocked",
+                        f"[{label}] BLOCK UNDONE: identify of {sub} (blocked profile {record.pid}) answered "
+                        f"{reply.status} {reply.code}")
+        if plain_anonymous:
+            installation, secret = record.installation
+            reply = self.call("POST", "/v1/sessions/anonymous", self.run_.pk(),
+                              {"installation_id": installation, "installation_secret": secret})
+            self.expect(reply.status == 403 and reply.code == "profile_blocked",
+                        f"[{label}] BLOCK UNDONE: anonymous restore of blocked profile {record.pid} answered "
+                        f"{reply.status} {reply.code}")
+        sessions = self.call("GET", f"/v1/admin/profiles/{record.pid}/sessions", self.run_.sk())
+        live = [x.get("id") for x in sessions.body.get("sessions", [])]  # it lists live sessions only
+        self.expect(sessions.status == 200 and not live,
+                    f"[{label}] BLOCK UNDONE: blocked profile {record.pid} has live sessions {live} "
+                    f"({sessions.status})")
+
+    def check_keys(self, label: str) -> None:
+        """Every API key whose grace ended is refused; the current key of each kind works."""
+        now = time.time()
+        with self.model.lock:
+            facts = [(f, f.dead_after is not None and now > f.dead_after,
+                      f.live and self.run_.keys[f.kind] is f and self.run_.key_pending[f.kind] is None)
+                     for f in self.run_.key_history]
+        for fact, dead, live in facts:
+            if not dead and not live:
+                continue
+            if fact.kind == "secret":
+                reply = self.call("GET", "/v1/admin/project", fact.key)
+                works = reply.status == 200
+            else:  # an empty identify: 400 past the key check, 401 at it
+                reply = self.call("POST", "/v1/sessions/identify", fact.key, {})
+                works = reply.status == 400
+            if dead:
+                self.expect(reply.status == 401 and reply.code == "invalid_api_key",
+                            f"[{label}] ROTATED-OUT API KEY CAME BACK: the {fact.kind} key acknowledged at "
+                            f"{fact.ack_wall:.0f}, whose grace ended at {fact.dead_after:.0f}, answered "
+                            f"{reply.status} {reply.code}")
+            else:
+                self.expect(works, f"[{label}] LOST API KEY ROTATION: the current {fact.kind} key (acknowledged at "
+                                   f"{fact.ack_wall:.0f}) answered {reply.status} {reply.code}")
+
+    def check_seals(self, label: str) -> None:
+        """Every project's sealed values open: identify with its identity secret mints a session whose
+        JWT verifies, and its JWKS serves the JWT's key."""
+        self.run_.seal_rounds += 1
+        projects = [dict(self.run_.project, publishable_key=self.run_.pk())] + self.run_.extra_projects
+        for index, project in enumerate(projects):
+            sub = f"seal-{self.run_.seed}-{self.run_.seal_rounds}-{index}"
+            token = identity_token(project["identity_secret"]["secret"], project["identity_secret"]["kid"], sub,
+                                   uuid.uuid4().hex)[0]
+            send = self.model.seq()
+            reply = self.call("POST", "/v1/sessions/identify", project["publishable_key"], {"identity_token": token})
+            end = self.model.seq()
+            jwt = reply.body.get("session_jwt")
+            self.expect(reply.status == 200 and jwt, f"[{label}] SEALED VALUE LOST: identify on project "
+                                                     f"{project['project_id']} answered {reply.status} {reply.code}")
+            if reply.status != 200 or not jwt:
+                continue
+            if index == 0:
+                self.run_.observe_jwt(jwt, send, end, label + " (fresh JWT)")
+            kid = json.loads(base64.urlsafe_b64decode(jwt.split(".")[0] + "=" * (-len(jwt.split(".")[0]) % 4)))["kid"]
+            jwks = self.call("GET", f"/v1/projects/{project['project_id']}/jwks.json", None)
+            kids = [k.get("kid") for k in jwks.body.get("keys", [])]
+            self.expect(jwks.status == 200 and kid in kids,
+                        f"[{label}] SEALED VALUE LOST: JWKS of {project['project_id']} answered {jwks.status} "
+                        f"without the signing kid {kid} ({kids})")
+            verified = self.call("POST", "/v1/sessions/authenticate", jwt)
+            self.expect(verified.status == 200, f"[{label}] SEALED VALUE LOST: a fresh JWT of project "
+                                                f"{project['project_id']} answered {verified.status} {verified.code}")
 
     def check_unknown_identify(self, caller: SessionFact, event: Event, label: str) -> None:
         """An identify whose reply was lost applied entirely or not at all: the calling anonymous
@@ -862,7 +1151,7 @@ class Checker:
                         f"[{label}] HALF-APPLIED IDENTIFY: caller {caller.sid} still works but its profile is {profile}")
             return
         self.expect(reply.status == 401, f"[{label}] caller {caller.sid} of a lost identify: {reply.status}")
-        found = self.call("GET", f"/v1/admin/profiles/{caller.profile_id}", self.run_.project["secret_key"])
+        found = self.call("GET", f"/v1/admin/profiles/{caller.profile_id}", self.run_.sk())
         profile = found.body.get("profile", {})
         self.expect(
             (found.status == 200 and profile.get("kind") == "identified" and profile.get("external_id") == event.detail)
@@ -877,7 +1166,7 @@ class Checker:
             if [e for e in record.events if e.kind in ("erase", "merge", "identify_unknown")] != [event]:
                 return
             self.model.resolved["erase"] += 1
-        found = self.call("GET", f"/v1/admin/profiles/{pid}", self.run_.project["secret_key"])
+        found = self.call("GET", f"/v1/admin/profiles/{pid}", self.run_.sk())
         if found.status not in (200, 404):
             self.expect(False, f"[{label}] profile {pid} of a lost erasure: {found.status} {found.code}")
             return
@@ -890,7 +1179,7 @@ class Checker:
                                label + " (lost erasure of " + pid + ")")
 
     def check_sub(self, sub: str, label: str) -> None:
-        reply = self.call("GET", f"/v1/admin/profiles?external_id={sub}", self.run_.project["secret_key"])
+        reply = self.call("GET", f"/v1/admin/profiles?external_id={sub}", self.run_.sk())
         verified = [p.get("id") for p in reply.body.get("profiles", []) if p.get("verified")]
         self.expect(reply.status == 200 and len(verified) <= 1,
                     f"[{label}] user {sub} has {len(verified)} verified profiles: {verified}")
@@ -903,7 +1192,7 @@ class Checker:
             self.expect(verified == [expected], f"[{label}] LOST USER: {sub} should be {expected}, found {verified}")
 
     def check_replay(self, token: str, label: str) -> None:
-        reply = self.call("POST", "/v1/sessions/identify", self.run_.project["publishable_key"],
+        reply = self.call("POST", "/v1/sessions/identify", self.run_.pk(),
                           {"identity_token": token})
         self.expect(reply.status == 401 and reply.code == "identity_token_replayed",
                     f"[{label}] LOST JTI: an acknowledged identify's token was accepted again ({reply.status} "
@@ -939,9 +1228,43 @@ class Checker:
             jobs += [pool.submit(self.check_replay, t[0], label) for t in tokens]
             jobs += [pool.submit(self.check_unknown_identify, c, e, label) for c, e in unknown_identifies]
             jobs += [pool.submit(self.check_unknown_erase, p, e, label) for p, e in unknown_erases]
+            jobs += [pool.submit(self.check_keys, label), pool.submit(self.check_seals, label)]
             for job in jobs:
                 job.result()
         return self.model.checks - before
+
+
+def settle_rotations(run: "Run") -> None:
+    """After a restart: an API key rotation whose reply was lost left the new key unknown (and, with
+    grace 0, maybe the old one dead): rotate once more, with the secret key the harness holds (a lost
+    secret rotation's old key is inside its grace of 30 s or more), and use the new key."""
+    for kind in ("publishable", "secret"):
+        with run.model.lock:
+            grace = run.key_pending[kind]
+        if grace is None:
+            continue
+        http = HTTP(run.port, timeout=30)
+        for _ in range(5):
+            reply = http.call("POST", "/v1/admin/api-keys/rotate", run.sk(),
+                              {"kind": kind, "grace_seconds": 0 if kind == "publishable" else 30})
+            if reply.status:
+                break
+            http.reset()
+            time.sleep(0.2)
+        body = reply.body.get("api_key", {})
+        if not reply.ok or not body.get("key"):
+            raise SystemExit(f"VIOLATION LOST API KEY: settling a lost rotation of the {kind} key answered "
+                             f"{reply.status} {reply.code}")
+        expires = epoch(body.get("previous_key_expires_at")) or 0
+        with run.model.lock:
+            old = run.keys[kind]
+            # Retired by the lost rotation (at the latest, grace seconds from now) or by this one.
+            old.dead_after = max(time.time() + grace, expires) + 1.5
+            fact = KeyFact(kind, body["key"], time.time())
+            run.keys[kind] = fact
+            run.key_history.append(fact)
+            run.key_generation[kind] += 1
+            run.key_pending[kind] = None
 
 
 # ─── Device registration racing the end of its session ───────────────────────────────────────────
@@ -1096,6 +1419,18 @@ def tamper(run: "Run", database: Database) -> list[str]:
             jti = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["jti"]
             statements.append(f"DELETE FROM used_token_ids WHERE jti = '{jti}'")
             expected.append("LOST JTI")
+        blocked = [p for p in model.profiles.values()
+                   if model.block_state(p) == "blocked" and model.profile_state(p)[0] == "exists"]
+        if blocked:
+            statements.append(f"UPDATE profiles SET blocked_at = NULL, blocked_reason = NULL WHERE id = '{blocked[-1].pid}'")
+            expected.append("BLOCK UNDONE")
+        dead_keys = [f for f in run.key_history if f.dead_after is not None and f.dead_after < now]
+        if dead_keys:
+            digest = hashlib.sha256(dead_keys[-1].key.encode()).hexdigest()
+            value = f"X'{digest}'" if database.kind == "sqlite" else f"decode('{digest}', 'hex')"
+            statements.append("INSERT INTO retired_api_keys (key_hash, project_id, kind, expires_at) "
+                              f"VALUES ({value}, '{project}', '{dead_keys[-1].kind}', {now + 86400})")
+            expected.append("ROTATED-OUT API KEY CAME BACK")
     database.execute(statements)
     print(f"self-test: injected {len(expected)} lost writes: {', '.join(expected)}", flush=True)
     return expected
@@ -1138,6 +1473,135 @@ def check_database(run: "Run", database: Database) -> None:
     expect(not rows, f"SESSIONS WITHOUT A PROFILE: {rows[:3]}")
 
 
+# ─── Master key rotation between kills ───────────────────────────────────────────────────────────
+
+
+def sealed_key_ids(database: "Database") -> list[tuple[str, str, str]]:
+    """(column, project/kid, master key ID) of every sealed value in the database (`tsv1.<id>.…`)."""
+    if database.kind == "sqlite":
+        blob = "substr(CAST(private_key AS TEXT), 1, 22)"
+    else:
+        blob = "convert_from(substring(private_key from 1 for 22), 'UTF8')"
+    rows = database.rows(f"SELECT 'identity_secrets.secret', project_id || '/' || kid, substr(secret, 1, 22) "
+                         f"FROM identity_secrets UNION ALL SELECT 'session_keys.private_key', "
+                         f"project_id || '/' || kid, {blob} FROM session_keys")
+    return [(column, row, value[5:21] if value.startswith("tsv1.") else "plaintext:" + value[:4])
+            for column, row, value in rows]
+
+
+class MasterKeys:
+    """Rotates the master key as docs/OPERATIONS.md says, one step at a seeded outage:
+
+    stable (K) → [prepared: K, previous N] → swapped: N, previous K, and `tessera keys rewrap
+    --master-key-file K --new-master-key-file N` runs against the database while the server serves
+    (some rewraps are SIGKILLed after a seeded number of committed values, or at the next outage) →
+    at the next outage: rerun the rewrap if it did not finish, else stable (N alone).
+    Before every restart the database is read directly: every sealed value is under a key the server
+    is about to be given (after a finished rewrap: under N only); then the server must start."""
+
+    def __init__(self, run: "Run", database_url: str, database: "Database", work: str, rng: random.Random):
+        self.run_, self.database_url, self.database, self.work, self.rng = run, database_url, database, work, rng
+        self.phase = "stable"
+        self.current = self.generate()  # (path, key ID)
+        self.old = self.new = None
+        self.want_rewrap = False
+        self.thread: threading.Thread | None = None
+        self.process: subprocess.Popen | None = None
+        self.result = ""
+        self.stats = {"rotations": 0, "rewraps started": 0, "killed midway": 0, "finished": 0, "keys dropped": 0}
+
+    def generate(self) -> tuple[str, str]:
+        path = os.path.join(self.work, f"master-{len(os.listdir(self.work))}-{uuid.uuid4().hex[:6]}.key")
+        done = subprocess.run([self.run_.arguments.tessera, "keys", "generate", "--to", path], capture_output=True,
+                              text=True, timeout=60, env=clean_environment())
+        words = done.stdout.split()
+        if done.returncode != 0 or "key" not in words:
+            raise SystemExit(f"crash: tessera keys generate failed: {done.stderr.strip()}")
+        return path, words[words.index("key") + 1]
+
+    def configure(self, server: "Server", current, previous) -> None:
+        server.master_key_file = current[0]
+        server.previous_master_key_files = [p[0] for p in previous]
+        allowed = {current[1]} | {p[1] for p in previous}
+        model = self.run_.model
+        for column, row, key_id in sealed_key_ids(self.database):
+            model.checks += 1
+            if key_id not in allowed:
+                model.violation(f"[master key] SEALED VALUE UNDER AN UNKNOWN KEY: {column} of {row} is under "
+                                f"{key_id}; the server is given {sorted(allowed)} (phase {self.phase})")
+
+    def before_restart(self, server: "Server", kills_left: int) -> None:
+        """At an outage: ends a running rewrap (waits, or SIGKILLs it), then takes the next step."""
+        self.finish_rewrap(kill=self.rng.random() < 0.5)
+        if self.phase == "stable":
+            if kills_left < 3 or self.rng.random() >= 0.3:
+                return self.configure(server, self.current, [])
+            self.old, self.new = self.current, self.generate()
+            self.stats["rotations"] += 1
+            self.result = ""
+            if self.rng.random() < 0.4:
+                self.phase = "prepared"  # step 2: every node holds the new key before any seals with it
+                return self.configure(server, self.old, [self.new])
+            self.phase = "swapped"
+        elif self.phase == "prepared":
+            self.phase = "swapped"
+        elif self.result == "finished":
+            self.phase, self.current, self.old, self.new = "stable", self.new, None, None
+            self.stats["keys dropped"] += 1
+            return self.configure(server, self.current, [])
+        # swapped: the new key seals, the old still opens; rewrap (again) once the server serves.
+        self.want_rewrap = True
+        self.configure(server, self.new, [self.old])
+
+    def after_restart(self) -> None:
+        if not self.want_rewrap:
+            return
+        self.want_rewrap = False
+        self.stats["rewraps started"] += 1
+        kill_after = self.rng.choice([None, None, 1, 2, 3])
+        command = [self.run_.arguments.tessera, "keys", "rewrap", "--database", self.database_url,
+                   "--master-key-file", self.old[0], "--new-master-key-file", self.new[0], "--verbose"]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                        env=clean_environment())
+        self.result = "running"
+
+        def follow(process=self.process):
+            committed, lines = 0, []
+            for line in process.stderr:
+                lines.append(line.strip())
+                if line.startswith("rewrapped "):
+                    committed += 1
+                    if kill_after is not None and committed == kill_after:
+                        process.send_signal(signal.SIGKILL)
+            output = process.stdout.read()
+            code = process.wait()
+            if code == -signal.SIGKILL:
+                self.result = "killed"
+                self.stats["killed midway"] += 1
+            elif code == 0 and "Every secret is now sealed" in output:
+                self.result = "finished"
+                self.stats["finished"] += 1
+            else:
+                self.result = "failed"
+                self.run_.model.violation(f"[master key] REWRAP FAILED (exit {code}): {' | '.join(lines[-3:])} "
+                                          f"{output.strip()[:200]}")
+
+        self.thread = threading.Thread(target=follow, daemon=True)
+        self.thread.start()
+
+    def finish_rewrap(self, kill: bool) -> None:
+        if self.thread is None:
+            return
+        if kill and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+        self.thread.join(timeout=300)
+        self.thread = None
+
+
+def clean_environment() -> dict:
+    return {k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")}
+
+
 # ─── The run ─────────────────────────────────────────────────────────────────────────────────────
 
 
@@ -1153,6 +1617,49 @@ class Run:
         self.race_sessions: list[str] = []
         self.port = free_port()
         self.subs = [f"user-{self.seed}-{uuid.uuid4().hex[:6]}-{i}" for i in range(arguments.users)]
+        self.extra_projects: list[dict] = []  # more projects, only for their sealed values
+        # API keys: the current one of each kind, every one ever acknowledged, and a rotation whose
+        # reply was lost (its grace), which the controller settles after the next restart.
+        self.keys: dict[str, KeyFact] = {}
+        self.key_history: list[KeyFact] = []
+        self.key_generation = {"publishable": 0, "secret": 0}
+        self.key_pending: dict[str, int | None] = {"publishable": None, "secret": None}
+        self.key_locks = {"publishable": threading.Lock(), "secret": threading.Lock()}
+        # Session-JWT signing keys: each kid with the seq of the first reply that showed it, and each
+        # acknowledged rotation as (wall time of its reply, kids seen before it was sent, its new kid).
+        self.signing_lock = threading.Lock()
+        self.kids_seen: dict[str, int] = {}
+        self.signing_rotations: list[tuple[float, frozenset, str]] = []
+        self.seal_rounds = 0
+
+    def pk(self) -> str:
+        with self.model.lock:
+            return self.keys["publishable"].key
+
+    def sk(self) -> str:
+        with self.model.lock:
+            return self.keys["secret"].key
+
+    def observe_jwt(self, jwt: str | None, send: int, end: int, label: str) -> None:
+        """A session JWT signed after a signing-key rotation was acknowledged never has a kid that
+        rotation retired (any kid seen before the rotation was sent)."""
+        if not jwt:
+            return
+        try:
+            header, payload = (json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+                               for part in jwt.split(".")[:2])
+        except ValueError:
+            self.model.violation(f"[{label}] unreadable session JWT {jwt[:40]}…")
+            return
+        kid, iat = header.get("kid"), payload.get("iat") or 0
+        with self.model.lock:
+            self.model.checks += 1
+            retired = [(wall, newer) for wall, before, newer in self.signing_rotations if iat > wall + 1 and kid in before]
+            self.kids_seen.setdefault(kid, end)
+        if retired:
+            self.model.violation(f"[{label}] ROTATED-OUT SIGNING KEY: a session JWT issued at {iat} (request seq {send}) "
+                                 f"has kid {kid}, retired by the rotation to {retired[-1][1]} acknowledged at "
+                                 f"{retired[-1][0]:.0f}")
 
 
 def parse_between(text: str) -> tuple[float, float]:
@@ -1213,18 +1720,30 @@ def main() -> int:
             schema = "crash_" + uuid.uuid4().hex[:12]
             database_url = f"{base_url}{'&' if '?' in base_url else '?'}schema={schema}"
             database = Database("postgres", postgres_url=base_url, schema=schema)
-        master_key_file = write_master_key(os.path.join(work, "master.key"))
-        created = subprocess.run(
-            [arguments.tessera, "projects", "create", "--name", "Crash", "--json", "--database", database_url],
-            capture_output=True, text=True, timeout=120,
-            env={**{k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")},
-                 "TESSERA_MASTER_KEY_FILE": master_key_file})
-        if created.returncode != 0:
-            raise SystemExit(f"crash: projects create failed: {created.stderr.strip()}")
-        run.project = json.loads(created.stdout)
+        master_keys = MasterKeys(run, database_url, database, work, random.Random(f"{arguments.seed}-master-keys"))
+        master_key_file = master_keys.current[0]
+        for name in ("Crash", "Crash sealed 1", "Crash sealed 2"):
+            created = subprocess.run(
+                [arguments.tessera, "projects", "create", "--name", name, "--json", "--database", database_url],
+                capture_output=True, text=True, timeout=120,
+                env={**clean_environment(), "TESSERA_MASTER_KEY_FILE": master_key_file})
+            if created.returncode != 0:
+                raise SystemExit(f"crash: projects create failed: {created.stderr.strip()}")
+            if name == "Crash":
+                run.project = json.loads(created.stdout)
+            else:  # more sealed values, for the rewraps; checked after every restart
+                run.extra_projects.append(json.loads(created.stdout))
+        for kind in ("publishable", "secret"):
+            run.keys[kind] = KeyFact(kind, run.project[f"{kind}_key"], time.time())
+            run.key_history.append(run.keys[kind])
         server = Server(arguments.tessera, database_url, run.port, os.path.join(work, "tessera.log"))
         server.master_key_file = master_key_file
         server.start()
+        signing = HTTP(run.port).call("GET", "/v1/admin/signing-keys", run.sk())
+        current_kid = next((k["kid"] for k in signing.body.get("signing_keys", []) if k.get("status") == "current"), None)
+        if signing.status != 200 or not current_kid:
+            raise SystemExit(f"crash: GET /v1/admin/signing-keys answered {signing.status} {signing.code}")
+        run.kids_seen[current_kid] = 0
         lifted = HTTP(run.port).call("PATCH", "/v1/admin/project", run.project["secret_key"], {"rate_limits": {
             "anonymous_starts_per_minute": None, "failed_identifies_per_minute": None,
             "failed_identifies_per_installation_per_minute": None}})
@@ -1255,6 +1774,7 @@ def main() -> int:
             tampered = arguments.self_test and index == max(1, arguments.kills // 2)
             if tampered:
                 injected = tamper(run, database)
+            master_keys.before_restart(server, arguments.kills - index - 1)
             if kill_rng.random() < 0.15:
                 # Sometimes kill it again while it starts up (opening the database, migrations).
                 server.launch()
@@ -1262,6 +1782,8 @@ def main() -> int:
                 server.kill()
                 startup_kills += 1
             restarts.append(server.start())
+            settle_rotations(run)
+            master_keys.after_restart()
             marker = model.seq()
             performed = checker.run_checks(f"after kill {index + 1}", None if tampered else last_check,
                                            arguments.sample, check_rng)
@@ -1279,10 +1801,14 @@ def main() -> int:
             worker.join(timeout=60)
         if any(worker.error for worker in workers):
             raise SystemExit("crash: a worker failed (harness error above)")
+        master_keys.finish_rewrap(kill=False)
+        settle_rotations(run)
         performed = checker.run_checks("final", None, 0, check_rng)
         print(f"final: {performed} checks of every acknowledged fact", flush=True)
         server.kill()
         check_database(run, database)
+        master_keys.configure(server, *((master_keys.current, []) if master_keys.phase == "stable"
+                                        else (master_keys.new, [master_keys.old])))
     finally:
         if server:
             server.kill()
@@ -1310,6 +1836,11 @@ def main() -> int:
     print(f"profiles tracked:        {len(model.profiles)}")
     print(f"checks performed:        {model.checks} (lost replies checked all-or-nothing: "
           f"{model.resolved['identify']} identifies, {model.resolved['erase']} erasures)")
+    with model.lock:
+        blocked = sum(model.block_state(p) == "blocked" for p in model.profiles.values())
+    print(f"rotations:               {len(run.key_history) - 2} API keys, {len(run.signing_rotations)} signing keys "
+          f"acknowledged; {blocked} profiles must be blocked")
+    print("master keys:             " + ", ".join(f"{v} {k}" for k, v in master_keys.stats.items()))
     print(f"sqlite integrity_check:  {run.integrity}")
     print(f"violations:              {len(model.violations)}")
     for text in model.violations[:30]:

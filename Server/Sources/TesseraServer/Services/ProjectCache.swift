@@ -9,6 +9,9 @@ final class ProjectCache: Sendable {
     private struct State {
         var byID: [String: ProjectRuntime] = [:]
         var idByKeyHash: [[UInt8]: String] = [:]
+        /// Counts invalidations: a load that overlapped one may have read the rows from before the
+        /// change it announced, so it does not cache them.
+        var invalidations: UInt64 = 0
     }
 
     private let store: any TesseraStore
@@ -29,8 +32,9 @@ final class ProjectCache: Sendable {
     /// The project with this ID, or nil.
     func runtime(projectID: String) async throws -> ProjectRuntime? {
         if let cached = fresh(projectID) { return cached }
+        let started = invalidations()
         guard let project = try await store.project(id: projectID) else { return nil }
-        return try await load(project)
+        return try await load(project, started: started)
     }
 
     /// The project whose publishable key is `key` (or a rotated-out one in its grace period), or nil.
@@ -52,27 +56,35 @@ final class ProjectCache: Sendable {
         if let id = state.withLock({ $0.idByKeyHash[hash] }), let cached = fresh(id) {
             if cached.accepts(kind, hash: hash, now: now) { return cached }
         }
+        let started = invalidations()
         var found =
             kind == .publishable
             ? try await store.project(publishableKeyHash: hash) : try await store.project(secretKeyHash: hash)
         if found == nil { found = try await store.project(retiredAPIKeyHash: hash, kind: kind, now: now) }
         guard let project = found else { return nil }
         state.withLock { $0.idByKeyHash[hash] = project.id }
-        let runtime = try await load(project)
+        let runtime = try await load(project, started: started)
         return runtime.accepts(kind, hash: hash, now: now) ? runtime : nil
     }
 
     /// Forgets a project, so the next request reads it again.
     func invalidate(projectID: String) {
-        state.withLock { _ = $0.byID.removeValue(forKey: projectID) }
+        state.withLock {
+            _ = $0.byID.removeValue(forKey: projectID)
+            $0.invalidations &+= 1
+        }
     }
+
+    private func invalidations() -> UInt64 { state.withLock { $0.invalidations } }
 
     private func fresh(_ projectID: String) -> ProjectRuntime? {
         guard let runtime = state.withLock({ $0.byID[projectID] }) else { return nil }
         return runtime.loadedAt.duration(to: .now) < timeToLive ? runtime : nil
     }
 
-    private func load(_ project: ProjectRecord) async throws -> ProjectRuntime {
+    /// Reads the project's secrets and keys; caches the result unless an invalidation came after
+    /// `started` (the count when the caller began reading), which would make it stale at once.
+    private func load(_ project: ProjectRecord, started: UInt64) async throws -> ProjectRuntime {
         let secrets = try await store.identitySecrets(projectID: project.id)
         var keys = try await store.sessionKeys(projectID: project.id)
         if !keys.contains(where: { $0.retiredAt == nil }) {
@@ -84,7 +96,9 @@ final class ProjectCache: Sendable {
         var runtime = try Self.makeRuntime(
             project: project, secrets: secrets, keys: keys, now: now(), retiredKeyWindow: retiredKeyWindow)
         runtime.apiKeys = try await store.apiKeyHashes(projectID: project.id, now: now())
-        state.withLock { $0.byID[project.id] = runtime }
+        state.withLock {
+            if $0.invalidations == started { $0.byID[project.id] = runtime }
+        }
         return runtime
     }
 
