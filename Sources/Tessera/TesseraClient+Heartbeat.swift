@@ -55,7 +55,10 @@ extension TesseraClient {
                 return
             }
             if Task.isCancelled { return }
-            switch await tick() {
+            tasksUnderWay += 1
+            let outcome = await tick()
+            tasksUnderWay -= 1
+            switch outcome {
             case .done:
                 failures = 0
                 retryAfter = nil
@@ -203,7 +206,9 @@ extension TesseraClient {
             return try await flight.task.value
         }
         let gen = generation
+        tasksUnderWay += 1
         let task = Task {
+            defer { self.tasksUnderWay -= 1 }
             do {
                 return try await self.performEstablish(generation: gen)
             } catch {

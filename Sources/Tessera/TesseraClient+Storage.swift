@@ -133,7 +133,11 @@ extension TesseraClient {
                 try adoptMarker(for: &fresh, markerID: markerID)  // saves it, replacing the previous state
                 eventBroadcaster.publish(.previousInstallationFound(restored: false))
                 if !fresh.pendingRevocations.isEmpty {
-                    Task { await self.flushPendingRevocations() }
+                    tasksUnderWay += 1
+                    Task {
+                        await self.flushPendingRevocations()
+                        self.tasksUnderWay -= 1
+                    }
                 }
                 return fresh
             }

@@ -64,6 +64,9 @@ public actor TesseraClient {
 
     /// Test probe: how many callers joined an already running shared request.
     var sharedRequestJoins = 0
+    /// Test probe: tasks of the client's own under way (start, anonymous session, re-establishment, heartbeat
+    /// tick, flush), each counted from its creation to its end; see ``isWorking``.
+    var tasksUnderWay = 0
     private var joinWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     struct AuthenticateFlightKey: Hashable {
@@ -135,6 +138,7 @@ public actor TesseraClient {
             noteJoin()
             return try await startFlight.value
         }
+        tasksUnderWay += 1
         let task = Task { try await self.performStart() }
         startFlight = task
         defer { startFlight = nil }
@@ -142,6 +146,7 @@ public actor TesseraClient {
     }
 
     private func performStart() async throws {
+        defer { tasksUnderWay -= 1 }
         // Observed before the store is read: "protected data available" retries an unavailable store.
         if configuration.observesApplicationLifecycle, lifecycleObservation == nil {
             lifecycleObservation = await LifecycleObservation.install(client: self)
@@ -224,13 +229,17 @@ public actor TesseraClient {
         let gen = generation
         reestablishSerial &+= 1
         let serial = reestablishSerial
+        tasksUnderWay += 1
         reestablishTask = Task { await self.reestablish(after: request, generation: gen, serial: serial) }
     }
 
     private func reestablish(after request: IdentityTokenRequest?, generation gen: UInt64, serial: UInt64) async {
         // Cleared when this run ends, whatever overtook it: a finished task left here would make every
         // later heartbeat wait for it and return before checking the session.
-        defer { if serial == reestablishSerial { reestablishTask = nil } }
+        defer {
+            if serial == reestablishSerial { reestablishTask = nil }
+            tasksUnderWay -= 1
+        }
         if let request, let provider = identityTokenProvider {
             do {
                 guard let token = try await identityToken(from: provider, for: request) else {
@@ -323,6 +332,12 @@ public actor TesseraClient {
         joinWaiters.removeAll { $0.count <= sharedRequestJoins }
         for waiter in ready { waiter.continuation.resume() }
     }
+
+    /// Whether the client is busy on its own: a task of its own is under way, or a shared check has not
+    /// been digested yet. Answers false once everything it started has ended or waits on the clock (the
+    /// heartbeat asleep): the race harness waits for that before it moves the clock for a last heartbeat
+    /// interval, since a tick that woke meanwhile would join that work instead of checking the session.
+    var isWorking: Bool { tasksUnderWay > 0 || !authenticateFlights.isEmpty }
 
     /// Returns once `count` callers have joined an already running shared request.
     func waitForSharedRequestJoins(_ count: Int) async {

@@ -29,6 +29,24 @@ struct HeartbeatTests {
         await harness.client.stop()
     }
 
+    @Test("The work probe: busy while a heartbeat's check is out or being digested, idle once the heartbeat sleeps")
+    func workProbe() async throws {
+        let harness = Harness(random: 0.5)
+        let client = harness.client
+        try await client.start()
+        await harness.clock.waitForSleepers(count: 1)
+        #expect(await !client.isWorking)
+        harness.server.hold("POST /v1/sessions/authenticate")
+        harness.clock.advance(by: .seconds(180))
+        let exchange = await harness.transport.next()
+        #expect(exchange.endpoint == "POST /v1/sessions/authenticate")
+        #expect(await client.isWorking)
+        exchange.respond(harness.server.reply(to: exchange.request))
+        await harness.clock.waitForSleepers(count: 1)
+        #expect(await !client.isWorking)
+        await client.stop()
+    }
+
     @Test("Jitter draws differ between beats (real jitter)")
     func jitterVaries() async throws {
         let harness = Harness(random: 0.1)

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
-import Tessera
+
+@testable import Tessera
 
 /// One randomized run: a fresh ``TesseraClient`` on its own store and manual clock, whose transport
 /// is gated by a ``RaceScheduler``; a seeded list of operations launched at seeded moments, every
@@ -137,6 +138,7 @@ struct RaceRun {
         /// Where the trace stood when the run's last heartbeat interval began, and whether a session was held then.
         var finalBeat: (mark: Int, heldSession: Bool, began: ContinuousClock.Instant)?
         var beatWait: ContinuousClock.Instant?
+        var workWait: ContinuousClock.Instant?
         var lastProgress = ContinuousClock.now
         let barrier: @Sendable () async -> Void = { _ = await client.installationID }
 
@@ -174,6 +176,25 @@ struct RaceRun {
                 }
                 guard next == operations.count else { continue }
                 if finalBeat == nil {
+                    // Settling cannot see the SDK digest an answer (no event marks its end), and a heartbeat asleep does
+                    // not make the client idle: a loop that was replaced may still be in its last tick. Before the clock
+                    // moves, everything the client started must have ended: a heartbeat woken while a check is still
+                    // being digested joins it (no request in the interval), one woken while a re-establishment winds
+                    // up waits for it, and either schedules its next check one interval after the move.
+                    if await client.isWorking {
+                        if workWait == nil {
+                            scheduler.noteEvent("the client is still at work after settling: waiting for it")
+                        }
+                        let began = workWait ?? .now
+                        workWait = began
+                        if ContinuousClock.now - began > stuckAfter {
+                            problems.withLock { $0.append("stuck: the client's own work never ended") }
+                            return (problems.withLock { $0 }, scheduler.trace)
+                        }
+                        await Task.yield()
+                        continue
+                    }
+                    workWait = nil
                     // Every run ends with one heartbeat interval (at most 180 s + 10 % jitter): the session the
                     // client holds must be checked within it, or re-established if it ended meanwhile. The
                     // heartbeat must be asleep first (settled, it is the only sleeper): a loop that computed its
