@@ -2,7 +2,8 @@ import NIOCore
 import NIOHTTP1
 
 /// Answers a request that NIO's HTTP/1 decoder cannot even read (a broken request line or header)
-/// with `400 invalid_request` in the API's error shape, then closes the connection.
+/// with `400 invalid_request` in the API's error shape, then closes the connection; and marks a
+/// request whose `Host` breaks RFC 9112 §3.2 (``HTTP1HostCheck``) for the middleware to refuse.
 ///
 /// Errors inside a request's body reach the handler reading it, and ``TesseraMiddleware`` answers
 /// them. An error between requests never reaches the middleware: Hummingbird would answer a bare
@@ -21,9 +22,13 @@ final class HTTP1ParseErrorResponder: ChannelDuplexHandler, RemovableChannelHand
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
             requests += 1
             readingRequest = true
+            if let marked = HTTP1HostCheck.checked(head) {
+                context.fireChannelRead(wrapInboundOut(.head(marked)))
+                return
+            }
         case .body: break
         case .end: readingRequest = false
         }
