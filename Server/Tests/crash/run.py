@@ -210,11 +210,12 @@ class HTTP:
 
 @dataclass
 class Event:
-    kind: str  # revoke, identify_caller, revoke_all, erase, merge, promote, identify_unknown
+    kind: str  # revoke, identify_caller, revoke_all, erase, merge, promote, identify_unknown, block, unblock
     send: int
     end: float  # seq of the reply; INF when the request may still run (a timeout without a kill)
     acked: bool
     detail: str = ""
+    sid: str = ""  # promote: the session the identify created (the only one of the profile it leaves)
 
 
 @dataclass
@@ -380,6 +381,13 @@ class Model:
                     return "dead", f"{name} acknowledged (seq {event.send}..{event.end:.0f})"
                 if self.effective_end(event) > fact.send:
                     unknown = unknown or f"{name} {'concurrent' if event.acked else 'unknown'}"
+            elif event.kind == "promote" and event.sid != fact.sid:
+                # A promote ends every other session the anonymous profile had (orphans of dropped
+                # answers, another tab): only the session it created holds the identified profile.
+                if event.acked and event.send > fact.ack:
+                    return "dead", f"promote acknowledged (seq {event.send}..{event.end:.0f})"
+                if self.effective_end(event) > fact.send:
+                    unknown = unknown or "promote concurrent"
             elif event.kind == "identify_unknown" and self.effective_end(event) > fact.send:
                 unknown = unknown or "identify from its profile unknown"
         return ("unknown", unknown) if unknown else ("alive", "")
@@ -701,7 +709,7 @@ class Worker(threading.Thread):
             else:
                 if fact.profile_id != caller.profile_id:
                     self.model.violation(f"promoted identify gave {fact.profile_id}, not {caller.profile_id}")
-                self.model.profile_event(caller.profile_id, Event("promote", send, end, True, sub))
+                self.model.profile_event(caller.profile_id, Event("promote", send, end, True, sub, fact.sid))
         device.session = fact
 
     def op_extend(self, device: Device) -> None:
