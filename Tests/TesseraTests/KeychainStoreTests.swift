@@ -113,10 +113,7 @@ struct KeychainStoreTests {
     func undecodableOnce() async throws {
         let device = Device()
         defer { device.deleteApp() }
-        let first = device.launch()
-        try await first.client.start()
-        await first.client.stop()
-        let installation = try #require(await first.client.installationID)
+        let (_, installation) = try await device.firstRun()
         device.keychain.scriptReads("tessera", .found(Data("garbage".utf8)))
         let second = device.launch()
         let events = Recorder(second.client.events)
@@ -132,10 +129,7 @@ struct KeychainStoreTests {
     func undecodableQuarantined() async throws {
         let device = Device()
         defer { device.deleteApp() }
-        let first = device.launch()
-        try await first.client.start()
-        await first.client.stop()
-        let installation = try #require(await first.client.installationID)
+        let (first, installation) = try await device.firstRun()
         let garbage = Data("{\"version\":1,\"installationID\":".utf8)
         device.keychain.setItem(garbage, account: "tessera")
         let second = device.launch()
@@ -154,10 +148,7 @@ struct KeychainStoreTests {
     func wipedKeychainAfterGrace() async throws {
         let device = Device()
         defer { device.deleteApp() }
-        let first = device.launch()
-        try await first.client.start()
-        await first.client.stop()
-        let installation = try #require(await first.client.installationID)
+        let (first, installation) = try await device.firstRun()
         for account in device.keychain.items.keys { device.keychain.setItem(nil, account: account) }
         let second = device.launch()
         await #expect(throws: TesseraError.self) { try await second.client.start() }

@@ -79,10 +79,7 @@ struct LifecycleTests {
     func protectedDataRetriesStorage() async throws {
         let device = Device()
         defer { device.deleteApp() }
-        let first = device.launch()
-        try await first.client.start()
-        await first.client.stop()
-        let installation = try #require(await first.client.installationID)
+        let (first, installation) = try await device.firstRun()
 
         device.keychain.setFault(.locked)
         let harness = device.launch()

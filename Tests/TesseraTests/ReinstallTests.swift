@@ -9,10 +9,7 @@ struct ReinstallTests {
     func startFresh() async throws {
         let device = Device()
         defer { device.deleteApp() }
-        let first = device.launch()
-        try await first.client.start()
-        await first.client.stop()
-        let installation = try #require(await first.client.installationID)
+        let (first, installation) = try await device.firstRun()
         let token = try #require(try first.storedState()?.session?.token)
 
         device.deleteApp()
@@ -39,10 +36,7 @@ struct ReinstallTests {
     func restore() async throws {
         let device = Device()
         defer { device.deleteApp() }
-        let first = device.launch()
-        try await first.client.start()
-        await first.client.stop()
-        let installation = try #require(await first.client.installationID)
+        let (first, installation) = try await device.firstRun()
         let token = try #require(try first.storedState()?.session?.token)
         device.deleteApp()
         let second = device.launch { $0.reinstallPolicy = .restore }
@@ -78,10 +72,7 @@ struct ReinstallTests {
     func unreadableMarker() async throws {
         let device = Device()
         defer { device.deleteApp() }
-        let first = device.launch()
-        try await first.client.start()
-        await first.client.stop()
-        let installation = try #require(await first.client.installationID)
+        let (_, installation) = try await device.firstRun()
         // A directory in the marker's place: open succeeds, read fails (EISDIR), as a protected file's would.
         try FileManager.default.removeItem(at: device.marker.file)
         try FileManager.default.createDirectory(at: device.marker.file, withIntermediateDirectories: true)

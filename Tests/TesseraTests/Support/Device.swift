@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 @testable import Tessera
 
@@ -21,6 +22,15 @@ struct Device {
 
     func launch(marker: Bool = true, configure: (inout TesseraConfiguration) -> Void = { _ in }) -> Harness {
         Harness(store: store(marker: marker), clock: clock, server: server, configure: configure)
+    }
+
+    /// The app's first launch: starts (an anonymous identity is created and stored), stops, and answers
+    /// that launch with the installation it created.
+    func firstRun() async throws -> (harness: Harness, installation: UUID) {
+        let first = launch()
+        try await first.client.start()
+        await first.client.stop()
+        return (first, try #require(await first.client.installationID))
     }
 
     /// Deletes the app: its container goes, its keychain items stay.
