@@ -129,7 +129,7 @@ struct KeychainStoreTests {
     func undecodableQuarantined() async throws {
         let device = Device()
         defer { device.deleteApp() }
-        let (first, installation) = try await device.firstRun()
+        let (_, installation) = try await device.firstRun()
         let garbage = Data("{\"version\":1,\"installationID\":".utf8)
         device.keychain.setItem(garbage, account: "tessera")
         let second = device.launch()
@@ -148,7 +148,7 @@ struct KeychainStoreTests {
     func wipedKeychainAfterGrace() async throws {
         let device = Device()
         defer { device.deleteApp() }
-        let (first, installation) = try await device.firstRun()
+        let (_, installation) = try await device.firstRun()
         for account in device.keychain.items.keys { device.keychain.setItem(nil, account: account) }
         let second = device.launch()
         await #expect(throws: TesseraError.self) { try await second.client.start() }

@@ -79,7 +79,7 @@ struct LifecycleTests {
     func protectedDataRetriesStorage() async throws {
         let device = Device()
         defer { device.deleteApp() }
-        let (first, installation) = try await device.firstRun()
+        let (_, installation) = try await device.firstRun()
 
         device.keychain.setFault(.locked)
         let harness = device.launch()
