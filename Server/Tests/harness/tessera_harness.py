@@ -17,6 +17,7 @@ import hmac
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -239,6 +240,15 @@ def generate_master_key(tessera: str | Path, path: str | Path, environment: dict
     return words[words.index("key") + 1]
 
 
+def write_master_key(path: str | Path) -> str:
+    """A master key file (32 random bytes, base64url, mode 0600) written without the CLI (any `tessera`
+    binary reads it); returns its path."""
+    descriptor = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(b64url(os.urandom(32)) + "\n")
+    return str(path)
+
+
 def serve(tessera: str | Path, database: str, port: int, *options: str, log=None,
           environment: dict[str, str] | None = None) -> subprocess.Popen:
     """Starts `tessera serve` on 127.0.0.1:`port`; its output goes to `log` (an open file), else nowhere."""
@@ -280,6 +290,17 @@ def stop(*processes: subprocess.Popen | None, timeout: float = 15, sig: int = si
     return statuses
 
 
+def clean_up(work: str | Path, keep: bool, what: str, processes, cluster: "PostgresCluster | None" = None) -> None:
+    """The end of a run: stops its processes and its cluster, then keeps (and names) or removes `work`."""
+    stop(*processes)
+    if cluster is not None:
+        cluster.stop()
+    if keep:
+        print(f"{what}: kept {work}", file=sys.stderr)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 # ─── PostgreSQL (scripts/postgres) ───────────────────────────────────────────────────────────────
 
 
@@ -299,7 +320,6 @@ class PostgresCluster:
 
     def start(self) -> str:
         """Starts (or reuses) the cluster; returns its postgres://… URL."""
-        print(f"› scripts/postgres start (TESSERA_PG_DIR={self.directory})", file=sys.stderr)
         lines = self.command("start", 900).stdout.strip().splitlines()
         if not lines or not lines[-1].startswith("postgres"):
             raise SystemExit(f"{self.what}: scripts/postgres start printed no URL")
