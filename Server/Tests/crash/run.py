@@ -81,7 +81,6 @@ import argparse
 import concurrent.futures
 import hashlib
 import itertools
-import json
 import os
 import random
 import shutil
