@@ -72,8 +72,7 @@ def main():
     parser.add_argument("--outage", action="store_true")
     arguments = parser.parse_args()
     schema = "mn_" + uuid.uuid4().hex[:12]
-    separator = "&" if "?" in arguments.database else "?"
-    database = f"{arguments.database}{separator}schema={schema}"
+    database = harness.with_query(arguments.database, f"schema={schema}")
     # Both nodes and the CLI share one master key, as every node of a deployment must.
     key_directory = tempfile.mkdtemp(prefix="tessera-multinode-key-")
     os.environ["TESSERA_MASTER_KEY_FILE"] = os.path.join(key_directory, "master.key")
