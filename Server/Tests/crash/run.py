@@ -1613,7 +1613,7 @@ def main() -> int:
                 cluster = harness.PostgresCluster(f"/tmp/tessera-crash-postgres-{os.getpid()}", "crash")
                 base_url = cluster.start()
             schema = "crash_" + uuid.uuid4().hex[:12]
-            database_url = f"{base_url}{'&' if '?' in base_url else '?'}schema={schema}"
+            database_url = harness.with_query(base_url, f"schema={schema}")
             database = Database("postgres", postgres_url=base_url, schema=schema)
         master_keys = MasterKeys(run, database_url, database, work, random.Random(f"{arguments.seed}-master-keys"))
         master_key_file = master_keys.current[0]
