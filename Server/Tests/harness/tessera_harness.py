@@ -305,11 +305,14 @@ def clean_up(work: str | Path, keep: bool, what: str, processes, cluster: "Postg
 
 
 class PostgresCluster:
-    """A throwaway cluster of scripts/postgres in a directory of its own (TESSERA_PG_DIR); stop() removes it."""
+    """A throwaway cluster of scripts/postgres in a directory of its own (TESSERA_PG_DIR); stop() removes it.
+    Without a directory: the one scripts/postgres picks ($TESSERA_PG_DIR, else its default)."""
 
-    def __init__(self, directory: str | Path, what: str = "tessera") -> None:
-        self.directory, self.what = Path(directory), what
-        self.environment = {**os.environ, "TESSERA_PG_DIR": str(directory)}
+    def __init__(self, directory: str | Path | None = None, what: str = "tessera") -> None:
+        self.directory, self.what = (Path(directory) if directory else None), what
+        self.environment = dict(os.environ)
+        if directory:
+            self.environment["TESSERA_PG_DIR"] = str(directory)
 
     def command(self, action: str, timeout: float, check: bool = True) -> subprocess.CompletedProcess:
         result = subprocess.run([str(POSTGRES_SCRIPT), action], capture_output=True, text=True,

@@ -191,10 +191,10 @@ def outage(a_port, b_port, pk):
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
         running = [pool.submit(load, 12) for _ in range(8)]
         time.sleep(2)
-        harness.PostgresCluster(os.environ["TESSERA_PG_DIR"], "multinode").pause()
+        harness.PostgresCluster(what="multinode").pause()
         time.sleep(3)
         health_down = [call(port, "GET", "/health", timeout=15)[0] for port in (a_port, b_port)]
-        harness.PostgresCluster(os.environ["TESSERA_PG_DIR"], "multinode").resume()
+        harness.PostgresCluster(what="multinode").resume()
         for future in running:
             future.result()
     check("while PostgreSQL is down /health fails with 503 on both nodes", health_down == [503, 503], f"{health_down}")
