@@ -33,139 +33,33 @@ are vacuumed and flushed during whatever is measured next, on the same two CPUs.
 from __future__ import annotations
 
 import argparse
-import base64
-import hashlib
-import hmac
-import http.client
 import json
 import os
 import re
-import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-
-
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_for(port: int, path: str, process: subprocess.Popen, what: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"bench: {what} exited with status {process.returncode} before answering")
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            connection.request("GET", path)
-            if connection.getresponse().status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise SystemExit(f"bench: {what} did not answer GET {path} within {timeout:.0f} s")
-
-
-@dataclass
-class Project:
-    project_id: str
-    publishable_key: str
-    secret_key: str
-    identity_secret: str
-    kid: str | None
-
-
-def write_master_key(path) -> str:
-    """A master key file (32 random bytes, base64url, mode 0600) for `--master-key-file`: PostgreSQL needs one."""
-    descriptor = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "w") as file:
-        file.write(base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=") + "\n")
-    return str(path)
-
-
-def create_project(tessera: Path, database: str, environment: dict[str, str], slug: str | None = None) -> Project:
-    command = [str(tessera), "projects", "create", "--name", "Benchmark", "--json", "--database", database]
-    if slug:
-        command += ["--slug", slug]
-    result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=60)
-    if result.returncode != 0:
-        raise SystemExit(f"bench: {' '.join(command[:4])} failed ({result.returncode}): {result.stderr.strip()}")
-    # {"project_id", "name", "slug", "publishable_key", "secret_key", "identity_secret": {"kid", "secret"}}
-    try:
-        data = json.loads(result.stdout)
-        return Project(
-            project_id=data["project_id"], publishable_key=data["publishable_key"], secret_key=data["secret_key"],
-            identity_secret=data["identity_secret"]["secret"], kid=data["identity_secret"]["kid"],
-        )
-    except (ValueError, KeyError, TypeError) as error:
-        raise SystemExit(f"bench: cannot read the keys from `tessera projects create --json`: {error!r}")
-
-
-def mint_identity_token(secret: str, kid: str | None, claims: dict[str, object]) -> str:
-    header: dict[str, str] = {"alg": "HS256", "typ": "JWT"}
-    if kid:
-        header["kid"] = kid
-    signing_input = (
-        b64url(json.dumps(header, separators=(",", ":")).encode())
-        + "."
-        + b64url(json.dumps(claims, separators=(",", ":")).encode())
-    )
-    signature = hmac.new(secret.encode("utf-8"), signing_input.encode("ascii"), hashlib.sha256).digest()
-    return signing_input + "." + b64url(signature)
-
-
-def new_installation() -> dict[str, str]:
-    return {"installation_id": str(uuid.uuid4()), "installation_secret": b64url(os.urandom(32))}
+sys.path.insert(0, str(HERE.parents[1] / "Tests" / "harness"))
+import tessera_harness as harness  # noqa: E402
 
 
 def create_sessions(port: int, publishable_key: str, count: int) -> list[str]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    client = harness.Client(port, timeout=10)
     tokens = []
     for _ in range(count):
-        body = json.dumps(new_installation())
-        connection.request(
-            "POST", "/v1/sessions/anonymous", body=body,
-            headers={"Authorization": f"Bearer {publishable_key}", "Content-Type": "application/json"},
-        )
-        response = connection.getresponse()
-        payload = response.read()
-        if response.status not in (200, 201):
-            raise SystemExit(f"bench: POST /v1/sessions/anonymous answered {response.status}: {payload[:300]!r}")
-        tokens.append(json.loads(payload)["session_token"])
-    connection.close()
+        reply = client.call("POST", "/v1/sessions/anonymous", publishable_key, harness.new_installation())
+        if reply.status not in (200, 201):
+            raise SystemExit(f"bench: POST /v1/sessions/anonymous answered {reply.status}: {reply.body}")
+        tokens.append(reply.body["session_token"])
+    client.reset()
     return tokens
-
-
-def raise_rate_limits(port: int, secret_key: str) -> None:
-    """Lifts the bench project's rate limits (admin API): all load comes from one address, 127.0.0.1."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    limits = dict.fromkeys(
-        ["anonymous_starts_per_minute", "failed_identifies_per_minute", "failed_identifies_per_installation_per_minute"])
-    connection.request(
-        "PATCH", "/v1/admin/project", body=json.dumps({"rate_limits": limits}),
-        headers={"Authorization": f"Bearer {secret_key}", "Content-Type": "application/json"},
-    )
-    response = connection.getresponse()
-    payload = response.read()
-    connection.close()
-    if response.status != 200:
-        raise SystemExit(f"bench: PATCH /v1/admin/project answered {response.status}: {payload[:300]!r}")
 
 
 def start_wrk(
@@ -217,28 +111,33 @@ def run_wrk_split(
     return combined
 
 
-class PostgresCluster:
-    """A throwaway cluster of scripts/postgres in a directory of its own (TESSERA_PG_DIR), removed by stop()."""
+def master_key_environment(work: Path) -> dict[str, str]:
+    """The environment of the servers and the CLI: nothing of the caller's TESSERA_*, and a master key
+    (a database of earlier runs needs theirs: TESSERA_MASTER_KEY_FILE names it; else a new one)."""
+    return harness.clean_environment(TESSERA_MASTER_KEY_FILE=(
+        os.environ.get("TESSERA_MASTER_KEY_FILE") or harness.write_master_key(work / "master.key")))
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        self.environment = {**os.environ, "TESSERA_PG_DIR": str(directory)}
 
-    def start(self) -> str:
-        print(f"› scripts/postgres start (TESSERA_PG_DIR={self.directory})", file=sys.stderr)
-        result = subprocess.run(
-            [str(ROOT / "scripts" / "postgres"), "start"], capture_output=True, text=True, env=self.environment,
-            timeout=900,
-        )
-        lines = result.stdout.strip().splitlines()
-        if result.returncode != 0 or not lines or not lines[-1].startswith("postgres"):
-            raise SystemExit(f"bench: scripts/postgres start failed ({result.returncode}):\n{result.stderr}")
-        return lines[-1]
+def start_cluster(cluster: harness.PostgresCluster) -> str:
+    print(f"› scripts/postgres start (TESSERA_PG_DIR={cluster.directory})", file=sys.stderr)
+    return cluster.start()
 
-    def stop(self) -> None:
-        subprocess.run(
-            [str(ROOT / "scripts" / "postgres"), "stop"], capture_output=True, env=self.environment, timeout=300
-        )
+
+def serve(tessera: Path, database: str, port: int, log: Path, environment: dict[str, str]) -> subprocess.Popen:
+    """`tessera serve` as the benchmarks run it: warnings only, to `log`."""
+    return harness.serve(tessera, database, port, "--log-level", "warning", log=open(log, "w"), environment=environment)
+
+
+def errors_of(result: dict) -> int:
+    return result["connect_errors"] + result["read_errors"] + result["write_errors"] + result["timeouts"]
+
+
+def medians(runs: list[dict]) -> tuple[float, float, float, int, int]:
+    """Over wrk results: the median requests/s, p50 and p99 (ms); the sums of non-2xx answers and errors."""
+    return (statistics.median(result["rps"] for result in runs),
+            statistics.median(result["p50_us"] for result in runs) / 1000,
+            statistics.median(result["p99_us"] for result in runs) / 1000,
+            sum(result["non_2xx"] for result in runs), sum(errors_of(result) for result in runs))
 
 
 def write_split(work: Path, name: str, lines: list[str], parts: int) -> list[Path]:
@@ -252,15 +151,10 @@ def write_split(work: Path, name: str, lines: list[str], parts: int) -> list[Pat
     return paths
 
 
-def libpq_url(url: str) -> str:
-    """The URL without the server's own query items (pool_max, schema, …), which libpq would refuse."""
-    return url.split("?", 1)[0]
-
-
 def postgres_version(url: str) -> str:
     try:
         result = subprocess.run(
-            ["psql", libpq_url(url), "-Atc", "SHOW server_version"], capture_output=True, text=True, timeout=30
+            ["psql", harness.libpq_url(url), "-Atc", "SHOW server_version"], capture_output=True, text=True, timeout=30
         )
         return result.stdout.split()[0] if result.returncode == 0 and result.stdout.strip() else "?"
     except (OSError, subprocess.TimeoutExpired):
@@ -274,13 +168,9 @@ def settle_postgres(url: str) -> None:
     pg_checkpoint; on a given database without either it is skipped.)"""
     for statement in ("VACUUM (ANALYZE)", "CHECKPOINT"):
         try:
-            subprocess.run(["psql", libpq_url(url), "-Atqc", statement], capture_output=True, timeout=300)
+            subprocess.run(["psql", harness.libpq_url(url), "-Atqc", statement], capture_output=True, timeout=300)
         except (OSError, subprocess.TimeoutExpired):
             pass
-
-
-def load_average() -> str:
-    return "/".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 class Perf:
@@ -354,32 +244,25 @@ def main() -> int:
         slug = f"bench-{uuid.uuid4().hex[:12]}"  # the database may hold earlier runs' projects
     elif arguments.database == "postgres":
         # Not under `work`: the cluster's owner (postgres, when run as root) must reach its directory.
-        cluster = PostgresCluster(Path(tempfile.gettempdir()) / f"tessera-bench-pg-{os.getpid()}")
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("TESSERA_")}
-    # A database of earlier runs needs their key: TESSERA_MASTER_KEY_FILE names it; else a new one.
-    environment["TESSERA_MASTER_KEY_FILE"] = (
-        os.environ.get("TESSERA_MASTER_KEY_FILE") or write_master_key(work / "master.key"))
-    tessera_ports = [free_port() for _ in range(arguments.nodes)]
-    tessera_port, hello_port = tessera_ports[0], free_port()
+        cluster = harness.PostgresCluster(Path(tempfile.gettempdir()) / f"tessera-bench-pg-{os.getpid()}", "bench")
+    environment = master_key_environment(work)
+    tessera_ports = [harness.free_port() for _ in range(arguments.nodes)]
+    tessera_port, hello_port = tessera_ports[0], harness.free_port()
     processes: list[subprocess.Popen] = []
     try:
         if cluster is not None:
-            database = cluster.start()
+            database = start_cluster(cluster)
         if arguments.database == "postgres":
             database_label = (
                 f"PostgreSQL {postgres_version(database)} "
                 f"({'given URL' if cluster is None else 'throwaway cluster, fsync on'}; "
                 "VACUUM (ANALYZE) and CHECKPOINT before each measurement)"
             )
-        project = create_project(arguments.tessera, database, environment, slug)
+        project = harness.create_project(arguments.tessera, database, "Benchmark", environment, slug, what="bench")
         nodes: list[subprocess.Popen] = []
         for index, port in enumerate(tessera_ports):
             log_name = "tessera.log" if index == 0 else f"tessera-{index + 1}.log"
-            nodes.append(subprocess.Popen(
-                [str(arguments.tessera), "serve", "--host", "127.0.0.1", "--port", str(port),
-                 "--database", database, "--log-level", "warning"],
-                stdout=open(work / log_name, "w"), stderr=subprocess.STDOUT, env=environment,
-            ))
+            nodes.append(serve(arguments.tessera, database, port, work / log_name, environment))
             processes.append(nodes[-1])
         tessera = nodes[0]
         hello = subprocess.Popen(
@@ -388,9 +271,12 @@ def main() -> int:
         )
         processes.append(hello)
         for index, (port, node) in enumerate(zip(tessera_ports, nodes)):
-            wait_for(port, "/health", node, f"tessera serve (node {index + 1})" if arguments.nodes > 1 else "tessera serve")
-        wait_for(hello_port, "/", hello, "HelloWorld")
-        raise_rate_limits(tessera_port, project.secret_key)
+            harness.wait_ready(port, node, f"bench: tessera serve (node {index + 1})" if arguments.nodes > 1
+                               else "bench: tessera serve")
+        harness.wait_ready(hello_port, hello, "bench: HelloWorld", path="/")
+        lifted = harness.lift_rate_limits(tessera_port, project.secret_key)
+        if lifted.status != 200:
+            raise SystemExit(f"bench: PATCH /v1/admin/project answered {lifted.status}: {lifted.body}")
 
         count = arguments.duration * arguments.per_second
         rounds = arguments.rounds
@@ -406,10 +292,10 @@ def main() -> int:
             now = int(time.time())
             files["identify"] = []
             for round_index in range(rounds):
-                run = b64url(os.urandom(6))
+                run = harness.b64url(os.urandom(6))
                 lines = []
                 for index in range(count):
-                    token = mint_identity_token(
+                    token = harness.identity_token(
                         project.identity_secret, project.kid,
                         {"sub": f"bench-{run}-{index}", "aud": project.project_id, "iat": now,
                          "exp": now + 3000},
@@ -420,7 +306,7 @@ def main() -> int:
             files["anonymous"] = [
                 write_split(
                     work, f"anonymous-{round_index + 1}",
-                    [f"{project.publishable_key}\t{json.dumps(new_installation())}\n" for _ in range(count)],
+                    [f"{project.publishable_key}\t{json.dumps(harness.new_installation())}\n" for _ in range(count)],
                     arguments.nodes,
                 )
                 for round_index in range(rounds)
@@ -433,7 +319,7 @@ def main() -> int:
         }
         hello_urls = [f"http://127.0.0.1:{hello_port}/"] * arguments.nodes
         no_args: list[list[str]] = [[] for _ in hello_urls]
-        load_before = load_average()
+        load_before = harness.load_average()
         if arguments.warmup:
             run_wrk_split(hello_urls, HERE / "plain.lua", no_args, arguments, arguments.warmup)
         # by_round[r][scenario]: the wrk result of one scenario in round r.
@@ -465,7 +351,7 @@ def main() -> int:
                 if any(node.poll() is not None for node in nodes):
                     raise SystemExit(f"bench: tessera serve exited during {name}; see the logs in {work}")
             by_round.append(results)
-        load_after = load_average()
+        load_after = harness.load_average()
 
         print()
         print(f"wrk {arguments.threads} thread(s), {arguments.connections} connections, {arguments.duration} s each, "
@@ -478,9 +364,6 @@ def main() -> int:
         print(f"load average (1/5/15 min): {load_before} before, {load_after} after")
         header = (f"{'scenario':<12} {'requests/s':>11} {'p50 ms':>8} {'p99 ms':>8} {'vs hello':>9} {'non-2xx':>8} "
                   f"{'errors':>7}")
-
-        def errors_of(result: dict) -> int:
-            return result["connect_errors"] + result["read_errors"] + result["write_errors"] + result["timeouts"]
 
         if rounds > 1:
             print(f"\n{rounds} rounds, interleaved (each ratio against the hello-world of its own round):")
@@ -498,15 +381,11 @@ def main() -> int:
         failed = []
         for name in by_round[0]:
             runs = [round_results[name] for round_results in by_round]
-            rps = statistics.median(result["rps"] for result in runs)
-            p50 = statistics.median(result["p50_us"] for result in runs) / 1000
-            p99 = statistics.median(result["p99_us"] for result in runs) / 1000
+            rps, p50, p99, non_2xx, errors = medians(runs)
             ratio = statistics.median(
                 result["rps"] / round_results["hello-world"]["rps"] if round_results["hello-world"]["rps"] else 0
                 for result, round_results in zip(runs, by_round)
             )
-            non_2xx = sum(result["non_2xx"] for result in runs)
-            errors = sum(errors_of(result) for result in runs)
             wrapped = sum(result["wrapped"] for result in runs)
             target = ""
             if name == "heartbeat" and arguments.database == "postgres":
@@ -545,20 +424,7 @@ def main() -> int:
             return 1
         return 0
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in processes:
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        if cluster is not None:
-            cluster.stop()
-        if arguments.keep:
-            print(f"bench: kept {work}", file=sys.stderr)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        harness.clean_up(work, arguments.keep, "bench", processes, cluster)
 
 
 if __name__ == "__main__":

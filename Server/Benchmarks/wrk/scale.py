@@ -19,13 +19,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import http.client
 import os
 import random
-import shutil
-import signal
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench  # noqa: E402  (the helpers of the load benchmark: wrk, projects, the PostgreSQL cluster)
+import bench  # noqa: E402  (the helpers of the load benchmark: wrk, servers, figures)
+from bench import harness  # noqa: E402  (Server/Tests/harness: projects, the PostgreSQL cluster)
 
 HERE = bench.HERE
 CHUNK = 20_000
@@ -61,7 +58,7 @@ def generate(project_id: str, count: int, now: int):
     """Yields chunks of `count` anonymous profiles, each with its installation and one live session."""
     expires_at = now + 525_600 * 60  # the default anonymous session lifetime
     sha256 = hashlib.sha256
-    b64url = bench.b64url
+    b64url = harness.b64url
     done = 0
     while done < count:
         size = min(CHUNK, count - done)
@@ -144,7 +141,7 @@ def copy_block(table: str, columns: str, rows: list[tuple]) -> str:
 
 def psql(url: str, sql: str) -> str:
     result = subprocess.run(
-        ["psql", bench.libpq_url(url), "-v", "ON_ERROR_STOP=1", "-Atqc", sql], capture_output=True, text=True,
+        ["psql", harness.libpq_url(url), "-v", "ON_ERROR_STOP=1", "-Atqc", sql], capture_output=True, text=True,
         timeout=600,
     )
     if result.returncode != 0:
@@ -156,7 +153,7 @@ def fill_postgres(url: str, schema: str, project_id: str, count: int, sample: se
     """COPY through psql, one transaction, into the schema the server migrated, then VACUUM (ANALYZE);
     returns the sampled tokens."""
     process = subprocess.Popen(
-        ["psql", bench.libpq_url(url), "-v", "ON_ERROR_STOP=1", "-q"],
+        ["psql", harness.libpq_url(url), "-v", "ON_ERROR_STOP=1", "-q"],
         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
     tokens: list[str] = []
@@ -187,10 +184,6 @@ def fill_postgres(url: str, schema: str, project_id: str, count: int, sample: se
     return tokens
 
 
-def with_query(url: str, item: str) -> str:
-    return url + ("&" if "?" in url else "?") + item
-
-
 @dataclass
 class Database:
     label: str
@@ -214,13 +207,9 @@ def human_bytes(count: int) -> str:
 
 
 def check_heartbeat(port: int, token: str) -> None:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.request("POST", "/v1/sessions/authenticate", headers={"Authorization": f"Bearer {token}"})
-    response = connection.getresponse()
-    body = response.read()
-    connection.close()
-    if response.status != 200:
-        raise SystemExit(f"bench-scale: a generated session's heartbeat answered {response.status}: {body[:300]!r}")
+    reply = harness.call(port, "POST", "/v1/sessions/authenticate", token)
+    if reply.status != 200:
+        raise SystemExit(f"bench-scale: a generated session's heartbeat answered {reply.status}: {reply.body}")
 
 
 def main() -> int:
@@ -249,21 +238,18 @@ def main() -> int:
         parser.error("--sample must not exceed --small or --sessions")
 
     work = Path(tempfile.mkdtemp(prefix="tessera-scale-"))
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("TESSERA_")}
-    # A database of earlier runs needs their key: TESSERA_MASTER_KEY_FILE names it; else a new one.
-    environment["TESSERA_MASTER_KEY_FILE"] = (
-        os.environ.get("TESSERA_MASTER_KEY_FILE") or bench.write_master_key(work / "master.key"))
+    environment = bench.master_key_environment(work)
     cluster = None
     if arguments.database == "postgres" and not arguments.database_url:
-        cluster = bench.PostgresCluster(Path(tempfile.gettempdir()) / f"tessera-scale-pg-{os.getpid()}")
+        cluster = harness.PostgresCluster(Path(tempfile.gettempdir()) / f"tessera-scale-pg-{os.getpid()}", "bench-scale")
     databases: list[Database] = []
     try:
         if arguments.database == "postgres":
-            base = cluster.start() if cluster is not None else arguments.database_url
+            base = bench.start_cluster(cluster) if cluster is not None else arguments.database_url
             suffix = "" if cluster is not None else "_" + uuid.uuid4().hex[:8]
             for label, count in (("small", arguments.small), ("big", arguments.sessions)):
                 schema = f"scale_{label}{suffix}"
-                databases.append(Database(label, count, with_query(base, f"schema={schema}"), schema))
+                databases.append(Database(label, count, harness.with_query(base, f"schema={schema}"), schema))
             backend = (f"PostgreSQL {bench.postgres_version(base)} "
                        f"({'throwaway cluster, fsync on' if cluster else 'given URL'}), one schema each")
         else:
@@ -272,7 +258,7 @@ def main() -> int:
             backend = "SQLite, one file each"
 
         for database in databases:
-            project = bench.create_project(arguments.tessera, database.url, environment)
+            project = harness.create_project(arguments.tessera, database.url, "Benchmark", environment, what="bench-scale")
             sample = set(random.sample(range(database.sessions), arguments.sample))
             print(f"› filling {database.label}: {database.sessions:,} sessions", file=sys.stderr)
             started = time.monotonic()
@@ -295,13 +281,10 @@ def main() -> int:
             database.heartbeat.write_text("".join(f"{token}\t\n" for token in database.tokens))
 
         for database in databases:
-            database.port = bench.free_port()
-            database.process = subprocess.Popen(
-                [str(arguments.tessera), "serve", "--host", "127.0.0.1", "--port", str(database.port),
-                 "--database", database.url, "--log-level", "warning"],
-                stdout=open(work / f"tessera-{database.label}.log", "w"), stderr=subprocess.STDOUT, env=environment,
-            )
-            bench.wait_for(database.port, "/health", database.process, f"tessera serve ({database.label})")
+            database.port = harness.free_port()
+            database.process = bench.serve(arguments.tessera, database.url, database.port,
+                                           work / f"tessera-{database.label}.log", environment)
+            harness.wait_ready(database.port, database.process, f"bench: tessera serve ({database.label})")
             check_heartbeat(database.port, database.tokens[0])
 
         path = "/v1/sessions/authenticate"
@@ -330,15 +313,8 @@ def main() -> int:
         medians = {}
         for database in databases:
             rounds = "  ".join(f"{result['rps']:,.0f} ({result['load']:.1f})" for result in database.results)
-            median = statistics.median(result["rps"] for result in database.results)
+            median, p50, p99, non_2xx, errors = bench.medians(database.results)
             medians[database.label] = median
-            p50 = statistics.median(result["p50_us"] for result in database.results) / 1000
-            p99 = statistics.median(result["p99_us"] for result in database.results) / 1000
-            non_2xx = sum(result["non_2xx"] for result in database.results)
-            errors = sum(
-                result["connect_errors"] + result["read_errors"] + result["write_errors"] + result["timeouts"]
-                for result in database.results
-            )
             failed = failed or bool(non_2xx or errors)
             print(f"{database.label:<8} {database.sessions:>10,} {database.size:>10}  {rounds:<48} {median:>9,.0f} "
                   f"{p50:>7.2f} {p99:>7.2f} {non_2xx:>8} {errors:>7}")
@@ -351,21 +327,7 @@ def main() -> int:
             return 1
         return 1 if arguments.strict and not met else 0
     finally:
-        for database in databases:
-            if database.process is not None and database.process.poll() is None:
-                database.process.send_signal(signal.SIGTERM)
-        for database in databases:
-            if database.process is not None:
-                try:
-                    database.process.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    database.process.kill()
-        if cluster is not None:
-            cluster.stop()
-        if arguments.keep:
-            print(f"bench-scale: kept {work}", file=sys.stderr)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        harness.clean_up(work, arguments.keep, "bench-scale", [database.process for database in databases], cluster)
 
 
 if __name__ == "__main__":

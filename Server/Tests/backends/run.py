@@ -11,46 +11,26 @@ a signing-key rotation through the JWKS with Node's crypto and with PyJWT. `--py
 with PyJWT (default: $TESSERA_PYTHON, else this one). Prints one line per check; exits non-zero when
 one fails.
 """
-import argparse, base64, http.client, json, os, socket, subprocess, sys, tempfile, time, uuid
+import argparse, json, os, subprocess, sys, tempfile, uuid
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-DOCS = ROOT / "docs"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+import tessera_harness as harness  # noqa: E402
+
+DOCS = harness.ROOT / "docs"
 RECIPES = [DOCS / "backends" / name for name in ("mint.mjs", "verify.mjs", "backend.py")]
-failures = []
-passes = []
-
-
-def check(name, ok, detail=""):
-    print(("PASS " if ok else "FAIL ") + name + (f" ({detail})" if detail and not ok else ""), flush=True)
-    (passes if ok else failures).append(name)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+check = harness.Checks()
+failures, passes = check.failures, check.passes
 
 
 def request(port, method, path, credential=None, body=None):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    headers = {"Content-Type": "application/json"} if body is not None else {}
-    if credential:
-        headers["Authorization"] = f"Bearer {credential}"
-    connection.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-    response = connection.getresponse()
-    raw = response.read()
-    return response.status, (json.loads(raw) if raw else {})
+    reply = harness.call(port, method, path, credential, body)
+    return reply.status, reply.body
 
 
 def run(command, environment):
     result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=60)
     return result.returncode, result.stdout.strip(), result.stderr.strip()
-
-
-def kid_of(token):
-    header = token.split(".")[0]
-    return json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))["kid"]
 
 
 def main():
@@ -65,29 +45,13 @@ def main():
 
     work = Path(tempfile.mkdtemp(prefix="tessera-backends-"))
     database = f"sqlite:{work / 'tessera.sqlite'}"
-    clean = {key: value for key, value in os.environ.items() if not key.startswith("TESSERA_")}
-    project = json.loads(subprocess.run(
-        [arguments.tessera, "projects", "create", "--name", "Backends", "--database", database, "--json"],
-        check=True, capture_output=True, text=True, env=clean).stdout)
-    port = free_port()
+    clean = harness.clean_environment()
+    project = harness.create_project(arguments.tessera, database, "Backends", clean, what="backends").data
+    port = harness.free_port()
     base_url = f"http://127.0.0.1:{port}"
-    log = open(work / "tessera.log", "w")
-    server = subprocess.Popen(
-        [arguments.tessera, "serve", "--host", "127.0.0.1", "--port", str(port), "--database", database],
-        stdout=log, stderr=subprocess.STDOUT, env=clean)
+    server = harness.serve(arguments.tessera, database, port, log=open(work / "tessera.log", "w"), environment=clean)
     try:
-        deadline = time.time() + 60
-        while True:
-            if server.poll() is not None:
-                raise SystemExit(f"tessera serve exited with {server.returncode}")
-            try:
-                if request(port, "GET", "/health")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.time() > deadline:
-                raise SystemExit("tessera serve did not become healthy")
-            time.sleep(0.1)
+        harness.wait_ready(port, server)
 
         pk, sk = project["publishable_key"], project["secret_key"]
         environment = {**clean, "TESSERA_URL": base_url, "TESSERA_PROJECT_ID": project["project_id"],
@@ -104,9 +68,7 @@ def main():
             check(f"identify accepts the {name}-minted token", code == 200
                   and envelope.get("capabilities", {}).get("kind") == "verified", json.dumps(envelope))
             sessions[name] = envelope
-        anonymous = request(port, "POST", "/v1/sessions/anonymous", pk, {
-            "installation_id": str(uuid.uuid4()),
-            "installation_secret": base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode()})[1]
+        anonymous = request(port, "POST", "/v1/sessions/anonymous", pk, harness.new_installation())[1]
 
         verifiers = {"node": node + [str(DOCS / "backends" / "verify.mjs")], "python": python + ["verify"]}
         for name, verify in verifiers.items():
@@ -135,8 +97,8 @@ def main():
         check("rotate the signing key", code == 201, json.dumps(rotated))
         code, fresh = request(port, "POST", "/v1/sessions/authenticate", sessions["node"]["session_token"])
         new_jwt = fresh.get("session_jwt", "")
-        check("the new key signs", code == 200 and kid_of(new_jwt) == rotated.get("signing_key", {}).get("kid")
-              and kid_of(new_jwt) != kid_of(old_jwt))
+        check("the new key signs", code == 200 and harness.kid_of(new_jwt) == rotated.get("signing_key", {}).get("kid")
+              and harness.kid_of(new_jwt) != harness.kid_of(old_jwt))
         for name, verify in verifiers.items():
             for label, token in (("old", old_jwt), ("new", new_jwt)):
                 status, _, err = run(verify + [token], environment)
@@ -177,11 +139,7 @@ print(json.dumps(backend.verify_session_jwt(fresh["session_jwt"])))
         check("PyJWKClient fetches the JWKS again after a rotation", status == 0
               and json.loads(out or "{}").get("sid") == sessions["node"]["session"]["id"], err or out)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        harness.stop(server)
     print(f"backends: {len(passes)} passed, {len(failures)} failed")
     return 1 if failures else 0
 

@@ -78,18 +78,13 @@ is not, so a seed reproduces the shape of a run, not every byte of it. Sessions 
 from __future__ import annotations
 
 import argparse
-import base64
 import concurrent.futures
 import hashlib
-import hmac
-import http.client
 import itertools
-import json
 import os
 import random
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -98,9 +93,12 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime
+from pathlib import Path
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+import tessera_harness as harness  # noqa: E402
+from tessera_harness import Reply, b64url as b64, clean_environment, epoch  # noqa: E402
+
 INF = float("inf")
 DEAD_CODES = ("session_revoked", "session_not_found")
 
@@ -108,101 +106,9 @@ DEAD_CODES = ("session_revoked", "session_not_found")
 # ─── Small helpers ───────────────────────────────────────────────────────────────────────────────
 
 
-def b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def epoch(text: str | None) -> int | None:
-    if not text:
-        return None
-    return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp())
-
-
 def identity_token(secret: str, kid: str, sub: str, jti: str, ttl: int = 1800) -> tuple[str, int]:
-    header = b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": kid}, separators=(",", ":")).encode())
-    now = int(time.time())
-    claims = {"sub": sub, "exp": now + ttl, "iat": now, "jti": jti, "name": f"User {sub[-6:]}"}
-    payload = b64(json.dumps(claims, separators=(",", ":")).encode())
-    signature = hmac.new(secret.encode(), f"{header}.{payload}".encode(), hashlib.sha256).digest()
-    return f"{header}.{payload}.{b64(signature)}", now + ttl
-
-
-@dataclass
-class Reply:
-    status: int
-    body: dict
-    failure: str = ""  # "", "refused" (never sent), "lost" (connection died), "timeout"
-
-    @property
-    def code(self) -> str | None:
-        error = self.body.get("error") if isinstance(self.body, dict) else None
-        return error.get("code") if isinstance(error, dict) else None
-
-    @property
-    def ok(self) -> bool:
-        return 200 <= self.status < 300
-
-    @property
-    def outcome(self) -> str:
-        """ack (2xx read), rejected (4xx, or never sent) or unknown (lost, timeout, 5xx)."""
-        if self.ok:
-            return "ack"
-        if self.failure == "refused" or 400 <= self.status < 500:
-            return "rejected"
-        return "unknown"
-
-
-class HTTP:
-    """One keep-alive connection to the server; a refused connect means the request was never sent."""
-
-    def __init__(self, port: int, timeout: float = 20):
-        self.port, self.timeout, self.connection = port, timeout, None
-
-    def reset(self) -> None:
-        if self.connection is not None:
-            try:
-                self.connection.close()
-            except OSError:
-                pass
-        self.connection = None
-
-    def call(self, method: str, path: str, bearer: str | None = None, body: object = None) -> Reply:
-        data = json.dumps(body).encode() if body is not None else None
-        headers = {}
-        if bearer:
-            headers["Authorization"] = f"Bearer {bearer}"
-        if data is not None:
-            headers["Content-Type"] = "application/json"
-        if self.connection is None:
-            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
-            try:
-                connection.connect()
-            except OSError:
-                return Reply(0, {}, "refused")
-            self.connection = connection
-        try:
-            self.connection.request(method, path, body=data, headers=headers)
-            response = self.connection.getresponse()
-            raw = response.read()
-        except socket.timeout:
-            self.reset()
-            return Reply(0, {}, "timeout")
-        except (OSError, http.client.HTTPException):
-            self.reset()
-            return Reply(0, {}, "lost")
-        if response.will_close:
-            self.reset()
-        try:
-            parsed = json.loads(raw) if raw else {}
-        except ValueError:
-            parsed = {"raw": raw[:200].decode("utf-8", "replace")}
-        return Reply(response.status, parsed if isinstance(parsed, dict) else {"value": parsed})
+    claims = harness.claims_for(sub, ttl, jti=jti, name=f"User {sub[-6:]}")
+    return harness.identity_token(secret, kid, claims), claims["exp"]
 
 
 # ─── The model: every acknowledged fact, and every operation that might have changed one ─────────
@@ -439,7 +345,6 @@ class Server:
         """Launches the server and waits until /health answers 200; returns the seconds it took."""
         started = time.monotonic()
         self.launch()
-        probe = HTTP(self.port, timeout=5)
         while time.monotonic() - started < timeout:
             if self.process.poll() is not None:
                 # A master key mismatch or a sealed value that does not open stops the server here.
@@ -449,10 +354,8 @@ class Server:
                                  f"(master key {os.path.basename(self.master_key_file)}, previous "
                                  f"{[os.path.basename(p) for p in self.previous_master_key_files]}): {tail}; "
                                  f"see {self.log_path}")
-            if probe.call("GET", "/health").status == 200:
-                probe.reset()
+            if harness.call(self.port, "GET", "/health", timeout=5).status == 200:
                 return time.monotonic() - started
-            probe.reset()
             time.sleep(0.05)
         raise SystemExit(f"crash: tessera serve did not become healthy in {timeout:.0f} s; see {self.log_path}")
 
@@ -460,16 +363,13 @@ class Server:
         log = open(self.log_path, "a")
         log.write(f"\n--- start {self.starts} ---\n")
         log.flush()
-        environment = {k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")}
-        environment["TESSERA_MASTER_KEY_FILE"] = self.master_key_file
+        environment = clean_environment(TESSERA_MASTER_KEY_FILE=self.master_key_file)
         if self.previous_master_key_files:
             environment["TESSERA_PREVIOUS_MASTER_KEY_FILES"] = ",".join(self.previous_master_key_files)
-        self.process = subprocess.Popen(
-            # The workers are one client address sending thousands of requests a minute, many with
-            # ended sessions: lift the server's guessing limit (the project's limits are lifted too).
-            [self.tessera, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--database", self.database,
-             "--log-level", "warning", "--failed-session-lookups-per-minute", "0"],
-            stdout=log, stderr=subprocess.STDOUT, env=environment)
+        # The workers are one client address sending thousands of requests a minute, many with
+        # ended sessions: lift the server's guessing limit (the project's limits are lifted too).
+        self.process = harness.serve(self.tessera, self.database, self.port, "--log-level", "warning",
+                                     "--failed-session-lookups-per-minute", "0", log=log, environment=environment)
         log.close()
         self.starts += 1
 
@@ -548,7 +448,7 @@ class Worker(threading.Thread):
         super().__init__(name=f"worker-{index}", daemon=True)
         self.index, self.run_, self.model = index, run, run.model
         self.rng = random.Random(f"{run.seed}-worker-{index}")
-        self.http = HTTP(run.port)
+        self.http = harness.Client(run.port)
         self.devices = [self.new_device() for _ in range(3)]
         self.error: BaseException | None = None
 
@@ -938,9 +838,9 @@ class Checker:
         self.run_, self.model = run, run.model
         self.local = threading.local()
 
-    def http(self) -> HTTP:
+    def http(self) -> harness.Client:
         if not hasattr(self.local, "http"):
-            self.local.http = HTTP(self.run_.port, timeout=30)
+            self.local.http = harness.Client(self.run_.port, timeout=30)
         return self.local.http
 
     def call(self, method, path, bearer, body=None) -> Reply:
@@ -1131,7 +1031,7 @@ class Checker:
                 continue
             if index == 0:
                 self.run_.observe_jwt(jwt, send, end, label + " (fresh JWT)")
-            kid = json.loads(base64.urlsafe_b64decode(jwt.split(".")[0] + "=" * (-len(jwt.split(".")[0]) % 4)))["kid"]
+            kid = harness.kid_of(jwt)
             jwks = self.call("GET", f"/v1/projects/{project['project_id']}/jwks.json", None)
             kids = [k.get("kid") for k in jwks.body.get("keys", [])]
             self.expect(jwks.status == 200 and kid in kids,
@@ -1251,7 +1151,7 @@ def settle_rotations(run: "Run") -> None:
             grace = run.key_pending[kind]
         if grace is None:
             continue
-        http = HTTP(run.port, timeout=30)
+        http = harness.Client(run.port, timeout=30)
         for _ in range(5):
             reply = http.call("POST", "/v1/admin/api-keys/rotate", run.sk(),
                               {"kind": kind, "grace_seconds": 0 if kind == "publishable" else 30})
@@ -1286,7 +1186,7 @@ def device_races(run: "Run", count: int, rng: random.Random) -> None:
     secret, kid = project["identity_secret"]["secret"], project["identity_secret"]["kid"]
     outcomes: dict[str, int] = {}
     for index in range(count):
-        a, b = HTTP(run.port), HTTP(run.port)
+        a, b = harness.Client(run.port), harness.Client(run.port)
         sub = f"race-{run.seed}-{index}"
         first, second = (a.call("POST", "/v1/sessions/identify", project["publishable_key"],
                                 {"identity_token": identity_token(secret, kid, sub, uuid.uuid4().hex)[0]}).body
@@ -1423,8 +1323,7 @@ def tamper(run: "Run", database: Database) -> list[str]:
                 f"VALUES ('{erased[-1].pid}', '{project}', 'anonymous', NULL, FALSE, {now}, {now})")
             expected.append("ERASED PROFILE CAME BACK")
         if tokens:
-            payload = tokens[-1][0].split(".")[1]
-            jti = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["jti"]
+            jti = harness.jwt_part(tokens[-1][0], 1)["jti"]
             statements.append(f"DELETE FROM used_token_ids WHERE jti = '{jti}'")
             expected.append("LOST JTI")
         blocked = [p for p in model.profiles.values()
@@ -1520,12 +1419,7 @@ class MasterKeys:
 
     def generate(self) -> tuple[str, str]:
         path = os.path.join(self.work, f"master-{len(os.listdir(self.work))}-{uuid.uuid4().hex[:6]}.key")
-        done = subprocess.run([self.run_.arguments.tessera, "keys", "generate", "--to", path], capture_output=True,
-                              text=True, timeout=60, env=clean_environment())
-        words = done.stdout.split()
-        if done.returncode != 0 or "key" not in words:
-            raise SystemExit(f"crash: tessera keys generate failed: {done.stderr.strip()}")
-        return path, words[words.index("key") + 1]
+        return path, harness.generate_master_key(self.run_.arguments.tessera, path, clean_environment(), "crash")
 
     def configure(self, server: "Server", current, previous) -> None:
         server.master_key_file = current[0]
@@ -1606,10 +1500,6 @@ class MasterKeys:
         self.thread = None
 
 
-def clean_environment() -> dict:
-    return {k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")}
-
-
 # ─── The run ─────────────────────────────────────────────────────────────────────────────────────
 
 
@@ -1623,7 +1513,7 @@ class Run:
         self.finished_workers = 0
         self.integrity = "n/a"
         self.race_sessions: list[str] = []
-        self.port = free_port()
+        self.port = harness.free_port()
         self.subs = [f"user-{self.seed}-{uuid.uuid4().hex[:6]}-{i}" for i in range(arguments.users)]
         self.extra_projects: list[dict] = []  # more projects, only for their sealed values
         # API keys: the current one of each kind, every one ever acknowledged, and a rotation whose
@@ -1654,9 +1544,8 @@ class Run:
         if not jwt:
             return
         try:
-            header, payload = (json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
-                               for part in jwt.split(".")[:2])
-        except ValueError:
+            header, payload = harness.jwt_part(jwt, 0), harness.jwt_part(jwt, 1)
+        except (ValueError, IndexError):
             self.model.violation(f"[{label}] unreadable session JWT {jwt[:40]}…")
             return
         kid, iat = header.get("kid"), payload.get("iat") or 0
@@ -1707,7 +1596,7 @@ def main() -> int:
     model = run.model
     wall = time.monotonic()
     work = tempfile.mkdtemp(prefix=f"tessera-crash-{arguments.database}-")
-    cluster_dir = None
+    cluster = None
     print(f"crash: {arguments.database}, seed {arguments.seed}, {arguments.kills} kills, {low:g}-{high:g} s apart, "
           f"{arguments.workers} workers; work dir {work}", flush=True)
     server = None
@@ -1721,40 +1610,32 @@ def main() -> int:
             base_url = arguments.postgres_url
             if not base_url:
                 # Not inside `work`: the cluster runs as the postgres user when we are root.
-                cluster_dir = f"/tmp/tessera-crash-postgres-{os.getpid()}"
-                base_url = subprocess.run(
-                    [os.path.join(ROOT, "scripts", "postgres"), "start"], check=True, capture_output=True, text=True,
-                    env=dict(os.environ, TESSERA_PG_DIR=cluster_dir), timeout=600).stdout.strip()
+                cluster = harness.PostgresCluster(f"/tmp/tessera-crash-postgres-{os.getpid()}", "crash")
+                base_url = cluster.start()
             schema = "crash_" + uuid.uuid4().hex[:12]
-            database_url = f"{base_url}{'&' if '?' in base_url else '?'}schema={schema}"
+            database_url = harness.with_query(base_url, f"schema={schema}")
             database = Database("postgres", postgres_url=base_url, schema=schema)
         master_keys = MasterKeys(run, database_url, database, work, random.Random(f"{arguments.seed}-master-keys"))
         master_key_file = master_keys.current[0]
         for name in ("Crash", "Crash sealed 1", "Crash sealed 2"):
-            created = subprocess.run(
-                [arguments.tessera, "projects", "create", "--name", name, "--json", "--database", database_url],
-                capture_output=True, text=True, timeout=120,
-                env={**clean_environment(), "TESSERA_MASTER_KEY_FILE": master_key_file})
-            if created.returncode != 0:
-                raise SystemExit(f"crash: projects create failed: {created.stderr.strip()}")
+            created = harness.create_project(arguments.tessera, database_url, name,
+                                             clean_environment(TESSERA_MASTER_KEY_FILE=master_key_file), what="crash")
             if name == "Crash":
-                run.project = json.loads(created.stdout)
+                run.project = created.data
             else:  # more sealed values, for the rewraps; checked after every restart
-                run.extra_projects.append(json.loads(created.stdout))
+                run.extra_projects.append(created.data)
         for kind in ("publishable", "secret"):
             run.keys[kind] = KeyFact(kind, run.project[f"{kind}_key"], time.time())
             run.key_history.append(run.keys[kind])
         server = Server(arguments.tessera, database_url, run.port, os.path.join(work, "tessera.log"))
         server.master_key_file = master_key_file
         server.start()
-        signing = HTTP(run.port).call("GET", "/v1/admin/signing-keys", run.sk())
+        signing = harness.Client(run.port).call("GET", "/v1/admin/signing-keys", run.sk())
         current_kid = next((k["kid"] for k in signing.body.get("signing_keys", []) if k.get("status") == "current"), None)
         if signing.status != 200 or not current_kid:
             raise SystemExit(f"crash: GET /v1/admin/signing-keys answered {signing.status} {signing.code}")
         run.kids_seen[current_kid] = 0
-        lifted = HTTP(run.port).call("PATCH", "/v1/admin/project", run.project["secret_key"], {"rate_limits": {
-            "anonymous_starts_per_minute": None, "failed_identifies_per_minute": None,
-            "failed_identifies_per_installation_per_minute": None}})
+        lifted = harness.lift_rate_limits(run.port, run.project["secret_key"])
         if lifted.status != 200:
             raise SystemExit(f"crash: cannot lift the project's rate limits: {lifted.status} {lifted.code}")
         device_races(run, arguments.device_races, random.Random(f"{arguments.seed}-races"))
@@ -1820,9 +1701,8 @@ def main() -> int:
     finally:
         if server:
             server.kill()
-        if cluster_dir:
-            subprocess.run([os.path.join(ROOT, "scripts", "postgres"), "stop"], capture_output=True,
-                           env=dict(os.environ, TESSERA_PG_DIR=cluster_dir), timeout=120)
+        if cluster is not None:
+            cluster.stop()
         if not arguments.keep and not model.violations:
             shutil.rmtree(work, ignore_errors=True)
 

@@ -10,74 +10,30 @@ are answered 429 at the project's limit, not at twice it (the counters live in t
 (`scripts/postgres pause`): only 503s and a failing /health, then it is resumed and both nodes
 recover without a restart. Prints one line per check and exits non-zero when one fails.
 """
-import argparse, base64, concurrent.futures, hashlib, hmac, json, os, socket, subprocess, sys, tempfile, time
-import urllib.error, urllib.request, uuid
+import argparse, concurrent.futures, os, sys, tempfile, time, uuid
+from pathlib import Path
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-failures = []
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+import tessera_harness as harness  # noqa: E402
 
-
-def check(name, ok, detail=""):
-    print(("PASS " if ok else "FAIL ") + name + (f" ({detail})" if detail and not ok else ""), flush=True)
-    if not ok:
-        failures.append(name)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+check = harness.Checks()
+failures = check.failures
 
 
 def call(port, method, path, bearer=None, body=None, timeout=10):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method)
-    if bearer:
-        request.add_header("Authorization", f"Bearer {bearer}")
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            raw = response.read()
-            return response.status, json.loads(raw) if raw else {}
-    except urllib.error.HTTPError as error:
-        raw = error.read()
-        try:
-            return error.code, json.loads(raw) if raw else {}
-        except ValueError:
-            return error.code, {}
-    except (urllib.error.URLError, OSError) as error:
-        return 0, {"error": {"code": str(error)}}
-
-
-def b64(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+    """(status, JSON body); status 0 with the connection error as the code when nothing came back."""
+    reply = harness.call(port, method, path, bearer, body, timeout)
+    return reply.status, reply.body if reply.status else {"error": {"code": reply.detail or reply.failure}}
 
 
 def identity_token(secret, kid, sub):
-    header = b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": kid}, separators=(",", ":")).encode())
-    now = int(time.time())
-    claims = {"sub": sub, "exp": now + 300, "iat": now, "jti": uuid.uuid4().hex}
-    payload = b64(json.dumps(claims, separators=(",", ":")).encode())
-    signature = hmac.new(secret.encode(), f"{header}.{payload}".encode(), hashlib.sha256).digest()
-    return f"{header}.{payload}.{b64(signature)}"
+    return harness.identity_token(secret, kid, harness.claims_for(sub, jti=uuid.uuid4().hex))
 
 
 def identify_raw(port, pk, token):
     """POST /v1/sessions/identify: (status, error code, Retry-After)."""
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/sessions/identify", method="POST",
-                                     data=json.dumps({"identity_token": token}).encode())
-    request.add_header("Authorization", f"Bearer {pk}")
-    request.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, None, response.headers.get("Retry-After")
-    except urllib.error.HTTPError as error:
-        try:
-            code = json.loads(error.read()).get("error", {}).get("code")
-        except ValueError:
-            code = None
-        return error.code, code, error.headers.get("Retry-After")
+    reply = harness.call(port, "POST", "/v1/sessions/identify", pk, {"identity_token": token})
+    return reply.status, reply.code, reply.header("Retry-After")
 
 
 def rate_limits(a_port, b_port, pk, secret, kid, limit):
@@ -100,17 +56,13 @@ def rate_limits(a_port, b_port, pk, secret, kid, limit):
 
 
 def start_node(tessera, database, port):
-    environment = dict(os.environ, TESSERA_LOG_LEVEL="error")
-    process = subprocess.Popen(
-        [tessera, "serve", "--host", "127.0.0.1", "--port", str(port), "--database", database],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if call(port, "GET", "/health", timeout=2)[0] == 200:
-            return process
-        time.sleep(0.2)
-    process.kill()
-    raise SystemExit(f"node on port {port} did not become healthy")
+    node = harness.serve(tessera, database, port, environment=dict(os.environ, TESSERA_LOG_LEVEL="error"))
+    try:
+        harness.wait_ready(port, None, f"node on port {port}", interval=0.2)
+    except SystemExit:
+        node.kill()
+        raise
+    return node
 
 
 def main():
@@ -120,22 +72,15 @@ def main():
     parser.add_argument("--outage", action="store_true")
     arguments = parser.parse_args()
     schema = "mn_" + uuid.uuid4().hex[:12]
-    separator = "&" if "?" in arguments.database else "?"
-    database = f"{arguments.database}{separator}schema={schema}"
+    database = harness.with_query(arguments.database, f"schema={schema}")
     # Both nodes and the CLI share one master key, as every node of a deployment must.
     key_directory = tempfile.mkdtemp(prefix="tessera-multinode-key-")
     os.environ["TESSERA_MASTER_KEY_FILE"] = os.path.join(key_directory, "master.key")
-    subprocess.run([arguments.tessera, "keys", "generate", "--to", os.environ["TESSERA_MASTER_KEY_FILE"]],
-                   check=True, capture_output=True, timeout=60)
+    harness.generate_master_key(arguments.tessera, os.environ["TESSERA_MASTER_KEY_FILE"], what="multinode")
+    project = harness.create_project(arguments.tessera, database, "Multinode", what="multinode")
+    pk, sk, secret, kid = project.publishable_key, project.secret_key, project.identity_secret, project.kid
 
-    created = subprocess.run(
-        [arguments.tessera, "projects", "create", "--name", "Multinode", "--json", "--database", database],
-        check=True, capture_output=True, text=True, timeout=120)
-    project = json.loads(created.stdout)
-    pk, sk = project["publishable_key"], project["secret_key"]
-    secret, kid = project["identity_secret"]["secret"], project["identity_secret"]["kid"]
-
-    a_port, b_port = free_port(), free_port()
+    a_port, b_port = harness.free_port(), harness.free_port()
     nodes = [start_node(arguments.tessera, database, a_port), start_node(arguments.tessera, database, b_port)]
     try:
         # Before either node caches the project: a small identify limit, and no limit on the load's starts.
@@ -146,7 +91,7 @@ def main():
         # Revoke on A, refused on B at once.
         installation = str(uuid.uuid4())
         status, started = call(a_port, "POST", "/v1/sessions/anonymous", pk,
-                               {"installation_id": installation, "installation_secret": b64(os.urandom(32))})
+                               {"installation_id": installation, "installation_secret": harness.b64url(os.urandom(32))})
         token = started.get("session_token")
         check("anonymous start on node A", status == 201 and token, f"{status}")
         status, _ = call(b_port, "POST", "/v1/sessions/authenticate", token, {})
@@ -178,42 +123,20 @@ def main():
         check("... and give one profile", len(profiles) == 1, f"{len(profiles)} profiles")
 
         rate_limits(a_port, b_port, pk, secret, kid, limit)
-        rotations(a_port, b_port, pk, sk, project["project_id"])
+        rotations(a_port, b_port, pk, sk, project.project_id)
 
         if arguments.outage:
             outage(a_port, b_port, pk)
     finally:
-        for node in nodes:
-            node.terminate()
-        for node in nodes:
-            try:
-                node.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                node.kill()
+        harness.stop(*nodes)
     print(f"multinode: {len(failures)} failed" + (f": {', '.join(failures)}" if failures else ""))
     return 1 if failures else 0
-
-
-def eventually(probe, seconds=10):
-    """Polls `probe` (bounded in time) until it answers true; returns (ok, seconds taken)."""
-    start = time.monotonic()
-    while True:
-        if probe():
-            return True, time.monotonic() - start
-        if time.monotonic() - start > seconds:
-            return False, seconds
-        time.sleep(0.1)
-
-
-def kid_of(jwt):
-    header = jwt.split(".")[0]
-    return json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4))).get("kid")
 
 
 def rotations(a_port, b_port, pk, sk, project_id):
     """Signing-key and API-key rotations made on node A, seen by node B (whose project cache is warm)."""
     status, started = call(a_port, "POST", "/v1/sessions/anonymous", pk,
-                           {"installation_id": str(uuid.uuid4()), "installation_secret": b64(os.urandom(32))})
+                           harness.new_installation())
     token, old_jwt = started.get("session_token"), started.get("session_jwt", "")
     check("rotations: a session to rotate under", status == 201 and token, f"{status}")
     check("rotations: node B has the project cached", call(b_port, "GET", "/v1/me", old_jwt)[0] == 200)
@@ -222,14 +145,14 @@ def rotations(a_port, b_port, pk, sk, project_id):
     check("rotate the signing key on node A", status == 201 and new_kid, f"{status}")
     status, fresh = call(a_port, "POST", "/v1/sessions/authenticate", token, {})
     new_jwt = fresh.get("session_jwt", "")
-    check("node A signs with the new key at once", status == 200 and kid_of(new_jwt) == new_kid, f"{status}")
-    ok, took = eventually(lambda: call(b_port, "GET", "/v1/me", new_jwt)[0] == 200)
+    check("node A signs with the new key at once", status == 200 and harness.kid_of(new_jwt) == new_kid, f"{status}")
+    ok, took = harness.eventually(lambda: call(b_port, "GET", "/v1/me", new_jwt)[0] == 200)
     check(f"node B accepts the new key's JWT (after {took:.1f} s, within the 5 s project cache)", ok and took <= 6)
     check("node B still accepts the old key's JWT", call(b_port, "GET", "/v1/me", old_jwt)[0] == 200)
     jwks = f"/v1/projects/{project_id}/jwks.json"
-    ok, took = eventually(lambda: new_kid in {key.get("kid") for key in call(b_port, "GET", jwks)[1].get("keys", [])})
+    ok, took = harness.eventually(lambda: new_kid in {key.get("kid") for key in call(b_port, "GET", jwks)[1].get("keys", [])})
     check(f"node B publishes the new key (after {took:.1f} s, within the 5 s project cache)", ok and took <= 6)
-    check("node B still publishes the old key", kid_of(old_jwt) in {key.get("kid") for key in
+    check("node B still publishes the old key", harness.kid_of(old_jwt) in {key.get("kid") for key in
                                                                      call(b_port, "GET", jwks)[1].get("keys", [])})
     status, rotated_key = call(a_port, "POST", "/v1/admin/api-keys/rotate", sk, {"kind": "secret", "grace_seconds": 0})
     new_sk = rotated_key.get("api_key", {}).get("key")
@@ -237,7 +160,7 @@ def rotations(a_port, b_port, pk, sk, project_id):
     check("the new secret key works on both nodes at once",
           [call(port, "GET", "/v1/admin/project", new_sk)[0] for port in (a_port, b_port)] == [200, 200])
     check("node A refuses the old secret key at once", call(a_port, "GET", "/v1/admin/project", sk)[0] == 401)
-    ok, took = eventually(lambda: call(b_port, "GET", "/v1/admin/project", sk)[0] == 401)
+    ok, took = harness.eventually(lambda: call(b_port, "GET", "/v1/admin/project", sk)[0] == 401)
     check(f"node B refuses the old secret key (after {took:.1f} s, within the 5 s project cache)", ok and took <= 6)
 
 
@@ -247,7 +170,7 @@ def outage(a_port, b_port, pk):
     seen = {}
     errors = set()
     status, started = call(a_port, "POST", "/v1/sessions/anonymous", pk,
-                           {"installation_id": str(uuid.uuid4()), "installation_secret": b64(os.urandom(32))})
+                           harness.new_installation())
     check("outage: a session to heartbeat with", status == 201, f"{status}")
     token = started.get("session_token")
 
@@ -257,7 +180,7 @@ def outage(a_port, b_port, pk):
             for port in (a_port, b_port):
                 for status, answer in (
                     call(port, "POST", "/v1/sessions/anonymous", pk,
-                         {"installation_id": str(uuid.uuid4()), "installation_secret": b64(os.urandom(32))},
+                         harness.new_installation(),
                          timeout=30),
                     call(port, "POST", "/v1/sessions/authenticate", token, timeout=30),
                 ):
@@ -268,10 +191,10 @@ def outage(a_port, b_port, pk):
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
         running = [pool.submit(load, 12) for _ in range(8)]
         time.sleep(2)
-        subprocess.run([os.path.join(ROOT, "scripts", "postgres"), "pause"], check=True, timeout=60)
+        harness.PostgresCluster(what="multinode").pause()
         time.sleep(3)
         health_down = [call(port, "GET", "/health", timeout=15)[0] for port in (a_port, b_port)]
-        subprocess.run([os.path.join(ROOT, "scripts", "postgres"), "resume"], check=True, timeout=240)
+        harness.PostgresCluster(what="multinode").resume()
         for future in running:
             future.result()
     check("while PostgreSQL is down /health fails with 503 on both nodes", health_down == [503, 503], f"{health_down}")
@@ -283,7 +206,7 @@ def outage(a_port, b_port, pk):
     while time.time() < deadline and not recovered:
         recovered = all(call(port, "GET", "/health", timeout=5)[0] == 200 for port in (a_port, b_port)) and all(
             call(port, "POST", "/v1/sessions/anonymous", pk,
-                 {"installation_id": str(uuid.uuid4()), "installation_secret": b64(os.urandom(32))})[0] == 201
+                 harness.new_installation())[0] == 201
             and call(port, "POST", "/v1/sessions/authenticate", token)[0] == 200
             for port in (a_port, b_port))
         if not recovered:

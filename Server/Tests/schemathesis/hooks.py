@@ -13,7 +13,7 @@ creates a project and passes its keys in the environment:
 For each generated case the auth provider reads the operation's `security` and takes one of its
 alternatives in turn: the publishable key, the secret key, or the session token / session JWT of a
 session opened just for this case — anonymous (`POST /v1/sessions/anonymous`) or verified
-(`POST /v1/sessions/identify` with an identity token minted here with PyJWT) — so that a case which
+(`POST /v1/sessions/identify` with an identity token minted here) — so that a case which
 revokes or erases its session cannot starve the next one. For `identify` in positive mode, half of the
 generated bodies get a real identity token (a new user, a known user, or the calling session's own
 user), so the success paths and the `merge` outcomes are fuzzed too, not only the 401s.
@@ -24,14 +24,16 @@ from __future__ import annotations
 import itertools
 import os
 import random
+import sys
 import threading
-import time
 import uuid
-import base64
+from pathlib import Path
 
-import jwt
 import requests
 import schemathesis
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+import tessera_harness as harness  # noqa: E402
 
 BASE_URL = os.environ["TESSERA_ST_URL"].rstrip("/")
 PROJECT_ID = os.environ["TESSERA_ST_PROJECT_ID"]
@@ -45,8 +47,7 @@ DEFAULT_SETTINGS = {
     "max_identity_token_lifetime_seconds": 3600,
     "leeway_seconds": 60,
     # One client sends everything: the limits stay lifted (run.py lifts them first).
-    "rate_limits": {"anonymous_starts_per_minute": None, "failed_identifies_per_minute": None,
-                    "failed_identifies_per_installation_per_minute": None},
+    "rate_limits": harness.UNLIMITED_RATE_LIMITS,
 }
 
 
@@ -77,12 +78,9 @@ class Tessera:
         )
 
     def identity_token(self, subject: str, **claims: object) -> str:
-        now = int(time.time())
         with self.lock:
             secret, kid = self.secret, self.kid
-        payload = {"sub": subject, "aud": PROJECT_ID, "iat": now, "exp": now + 600, **claims}
-        headers = {"kid": kid} if kid else None
-        return jwt.encode(payload, secret, algorithm="HS256", headers=headers)
+        return harness.identity_token(secret, kid, harness.claims_for(subject, ttl=600, aud=PROJECT_ID, **claims))
 
     def new_subject(self) -> str:
         subject = f"user-{uuid.uuid4()}"
@@ -97,10 +95,7 @@ class Tessera:
         return self.new_subject()
 
     def anonymous(self) -> dict:
-        body = {
-            "installation_id": str(uuid.uuid4()),
-            "installation_secret": base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode(),
-        }
+        body = harness.new_installation()
         response = self.post("/v1/sessions/anonymous", PUBLISHABLE_KEY, body)
         if response.status_code == 429:  # the fuzzer set a rate limit: lift it again
             self.repair(response)

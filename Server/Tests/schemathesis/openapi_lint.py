@@ -8,16 +8,19 @@
    operation with a body, 401 on every operation that takes a credential, links that resolve, and
    the 5…525600 bounds of `session_duration_minutes`.
 
-Usage: python openapi_lint.py FILE   (FILE is the JSON text, or a .swift file holding it in a raw string)
+Usage: python openapi_lint.py [FILE]   (default: the contract file, Server/openapi.json)
 """
 
 from __future__ import annotations
 
 import base64
-import json
 import re
 import sys
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+import tessera_harness as harness  # noqa: E402
 
 # The contract, transcribed from docs/API.md.
 EXPECTED_OPERATIONS = {
@@ -107,37 +110,6 @@ class Problems:
 
     def add(self, where: str, message: str) -> None:
         self.items.append(f"{where}: {message}")
-
-
-def load_text(path: str) -> str:
-    with open(path, "rb") as handle:
-        raw = handle.read()
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raise SystemExit(f"{path}: starts with a byte order mark")
-    text = raw.decode("utf-8")
-    if path.endswith(".swift"):
-        match = re.search(r'#"""\n(.*?)\n[ \t]*"""#', text, re.S)
-        if match is None:
-            raise SystemExit(f"{path}: no #\"\"\"…\"\"\"# raw string literal found")
-        text = match.group(1)
-        if "\\#(" in text:
-            raise SystemExit(f"{path}: the raw string contains an interpolation \\#(")
-    return text
-
-
-def strict_json(text: str) -> Any:
-    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        result: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in result:
-                raise ValueError(f"duplicate member name {key!r}")
-            result[key] = value
-        return result
-
-    def no_constant(name: str) -> Any:
-        raise ValueError(f"non-standard JSON constant {name}")
-
-    return json.loads(text, object_pairs_hook=no_duplicates, parse_constant=no_constant)
 
 
 def resolve(document: dict[str, Any], node: Any, problems: Problems, where: str) -> Any:
@@ -383,12 +355,17 @@ def lint(document: dict[str, Any]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
+    if len(argv) > 2:
         print(__doc__, file=sys.stderr)
         return 2
-    text = load_text(argv[1])
+    path = Path(argv[1]) if len(argv) == 2 else harness.OPENAPI
+    if path.suffix == ".swift":
+        # The contract's one home is its JSON file, not a string in Swift source.
+        print(f"openapi-check: linting {harness.OPENAPI.relative_to(harness.ROOT)}, the contract's file "
+              f"(not {path.name})", file=sys.stderr)
+        path = harness.OPENAPI
     try:
-        document = strict_json(text)
+        document = harness.openapi_document(path)
     except ValueError as error:
         print(f"openapi-check: not strict JSON: {error}", file=sys.stderr)
         return 1

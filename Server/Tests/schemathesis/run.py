@@ -9,36 +9,17 @@ still healthy and logged no crash. Exits non-zero on any failure.
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
-import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-# The project's rate limits, all lifted (hooks.py restores them when the fuzzer PATCHes them).
-UNLIMITED = {"anonymous_starts_per_minute": None, "failed_identifies_per_minute": None,
-             "failed_identifies_per_installation_per_minute": None}
+sys.path.insert(0, str(HERE.parent / "harness"))
+import tessera_harness as harness  # noqa: E402
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def get(port: int, path: str) -> tuple[int, bytes]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-    connection.request("GET", path)
-    response = connection.getresponse()
-    return response.status, response.read()
+ROOT = harness.ROOT
 
 
 def main() -> int:
@@ -53,65 +34,32 @@ def main() -> int:
 
     work = Path(tempfile.mkdtemp(prefix="tessera-schemathesis-"))
     database = arguments.database or f"sqlite:{work / 'tessera.sqlite'}"
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("TESSERA_")}
     # PostgreSQL needs a master key file; SQLite would create one beside the database.
-    environment["TESSERA_MASTER_KEY_FILE"] = str(work / "master.key")
-    port = free_port()
+    environment = harness.clean_environment(TESSERA_MASTER_KEY_FILE=str(work / "master.key"))
+    port = harness.free_port()
     server: subprocess.Popen | None = None
     keep = arguments.keep
     try:
-        subprocess.run([str(arguments.tessera), "keys", "generate", "--to", environment["TESSERA_MASTER_KEY_FILE"]],
-                       check=True, capture_output=True, timeout=60)
-        created = subprocess.run(
-            [str(arguments.tessera), "projects", "create", "--name", "Schemathesis", "--json", "--database", database],
-            capture_output=True, text=True, env=environment, timeout=60,
-        )
-        if created.returncode != 0:
-            print(f"schemathesis: tessera projects create failed: {created.stderr.strip()}", file=sys.stderr)
-            return 1
-        # {"project_id", "name", "slug", "publishable_key", "secret_key", "identity_secret": {"kid", "secret"}}
+        harness.generate_master_key(arguments.tessera, environment["TESSERA_MASTER_KEY_FILE"], what="schemathesis")
+        project = harness.create_project(arguments.tessera, database, "Schemathesis", environment, what="schemathesis")
+        keys = {
+            "TESSERA_ST_PROJECT_ID": project.project_id,
+            "TESSERA_ST_PUBLISHABLE_KEY": project.publishable_key,
+            "TESSERA_ST_SECRET_KEY": project.secret_key,
+            "TESSERA_ST_IDENTITY_SECRET": project.identity_secret,
+            "TESSERA_ST_IDENTITY_KID": project.kid,
+        }
+        # The fuzzer is one client (127.0.0.1) sending thousands of requests a minute, many with
+        # invented session tokens: lift the server's guessing limit, and the project's below.
+        server = harness.serve(arguments.tessera, database, port, "--failed-session-lookups-per-minute", "0",
+                               log=open(work / "tessera.log", "w"), environment=environment)
         try:
-            project = json.loads(created.stdout)
-            keys = {
-                "TESSERA_ST_PROJECT_ID": project["project_id"],
-                "TESSERA_ST_PUBLISHABLE_KEY": project["publishable_key"],
-                "TESSERA_ST_SECRET_KEY": project["secret_key"],
-                "TESSERA_ST_IDENTITY_SECRET": project["identity_secret"]["secret"],
-                "TESSERA_ST_IDENTITY_KID": project["identity_secret"]["kid"],
-            }
-        except (ValueError, KeyError, TypeError) as error:
-            print(f"schemathesis: cannot read the keys from `tessera projects create --json`: {error!r}", file=sys.stderr)
+            harness.wait_ready(port, server, "schemathesis: tessera serve")
+        except SystemExit as error:
+            print(f"{error}; log:\n{(work / 'tessera.log').read_text()}", file=sys.stderr)
             return 1
-
-        log = open(work / "tessera.log", "w")
-        server = subprocess.Popen(
-            # The fuzzer is one client (127.0.0.1) sending thousands of requests a minute, many with
-            # invented session tokens: lift the server's guessing limit, and the project's below.
-            [str(arguments.tessera), "serve", "--host", "127.0.0.1", "--port", str(port), "--database", database,
-             "--failed-session-lookups-per-minute", "0"],
-            stdout=log, stderr=subprocess.STDOUT, env=environment,
-        )
-        deadline = time.monotonic() + 60
-        while True:
-            if server.poll() is not None:
-                print(f"schemathesis: tessera serve exited ({server.returncode}); log:\n{(work / 'tessera.log').read_text()}",
-                      file=sys.stderr)
-                return 1
-            try:
-                if get(port, "/health")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                print("schemathesis: tessera serve did not become healthy in 60 s", file=sys.stderr)
-                return 1
-            time.sleep(0.1)
         base_url = f"http://127.0.0.1:{port}"
-        lifted = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        lifted.request("PATCH", "/v1/admin/project", body=json.dumps({"rate_limits": UNLIMITED}),
-                       headers={"Authorization": f"Bearer {keys['TESSERA_ST_SECRET_KEY']}",
-                                "Content-Type": "application/json"})
-        if lifted.getresponse().status != 200:
+        if harness.lift_rate_limits(port, project.secret_key).status != 200:
             print("schemathesis: cannot lift the project's rate limits", file=sys.stderr)
             return 1
 
@@ -142,7 +90,7 @@ def main() -> int:
         result = subprocess.run(command, env=environment_st, cwd=work)
 
         alive = server.poll() is None
-        healthy = alive and get(port, "/health")[0] == 200
+        healthy = alive and harness.call(port, "GET", "/health", timeout=5).status == 200
         server_log = (work / "tessera.log").read_text(errors="replace")
         crashed = any(marker in server_log for marker in ("Fatal error", "fatalError", "Segmentation fault", "SIGSEGV"))
         if not healthy or crashed:
@@ -161,13 +109,8 @@ def main() -> int:
         print("schemathesis: OK — contract probes pass; no server error, no schema violation, every check passed")
         return 0
     finally:
-        if server is not None and server.poll() is None:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                print("schemathesis: tessera serve did not stop within 15 s of SIGTERM", file=sys.stderr)
+        if server is not None and server.poll() is None and harness.stop(server) == [None]:
+            print("schemathesis: tessera serve did not stop within 15 s of SIGTERM", file=sys.stderr)
         if keep:
             print(f"schemathesis: kept {work}", file=sys.stderr)
         else:

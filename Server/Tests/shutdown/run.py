@@ -10,44 +10,14 @@ checks: the process exits with status 0 within 15 s; every answer received was c
 not); after a restart on the same database every acknowledged anonymous start still has its
 session (its token authenticates). Prints one line per check; exits non-zero when one fails.
 """
-import argparse, base64, http.client, json, os, signal, socket, subprocess, sys, tempfile, threading, time, uuid
+import argparse, http.client, json, os, signal, subprocess, sys, tempfile, threading, time
+from pathlib import Path
 
-failures = []
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+import tessera_harness as harness  # noqa: E402
 
-
-def check(name, ok, detail=""):
-    print(("PASS " if ok else "FAIL ") + name + (f" ({detail})" if detail and not ok else ""), flush=True)
-    if not ok:
-        failures.append(name)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_health(port, process, seconds=60):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"tessera serve exited with {process.returncode} while starting")
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            connection.request("GET", "/health")
-            if connection.getresponse().status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise SystemExit("tessera serve did not become healthy")
-
-
-def create_project(tessera, database):
-    output = subprocess.run(
-        [tessera, "projects", "create", "--name", "Shutdown", "--database", database, "--json"],
-        check=True, capture_output=True, text=True).stdout
-    return json.loads(output)
+check = harness.Checks()
+failures = check.failures
 
 
 class Client(threading.Thread):
@@ -69,10 +39,7 @@ class Client(threading.Thread):
                                        headers={"Authorization": f"Bearer {self.tokens[-1]}"})
                     kind = "heartbeat"
                 else:
-                    body = json.dumps({
-                        "installation_id": str(uuid.uuid4()),
-                        "installation_secret": base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode(),
-                    })
+                    body = json.dumps(harness.new_installation())
                     connection.request("POST", "/v1/sessions/anonymous", body=body, headers={
                         "Authorization": f"Bearer {self.publishable_key}", "Content-Type": "application/json"})
                     kind = "anonymous"
@@ -98,12 +65,11 @@ class Client(threading.Thread):
                 time.sleep(0.02)
 
 
-def round_trip(tessera, database, clients, round_number):
-    port = free_port()
+def round_trip(tessera, database, round_number):
+    port = harness.free_port()
     log = open(os.path.join(os.path.dirname(database[len("sqlite:"):]), f"serve-{round_number}.log"), "w")
-    process = subprocess.Popen([tessera, "serve", "--host", "127.0.0.1", "--port", str(port), "--database", database,
-                                "--log-level", "warning"], stdout=log, stderr=subprocess.STDOUT)
-    wait_for_health(port, process)
+    process = harness.serve(tessera, database, port, "--log-level", "warning", log=log)
+    harness.wait_ready(port, process)
     return port, process
 
 
@@ -115,11 +81,10 @@ def main():
     arguments = parser.parse_args()
     work = tempfile.mkdtemp(prefix="tessera-shutdown-")
     database = f"sqlite:{os.path.join(work, 'tessera.sqlite')}"
-    project = create_project(arguments.tessera, database)
-    publishable_key = project["publishable_key"]
+    publishable_key = harness.create_project(arguments.tessera, database, "Shutdown", what="shutdown").publishable_key
     acknowledged = []
     for round_number in range(1, arguments.rounds + 1):
-        port, process = round_trip(arguments.tessera, database, arguments.clients, round_number)
+        port, process = round_trip(arguments.tessera, database, round_number)
         results = {"statuses": [], "server_errors": [], "truncated": [], "acknowledged": [], "refused": 0}
         stop = threading.Event()
         threads = [Client(port, publishable_key, results, stop) for _ in range(arguments.clients)]
@@ -146,7 +111,7 @@ def main():
         check(f"round {round_number}: load was running when SIGTERM arrived", answered_before > 0)
         acknowledged += results["acknowledged"]
 
-    port, process = round_trip(arguments.tessera, database, 0, 0)
+    port, process = round_trip(arguments.tessera, database, 0)
     lost = []
     try:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
