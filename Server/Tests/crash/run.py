@@ -1336,7 +1336,9 @@ def tamper(run: "Run", database: Database) -> list[str]:
             digest = hashlib.sha256(dead_keys[-1].key.encode()).hexdigest()
             value = f"X'{digest}'" if database.kind == "sqlite" else f"decode('{digest}', 'hex')"
             statements.append("INSERT INTO retired_api_keys (key_hash, project_id, kind, expires_at) "
-                              f"VALUES ({value}, '{project}', '{dead_keys[-1].kind}', {now + 86400})")
+                              f"VALUES ({value}, '{project}', '{dead_keys[-1].kind}', {now + 86400}) "
+                              # The row may still be there, expired but not yet cleaned up: revive it.
+                              "ON CONFLICT (key_hash) DO UPDATE SET expires_at = excluded.expires_at")
             expected.append("ROTATED-OUT API KEY CAME BACK")
     database.execute(statements)
     print(f"self-test: injected {len(expected)} lost writes: {', '.join(expected)}", flush=True)
