@@ -46,8 +46,7 @@ struct AdminTests {
 
     @Test("Admin sessions: list and revoke all (devices go too)")
     func sessions() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let one = try await client.identify(token: environment.identityToken(sub: "multi"))
             let two = try await client.identify(token: environment.identityToken(sub: "multi"))
             let profileID = try #require(one.profileID)
@@ -71,8 +70,7 @@ struct AdminTests {
 
     @Test("DELETE a profile erases it, its aliases, sessions and devices")
     func erase() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let existing = try await client.identify(token: environment.identityToken(sub: "erase-me"))
             let anonymous = try await client.anonymous()
             let merged = try await client.identify(
@@ -101,8 +99,7 @@ struct AdminTests {
 
     @Test("GET and PATCH /v1/admin/project: settings validated, unknown members rejected")
     func project() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let get = try await client.send(.get, "/v1/admin/project", bearer: client.secretKey)
             #expect(get.status == .ok)
             let project = get["project"]
@@ -146,8 +143,7 @@ struct AdminTests {
 
     @Test("Identity secrets: create (shown once), at most 3, delete by kid; rotation keeps old tokens working")
     func identitySecrets() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let created = try await client.send(.post, "/v1/admin/identity-secrets", bearer: client.secretKey)
             #expect(created.status == .created)
             let kid = try #require(created["identity_secret"]["kid"] as? String)
@@ -177,8 +173,7 @@ struct AdminTests {
 
     @Test("The last identity secret cannot be deleted")
     func lastSecret() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let reply = try await client.send(
                 .delete, "/v1/admin/identity-secrets/\(environment.project.identitySecret.kid)",
                 bearer: client.secretKey)
@@ -189,8 +184,7 @@ struct AdminTests {
 
     @Test("JWKS lists the project's key; an unknown project is 404")
     func jwks() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.anonymous()
             let reply = try await client.send(.get, "/v1/projects/\(environment.project.project.id)/jwks.json")
             #expect(reply.status == .ok)

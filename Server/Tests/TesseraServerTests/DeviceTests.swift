@@ -7,8 +7,7 @@ import Testing
 struct DeviceTests {
     @Test("POST /v1/devices binds the token to the session: 201 {device} without the token")
     func register() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.anonymous()
             let reply = try await client.send(
                 .post, "/v1/devices", bearer: session.sessionToken,
@@ -35,8 +34,7 @@ struct DeviceTests {
             #"{"platform":"apns","token":"has space"}"#,
         ])
     func badBodies(body: String) async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.anonymous()
             let reply = try await client.send(.post, "/v1/devices", bearer: session.sessionToken, body: body)
             #expect(reply.status == .badRequest)
@@ -46,8 +44,7 @@ struct DeviceTests {
 
     @Test("Registering a token bound elsewhere moves it to this session")
     func move() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let alice = try await client.identify(token: environment.identityToken(sub: "alice"))
             let bob = try await client.identify(token: environment.identityToken(sub: "bob"))
             _ = try await client.send(
@@ -68,8 +65,7 @@ struct DeviceTests {
 
     @Test("Devices go with their session: revoke, expiry, identify")
     func deletedWithSession() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let user = try await client.identify(token: environment.identityToken(sub: "devices"))
             let profileID = try #require(user.profileID)
             _ = try await client.send(
@@ -102,8 +98,7 @@ struct DeviceTests {
 
     @Test("DELETE /v1/devices/{id}: 204 for the caller's profile, 404 otherwise")
     func delete() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let owner = try await client.anonymous()
             let stranger = try await client.anonymous()
             let device = try await client.send(

@@ -15,8 +15,7 @@ struct IdentifierBytesTests {
     @Test("NFC and NFD spellings of one text are two users, on every path")
     func canonicalEquivalentsAreTwoUsers() async throws {
         #expect(Self.nfc == Self.nfd)  // what Swift's String says
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let first = try await client.identify(token: environment.identityToken(sub: Self.nfc))
             #expect(first["profile"]["external_id"] as? String == Self.nfc)
             // The second user over the first's session is another user (before: `unchanged`, and a new
@@ -63,8 +62,7 @@ struct IdentifierBytesTests {
         ])
     func scalarLength(userID: String) async throws {
         #expect(userID.count <= 256)
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             _ = try await client.send(
                 .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"allow_unverified_identify":true}"#)
             let asserted = try await client.send(
@@ -86,8 +84,7 @@ struct IdentifierBytesTests {
     func longestUserID() async throws {
         let userID = String(repeating: "\u{1F600}", count: 255)
         #expect(userID.utf8.count == 1020)
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             _ = try await client.send(
                 .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"allow_unverified_identify":true}"#)
             let asserted = try await client.send(

@@ -32,8 +32,7 @@ struct OpenAPIDocumentFileTests {
     @Test("GET /openapi.json answers Server/openapi.json byte for byte")
     func servedDocumentEqualsFile() async throws {
         let file = try [UInt8](Data(contentsOf: Self.fileURL))
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let reply = try await client.send(.get, "/openapi.json")
             #expect(reply.status == .ok)
             #expect(reply.headers[.contentType] == "application/json; charset=utf-8")

@@ -134,8 +134,7 @@ struct OperatorTests {
     func block() async throws {
         var settings = ProjectSettings()
         settings.allowUnverifiedIdentify = true
-        let environment = try await TestEnvironment.make(settings: settings)
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp(settings: settings) { environment, client in
             let user = try await client.identify(token: environment.identityToken(sub: "blocky"))
             let profileID = try #require(user.profileID)
             _ = try await client.send(
@@ -197,8 +196,7 @@ struct OperatorTests {
 
     @Test("A block racing identifies is never undone: no session of the profile outlives the block")
     func blockRacingIdentify() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             for round in 0..<5 {
                 let sub = "race-\(round)"
                 let first = try await client.identify(token: environment.identityToken(sub: sub))
@@ -229,8 +227,7 @@ struct OperatorTests {
 
     @Test("A block racing anonymous restores is never undone either")
     func blockRacingRestore() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             for round in 0..<5 {
                 let installation = UUID().uuidString.lowercased()
                 let secret = OpaqueToken.installationSecret()
@@ -259,8 +256,7 @@ struct OperatorTests {
 
     @Test("Signing-key rotation: the new key signs, the old stays in the JWKS until its JWTs expired")
     func signingKeys() async throws {
-        let environment = try await TestEnvironment.make(configure: Self.uncached)
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp(configure: Self.uncached) { environment, client in
             let jwksPath = "/v1/projects/\(environment.project.project.id)/jwks.json"
             func kids() async throws -> [String] {
                 let reply = try await client.send(.get, jwksPath)
@@ -309,8 +305,7 @@ struct OperatorTests {
 
     @Test("API-key rotation: the new key works at once, the old one until its grace period ends")
     func apiKeys() async throws {
-        let environment = try await TestEnvironment.make(configure: Self.uncached)
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp(configure: Self.uncached) { environment, client in
             let oldSecret = client.secretKey
             let rotated = try await client.send(
                 .post, "/v1/admin/api-keys/rotate", bearer: oldSecret, body: #"{"kind":"secret","grace_seconds":60}"#)
@@ -388,8 +383,7 @@ struct OperatorTests {
 
     @Test("Retention never deletes a blocked anonymous profile (its installation would start afresh)")
     func retentionKeepsBlocked() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let installation = UUID().uuidString.lowercased()
             let secret = OpaqueToken.installationSecret()
             let started = try await client.anonymous(installationID: installation, secret: secret)

@@ -111,8 +111,8 @@ struct RateLimitTests {
 
     @Test("A replayed identity token counts as a failed identify")
     func replayCounts() async throws {
-        let environment = try await TestEnvironment.make(settings: settings { $0.failedIdentifiesPerMinute = 1 })
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp(settings: settings { $0.failedIdentifiesPerMinute = 1 }) {
+            environment, client in
             let token = environment.identityToken(sub: "once", jti: "j-1")
             #expect(try await client.identify(token: token).status == .ok)
             #expect(try await client.identify(token: token).errorCode == "identity_token_replayed")
@@ -220,8 +220,7 @@ struct RateLimitTests {
 
     @Test("Project settings: rate_limits read, patched, validated, and applied at once")
     func projectSettings() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let read = try await client.send(.get, "/v1/admin/project", bearer: client.secretKey)
             let limits = read["project"]["settings"] as? [String: Any]
             let defaults = try #require(limits?["rate_limits"] as? [String: Any])
@@ -287,8 +286,8 @@ struct RateLimitTests {
 
     @Test("Over a socket the client is the peer address")
     func socketAddress() async throws {
-        let environment = try await TestEnvironment.make(settings: settings { $0.failedIdentifiesPerMinute = 5 })
-        try await environment.withApp(.live) { client in
+        try await TestEnvironment.withApp(settings: settings { $0.failedIdentifiesPerMinute = 5 }, .live) {
+            environment, client in
             let reply = try await badIdentify(client, from: "192.0.2.55")
             #expect(reply.status == .unauthorized)
             // (The store closes with the application, so it is read inside.)

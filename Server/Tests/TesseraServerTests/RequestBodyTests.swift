@@ -74,8 +74,7 @@ struct RequestBodyTests {
             #"{"platform":"apns","token":"ok","environment":"sandbox\u0085"}"#,
         ])
     func deviceBodies(body: String) async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.identify(token: environment.identityToken(sub: "kim"))
             let reply = try await client.send(.post, "/v1/devices", bearer: session.sessionToken, body: body)
             #expect(reply.status == .badRequest)
@@ -88,8 +87,7 @@ struct RequestBodyTests {
 
     @Test("Members the server does not read are ignored, whatever their strings hold")
     func unknownMembers() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.anonymous()
             let reply = try await client.send(
                 .post, "/v1/devices", bearer: session.sessionToken,
@@ -119,8 +117,7 @@ struct RequestBodyTests {
             ("/v1/admin/project", #"{"expected_issuer":"https://a\u0000"}"#),
         ])
     func numbers(path: String, body: String) async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.anonymous()
             let bearer = path.hasPrefix("/v1/admin") ? client.secretKey : try #require(session.sessionToken)
             let method: HTTPRequest.Method = path.hasPrefix("/v1/admin") ? .patch : .post
@@ -135,8 +132,7 @@ struct RequestBodyTests {
 
     @Test("Control characters and lone surrogates in identify and anonymous bodies are 400")
     func identifyBodies() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             _ = try await client.send(
                 .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"allow_unverified_identify":true}"#)
             for body in [

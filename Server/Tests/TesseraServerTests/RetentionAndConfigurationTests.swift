@@ -34,8 +34,7 @@ struct RetentionAndConfigurationTests {
 
     @Test("The cleanup service deletes old anonymous profiles without a live session, and rate-limit windows")
     func cleanupService() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let installationID = UUID().uuidString.lowercased()
             let secret = OpaqueToken.installationSecret()
             let short = try await client.send(

@@ -23,8 +23,7 @@ struct SessionBoundaryTests {
 
     @Test("Promote ends every other session of the anonymous profile, with its devices")
     func promoteEndsOrphans() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let installationID = UUID().uuidString.lowercased()
             let secret = OpaqueToken.installationSecret()
             let caller = try await client.anonymous(installationID: installationID, secret: secret)
@@ -58,8 +57,7 @@ struct SessionBoundaryTests {
 
     @Test("An unverified session lists only itself and cannot end the user ID's other sessions")
     func unverifiedManagesOnlyItself() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             try await allowUnverified(client)
             let owner = try await assert(userID: "bob", client)
             let intruder = try await assert(userID: "bob", client)
@@ -95,8 +93,7 @@ struct SessionBoundaryTests {
 
     @Test("Admin device listings mark the devices of sessions that did not prove their user")
     func verifiedSessionMark() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             try await allowUnverified(client)
             let unverified = try await assert(userID: "carol", client)
             let verified = try await client.identify(token: environment.identityToken(sub: "dave"))
@@ -118,8 +115,7 @@ struct SessionBoundaryTests {
 
     @Test("The session JWT always carries its kind; a backend can accept verified sessions only")
     func kindClaim() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             try await allowUnverified(client)
             let anonymous = try await client.anonymous()
             let unverified = try await assert(userID: "erin", client)
@@ -148,8 +144,7 @@ struct SessionBoundaryTests {
 
     @Test("A signed token for the same user from an unverified session merges; no 409")
     func unverifiedUpgrades() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             try await allowUnverified(client)
             // No verified profile yet: one is created and the unverified one folded into it.
             let asserted = try await assert(userID: "frank", client)
@@ -185,8 +180,7 @@ struct SessionBoundaryTests {
 
     @Test("Extending with a session JWT is 403 session_token_required; checking with it still works")
     func extensionNeedsToken() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let start = try await client.anonymous()
             let jwt = try #require(start.sessionJWT)
             let refused = try await client.send(
@@ -209,8 +203,7 @@ struct SessionBoundaryTests {
 
     @Test("A duration above the project's maximum is capped and says so: extension_capped")
     func extensionCapped() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.identify(token: environment.identityToken(sub: "heidi"))
             let token = try #require(session.sessionToken)
             let now = environment.clock.seconds
@@ -236,8 +229,7 @@ struct SessionBoundaryTests {
 
     @Test("Every /v1 answer, errors included, is Cache-Control: no-store; the JWKS stays cacheable")
     func noStore() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp(.live) { client in
+        try await TestEnvironment.withApp(.live) { environment, client in
             let start = try await client.anonymous()
             let replies = [
                 start,

@@ -8,8 +8,7 @@ import Testing
 struct SessionManagementTests {
     @Test("GET /v1/sessions lists the live sessions of the caller's profile")
     func list() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let installationID = UUID().uuidString.lowercased()
             let secret = OpaqueToken.installationSecret()
             let first = try await client.anonymous(installationID: installationID, secret: secret)
@@ -27,8 +26,7 @@ struct SessionManagementTests {
 
     @Test("DELETE /v1/sessions/{id}: 204 for one's own, 404 for anyone else's")
     func delete() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let installationID = UUID().uuidString.lowercased()
             let secret = OpaqueToken.installationSecret()
             let mine = try await client.anonymous(installationID: installationID, secret: secret)
@@ -53,8 +51,7 @@ struct SessionManagementTests {
 
     @Test("GET /v1/me answers the profile and capabilities")
     func me() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let identified = try await client.identify(token: environment.identityToken(sub: "me-user", name: "Me"))
             let reply = try await client.send(.get, "/v1/me", bearer: identified.sessionToken)
             #expect(reply.status == .ok)
@@ -67,8 +64,7 @@ struct SessionManagementTests {
 
     @Test("Shared device: after sign-out nothing of the previous user is reachable from the next session")
     func sharedDevice() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let installationID = UUID().uuidString.lowercased()
             let secret = OpaqueToken.installationSecret()
             let anonymous = try await client.anonymous(installationID: installationID, secret: secret)
