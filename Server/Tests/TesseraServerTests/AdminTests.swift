@@ -50,8 +50,7 @@ struct AdminTests {
             let one = try await client.identify(token: environment.identityToken(sub: "multi"))
             let two = try await client.identify(token: environment.identityToken(sub: "multi"))
             let profileID = try #require(one.profileID)
-            _ = try await client.send(
-                .post, "/v1/devices", bearer: two.sessionToken, body: #"{"platform":"apns","token":"p"}"#)
+            _ = try await client.registerDevice(bearer: two.sessionToken, platform: "apns", token: "p")
             let list = try await client.send(.get, "/v1/admin/profiles/\(profileID)/sessions", bearer: client.secretKey)
             #expect((list.json["sessions"] as? [Any])?.count == 2)
             let revoke = try await client.send(
@@ -59,12 +58,8 @@ struct AdminTests {
             #expect(revoke.status == .noContent)
             #expect(try await client.send(.get, "/v1/me", bearer: one.sessionToken).errorCode == "session_revoked")
             #expect(try await client.send(.get, "/v1/me", bearer: two.sessionJWT).errorCode == "session_revoked")
-            let devices = try await client.send(
-                .get, "/v1/admin/profiles/\(profileID)/devices", bearer: client.secretKey)
-            #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
-            let empty = try await client.send(
-                .get, "/v1/admin/profiles/\(profileID)/sessions", bearer: client.secretKey)
-            #expect((empty.json["sessions"] as? [Any])?.isEmpty == true)
+            #expect(try await client.adminList("devices", of: profileID)?.isEmpty == true)
+            #expect(try await client.adminList("sessions", of: profileID)?.isEmpty == true)
         }
     }
 
@@ -75,8 +70,7 @@ struct AdminTests {
             let anonymous = try await client.anonymous()
             let merged = try await client.identify(
                 token: environment.identityToken(sub: "erase-me"), bearer: anonymous.sessionToken)
-            _ = try await client.send(
-                .post, "/v1/devices", bearer: merged.sessionToken, body: #"{"platform":"apns","token":"e"}"#)
+            _ = try await client.registerDevice(bearer: merged.sessionToken, platform: "apns", token: "e")
             let profileID = try #require(existing.profileID)
             #expect(
                 try await client.send(.delete, "/v1/admin/profiles/\(profileID)", bearer: client.secretKey).status

@@ -36,10 +36,7 @@ struct AnonymousSessionTests {
     @Test("A known installation with its secret gets 200 and the same profile")
     func restore() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let installationID = UUID().uuidString.lowercased()
-            let secret = OpaqueToken.installationSecret()
-            let first = try await client.anonymous(installationID: installationID, secret: secret)
-            let second = try await client.anonymous(installationID: installationID, secret: secret)
+            let (first, second) = try await client.anonymousTwice()
             #expect(first.status == .created)
             #expect(second.status == .ok)
             #expect(first.profileID == second.profileID)

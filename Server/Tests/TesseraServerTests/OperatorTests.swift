@@ -110,8 +110,7 @@ struct OperatorTests {
         try await environment.withApp { client in
             let user = try await client.identify(token: environment.identityToken(sub: "del"))
             let sessionID = try #require(user.sessionID)
-            _ = try await client.send(
-                .post, "/v1/devices", bearer: user.sessionToken, body: #"{"platform":"apns","token":"d1"}"#)
+            _ = try await client.registerDevice(bearer: user.sessionToken, platform: "apns", token: "d1")
             let foreign = try await client.send(.delete, "/v1/admin/sessions/\(sessionID)", bearer: other.secretKey)
             #expect(foreign.status == .notFound && foreign.errorCode == "not_found")
             #expect(try await client.send(.get, "/v1/me", bearer: user.sessionToken).status == .ok)
@@ -122,9 +121,7 @@ struct OperatorTests {
             #expect(deleted.status == .noContent)
             #expect(try await client.send(.get, "/v1/me", bearer: user.sessionToken).errorCode == "session_revoked")
             #expect(try await client.send(.get, "/v1/me", bearer: user.sessionJWT).errorCode == "session_revoked")
-            let devices = try await client.send(
-                .get, "/v1/admin/profiles/\(user.profileID!)/devices", bearer: client.secretKey)
-            #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
+            #expect(try await client.adminList("devices", of: user.profileID)?.isEmpty == true)
             let again = try await client.send(.delete, "/v1/admin/sessions/\(sessionID)", bearer: client.secretKey)
             #expect(again.status == .noContent, "idempotent for the project's own ended session")
         }
@@ -137,17 +134,14 @@ struct OperatorTests {
         try await TestEnvironment.withApp(settings: settings) { environment, client in
             let user = try await client.identify(token: environment.identityToken(sub: "blocky"))
             let profileID = try #require(user.profileID)
-            _ = try await client.send(
-                .post, "/v1/devices", bearer: user.sessionToken, body: #"{"platform":"fcm","token":"b1"}"#)
+            _ = try await client.registerDevice(bearer: user.sessionToken, platform: "fcm", token: "b1")
             let blocked = try await client.send(
                 .post, "/v1/admin/profiles/\(profileID)/block", bearer: client.secretKey,
                 body: #"{"reason":"chargeback fraud"}"#)
             #expect(blocked.status == .ok)
             #expect(blocked["profile"]["blocked"] as? Bool == true)
             #expect(try await client.send(.get, "/v1/me", bearer: user.sessionToken).errorCode == "session_revoked")
-            let devices = try await client.send(
-                .get, "/v1/admin/profiles/\(profileID)/devices", bearer: client.secretKey)
-            #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
+            #expect(try await client.adminList("devices", of: profileID)?.isEmpty == true)
             let fetched = try await client.send(.get, "/v1/admin/profiles/\(profileID)", bearer: client.secretKey)
             #expect(fetched["profile"]["blocked"] as? Bool == true)
 
@@ -159,9 +153,7 @@ struct OperatorTests {
                 token: environment.identityToken(sub: "blocky"), bearer: anonymous.sessionToken)
             #expect(merge.errorCode == "profile_blocked")
             #expect(try await client.send(.get, "/v1/me", bearer: anonymous.sessionToken).status == .ok)
-            let sessions = try await client.send(
-                .get, "/v1/admin/profiles/\(profileID)/sessions", bearer: client.secretKey)
-            #expect((sessions.json["sessions"] as? [Any])?.isEmpty == true)
+            #expect(try await client.adminList("sessions", of: profileID)?.isEmpty == true)
 
             // An unverified profile, and an anonymous installation, blocked the same way.
             let asserted = try await client.send(
@@ -215,9 +207,7 @@ struct OperatorTests {
                     return try await group.reduce(into: [Int]()) { $0.append($1) }
                 }
                 #expect(Set(statuses).isSubset(of: [200, 403]))
-                let sessions = try await client.send(
-                    .get, "/v1/admin/profiles/\(profileID)/sessions", bearer: client.secretKey)
-                #expect((sessions.json["sessions"] as? [Any])?.isEmpty == true, "round \(round)")
+                #expect(try await client.adminList("sessions", of: profileID)?.isEmpty == true, "round \(round)")
                 #expect(
                     try await client.identify(token: environment.identityToken(sub: sub)).errorCode
                         == "profile_blocked")
@@ -247,9 +237,7 @@ struct OperatorTests {
                     return try await group.reduce(into: [Int]()) { $0.append($1) }
                 }
                 #expect(Set(statuses).isSubset(of: [200, 403]))
-                let sessions = try await client.send(
-                    .get, "/v1/admin/profiles/\(profileID)/sessions", bearer: client.secretKey)
-                #expect((sessions.json["sessions"] as? [Any])?.isEmpty == true, "round \(round)")
+                #expect(try await client.adminList("sessions", of: profileID)?.isEmpty == true, "round \(round)")
             }
         }
     }

@@ -79,9 +79,7 @@ struct RequestBodyTests {
             let reply = try await client.send(.post, "/v1/devices", bearer: session.sessionToken, body: body)
             #expect(reply.status == .badRequest)
             #expect(reply.errorCode == "invalid_request")
-            let devices = try await client.send(
-                .get, "/v1/admin/profiles/\(try #require(session.profileID))/devices", bearer: client.secretKey)
-            #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
+            #expect(try await client.adminList("devices", of: session.profileID)?.isEmpty == true)
         }
     }
 

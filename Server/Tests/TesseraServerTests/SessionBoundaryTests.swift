@@ -24,15 +24,11 @@ struct SessionBoundaryTests {
     @Test("Promote ends every other session of the anonymous profile, with its devices")
     func promoteEndsOrphans() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let installationID = UUID().uuidString.lowercased()
-            let secret = OpaqueToken.installationSecret()
-            let caller = try await client.anonymous(installationID: installationID, secret: secret)
-            // An orphan: the same installation restored again (an answer the app never received).
-            let orphan = try await client.anonymous(installationID: installationID, secret: secret)
+            // The orphan: the same installation restored again (an answer the app never received).
+            let (caller, orphan) = try await client.anonymousTwice()
             #expect(orphan.status == .ok)
             #expect(orphan.profileID == caller.profileID)
-            let device = try await client.send(
-                .post, "/v1/devices", bearer: orphan.sessionToken, body: #"{"platform":"apns","token":"orphan"}"#)
+            let device = try await client.registerDevice(bearer: orphan.sessionToken, platform: "apns", token: "orphan")
             #expect(device.status == .created)
             let promoted = try await client.identify(
                 token: environment.identityToken(sub: "alice", name: "Alice", email: "alice@example.com"),
@@ -47,9 +43,7 @@ struct SessionBoundaryTests {
             let sessions = try await client.send(.get, "/v1/sessions", bearer: promoted.sessionToken)
             let ids = (sessions.json["sessions"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
             #expect(ids == [promoted.sessionID].compactMap { $0 })
-            let devices = try await client.send(
-                .get, "/v1/admin/profiles/\(try #require(promoted.profileID))/devices", bearer: client.secretKey)
-            #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
+            #expect(try await client.adminList("devices", of: promoted.profileID)?.isEmpty == true)
         }
     }
 
@@ -71,14 +65,13 @@ struct SessionBoundaryTests {
             #expect(refused.errorCode == "not_found")
             #expect(try await client.send(.get, "/v1/me", bearer: owner.sessionToken).status == .ok)
             // The owner's device is out of the intruder's reach too.
-            let device = try await client.send(
-                .post, "/v1/devices", bearer: owner.sessionToken, body: #"{"platform":"fcm","token":"bobs-phone"}"#)
+            let device = try await client.registerDevice(
+                bearer: owner.sessionToken, platform: "fcm", token: "bobs-phone")
             let deviceID = try #require(device["device"]["id"] as? String)
             let removal = try await client.send(.delete, "/v1/devices/\(deviceID)", bearer: intruder.sessionToken)
             #expect(removal.status == .notFound)
             // Itself it may end, and its own device it may remove.
-            let own = try await client.send(
-                .post, "/v1/devices", bearer: intruder.sessionToken, body: #"{"platform":"fcm","token":"own"}"#)
+            let own = try await client.registerDevice(bearer: intruder.sessionToken, platform: "fcm", token: "own")
             let ownID = try #require(own["device"]["id"] as? String)
             #expect(
                 try await client.send(.delete, "/v1/devices/\(ownID)", bearer: intruder.sessionToken).status
@@ -104,9 +97,7 @@ struct SessionBoundaryTests {
                 #expect(reply.status == .created)
             }
             for (session, expected) in [(unverified, false), (verified, true)] {
-                let listing = try await client.send(
-                    .get, "/v1/admin/profiles/\(try #require(session.profileID))/devices", bearer: client.secretKey)
-                let devices = try #require(listing.json["devices"] as? [[String: Any]])
+                let devices = try #require(try await client.adminList("devices", of: session.profileID))
                 #expect(devices.count == 1)
                 #expect(devices.first?["verified_session"] as? Bool == expected)
             }

@@ -175,6 +175,30 @@ struct APIClient: Sendable {
             body: #"{"installation_id":"\#(installationID)","installation_secret":"\#(secret)"}"#)
     }
 
+    /// Starts an anonymous session for a new installation, then restores that installation (its ID
+    /// and secret) once more: two live sessions of one profile, the first created, the second restored.
+    func anonymousTwice() async throws -> (first: Reply, second: Reply) {
+        let installationID = UUID().uuidString.lowercased()
+        let secret = OpaqueToken.installationSecret()
+        let first = try await anonymous(installationID: installationID, secret: secret)
+        return (first, try await anonymous(installationID: installationID, secret: secret))
+    }
+
+    /// `GET /v1/admin/profiles/{id}/devices` or `…/sessions` (`list`) with the secret key: the list the
+    /// answer holds under that name, or nil if it holds none.
+    func adminList(_ list: String, of profileID: String?) async throws -> [[String: Any]]? {
+        let reply = try await send(
+            .get, "/v1/admin/profiles/\(try #require(profileID))/\(list)", bearer: secretKey)
+        return reply.json[list] as? [[String: Any]]
+    }
+
+    /// `POST /v1/devices` of a push token, with `bearer` (a session credential).
+    @discardableResult
+    func registerDevice(bearer: String?, platform: String, token: String) async throws -> Reply {
+        try await send(
+            .post, "/v1/devices", bearer: bearer, body: #"{"platform":"\#(platform)","token":"\#(token)"}"#)
+    }
+
     /// Identifies with a signed token, using `bearer` (the publishable key by default).
     func identify(token: String, bearer: String? = nil, extra: String = "") async throws -> Reply {
         try await send(
