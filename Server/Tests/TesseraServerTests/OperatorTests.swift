@@ -193,18 +193,8 @@ struct OperatorTests {
                 let sub = "race-\(round)"
                 let first = try await client.identify(token: environment.identityToken(sub: sub))
                 let profileID = try #require(first.profileID)
-                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                    for _ in 0..<6 {
-                        group.addTask {
-                            try await client.identify(token: environment.identityToken(sub: sub)).status.code
-                        }
-                    }
-                    group.addTask {
-                        try await client.send(
-                            .post, "/v1/admin/profiles/\(profileID)/block", bearer: client.secretKey
-                        ).status.code
-                    }
-                    return try await group.reduce(into: [Int]()) { $0.append($1) }
+                let statuses = try await raceBlock(of: profileID, client) {
+                    try await client.identify(token: environment.identityToken(sub: sub)).status.code
                 }
                 #expect(Set(statuses).isSubset(of: [200, 403]))
                 #expect(try await client.adminList("sessions", of: profileID)?.isEmpty == true, "round \(round)")
@@ -212,6 +202,20 @@ struct OperatorTests {
                     try await client.identify(token: environment.identityToken(sub: sub)).errorCode
                         == "profile_blocked")
             }
+        }
+    }
+
+    /// Six `attempt`s and a block of `profileID`, all at once: the status codes of the seven answers.
+    func raceBlock(
+        of profileID: String, _ client: APIClient, against attempt: @escaping @Sendable () async throws -> Int
+    ) async throws -> [Int] {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<6 { group.addTask(operation: attempt) }
+            group.addTask {
+                try await client.send(.post, "/v1/admin/profiles/\(profileID)/block", bearer: client.secretKey).status
+                    .code
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
     }
 
@@ -223,18 +227,8 @@ struct OperatorTests {
                 let secret = OpaqueToken.installationSecret()
                 let first = try await client.anonymous(installationID: installation, secret: secret)
                 let profileID = try #require(first.profileID)
-                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                    for _ in 0..<6 {
-                        group.addTask {
-                            try await client.anonymous(installationID: installation, secret: secret).status.code
-                        }
-                    }
-                    group.addTask {
-                        try await client.send(
-                            .post, "/v1/admin/profiles/\(profileID)/block", bearer: client.secretKey
-                        ).status.code
-                    }
-                    return try await group.reduce(into: [Int]()) { $0.append($1) }
+                let statuses = try await raceBlock(of: profileID, client) {
+                    try await client.anonymous(installationID: installation, secret: secret).status.code
                 }
                 #expect(Set(statuses).isSubset(of: [200, 403]))
                 #expect(try await client.adminList("sessions", of: profileID)?.isEmpty == true, "round \(round)")
