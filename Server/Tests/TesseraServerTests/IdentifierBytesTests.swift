@@ -63,10 +63,8 @@ struct IdentifierBytesTests {
     func scalarLength(userID: String) async throws {
         #expect(userID.count <= 256)
         try await TestEnvironment.withApp { environment, client in
-            _ = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"allow_unverified_identify":true}"#)
-            let asserted = try await client.send(
-                .post, "/v1/sessions/identify", bearer: client.publishableKey, body: #"{"user_id":"\#(userID)"}"#)
+            _ = try await client.allowUnverifiedIdentify()
+            let asserted = try await client.identify(userID: userID)
             #expect(asserted.status == .badRequest)
             #expect(asserted.errorCode == "invalid_request")
             // As a token's sub: invalid_claims, or invalid_identity_token when the payload passes its 4 KiB cap.
@@ -85,10 +83,8 @@ struct IdentifierBytesTests {
         let userID = String(repeating: "\u{1F600}", count: 255)
         #expect(userID.utf8.count == 1020)
         try await TestEnvironment.withApp { environment, client in
-            _ = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"allow_unverified_identify":true}"#)
-            let asserted = try await client.send(
-                .post, "/v1/sessions/identify", bearer: client.publishableKey, body: #"{"user_id":"\#(userID)"}"#)
+            _ = try await client.allowUnverifiedIdentify()
+            let asserted = try await client.identify(userID: userID)
             #expect(asserted.status == .ok)
             let me = try await client.send(.get, "/v1/me", bearer: asserted.sessionJWT)
             #expect(me.status == .ok)

@@ -180,16 +180,13 @@ struct IdentifyTests {
     @Test("user_id form: 403 unverified_identify_disabled unless the project allows it, then unverified")
     func unverified() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let denied = try await client.send(
-                .post, "/v1/sessions/identify", bearer: client.publishableKey, body: #"{"user_id":"u1"}"#)
+            let denied = try await client.identify(userID: "u1")
             #expect(denied.status == .forbidden)
             #expect(denied.errorCode == "unverified_identify_disabled")
-            let patch = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"allow_unverified_identify":true}"#)
+            let patch = try await client.allowUnverifiedIdentify()
             #expect(patch.status == .ok)
             let anonymous = try await client.anonymous()
-            let allowed = try await client.send(
-                .post, "/v1/sessions/identify", bearer: anonymous.sessionToken, body: #"{"user_id":"u1"}"#)
+            let allowed = try await client.identify(userID: "u1", bearer: anonymous.sessionToken)
             #expect(allowed.status == .ok)
             #expect(allowed["profile"]["verified"] as? Bool == false)
             #expect(allowed["profile"]["external_id"] as? String == "u1")

@@ -156,12 +156,10 @@ struct OperatorTests {
             #expect(try await client.adminList("sessions", of: profileID)?.isEmpty == true)
 
             // An unverified profile, and an anonymous installation, blocked the same way.
-            let asserted = try await client.send(
-                .post, "/v1/sessions/identify", bearer: client.publishableKey, body: #"{"user_id":"claimed"}"#)
+            let asserted = try await client.identify(userID: "claimed")
             let assertedID = try #require(asserted.profileID)
             _ = try await client.send(.post, "/v1/admin/profiles/\(assertedID)/block", bearer: client.secretKey)
-            let assertedAgain = try await client.send(
-                .post, "/v1/sessions/identify", bearer: client.publishableKey, body: #"{"user_id":"claimed"}"#)
+            let assertedAgain = try await client.identify(userID: "claimed")
             #expect(assertedAgain.errorCode == "profile_blocked")
             let installation = UUID().uuidString.lowercased()
             let secret = OpaqueToken.installationSecret()

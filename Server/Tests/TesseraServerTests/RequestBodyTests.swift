@@ -131,8 +131,7 @@ struct RequestBodyTests {
     @Test("Control characters and lone surrogates in identify and anonymous bodies are 400")
     func identifyBodies() async throws {
         try await TestEnvironment.withApp { environment, client in
-            _ = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"allow_unverified_identify":true}"#)
+            _ = try await client.allowUnverifiedIdentify()
             for body in [
                 #"{"user_id":"bob\u0000"}"#, #"{"user_id":"\udfff"}"#, #"{"user_id":"a","user_id":"b"}"#,
                 #"{"identity_token":"x","identity_token":"y"}"#,

@@ -8,15 +8,7 @@ import Testing
 @Suite("Session boundaries")
 struct SessionBoundaryTests {
     private func allowUnverified(_ client: APIClient) async throws {
-        let patch = try await client.send(
-            .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"allow_unverified_identify":true}"#)
-        #expect(patch.status == .ok)
-    }
-
-    private func assert(userID: String, bearer: String? = nil, _ client: APIClient) async throws -> Reply {
-        try await client.send(
-            .post, "/v1/sessions/identify", bearer: bearer ?? client.publishableKey,
-            body: #"{"user_id":"\#(userID)"}"#)
+        #expect(try await client.allowUnverifiedIdentify().status == .ok)
     }
 
     // MARK: 1. Promote ends the anonymous profile's other sessions
@@ -53,8 +45,8 @@ struct SessionBoundaryTests {
     func unverifiedManagesOnlyItself() async throws {
         try await TestEnvironment.withApp { environment, client in
             try await allowUnverified(client)
-            let owner = try await assert(userID: "bob", client)
-            let intruder = try await assert(userID: "bob", client)
+            let owner = try await client.identify(userID: "bob")
+            let intruder = try await client.identify(userID: "bob")
             #expect(owner.profileID == intruder.profileID)
             let listed = try await client.send(.get, "/v1/sessions", bearer: intruder.sessionToken)
             let ids = (listed.json["sessions"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
@@ -88,7 +80,7 @@ struct SessionBoundaryTests {
     func verifiedSessionMark() async throws {
         try await TestEnvironment.withApp { environment, client in
             try await allowUnverified(client)
-            let unverified = try await assert(userID: "carol", client)
+            let unverified = try await client.identify(userID: "carol")
             let verified = try await client.identify(token: environment.identityToken(sub: "dave"))
             for (session, token) in [(unverified, "carol-phone"), (verified, "dave-phone")] {
                 let reply = try await client.send(
@@ -109,7 +101,7 @@ struct SessionBoundaryTests {
         try await TestEnvironment.withApp { environment, client in
             try await allowUnverified(client)
             let anonymous = try await client.anonymous()
-            let unverified = try await assert(userID: "erin", client)
+            let unverified = try await client.identify(userID: "erin")
             let verified = try await client.identify(token: environment.identityToken(sub: "erin"))
             let jwks = try JSONWebKeySet(
                 json: try await client.send(.get, "/v1/projects/\(environment.project.project.id)/jwks.json").body)
@@ -138,7 +130,7 @@ struct SessionBoundaryTests {
         try await TestEnvironment.withApp { environment, client in
             try await allowUnverified(client)
             // No verified profile yet: one is created and the unverified one folded into it.
-            let asserted = try await assert(userID: "frank", client)
+            let asserted = try await client.identify(userID: "frank")
             let upgraded = try await client.identify(
                 token: environment.identityToken(sub: "frank"), bearer: asserted.sessionToken)
             #expect(upgraded.status == .ok)
@@ -152,14 +144,14 @@ struct SessionBoundaryTests {
             #expect(alias.profileID == upgraded.profileID)
             #expect(try await client.send(.get, "/v1/me", bearer: asserted.sessionToken).status == .unauthorized)
             // A verified profile exists: the next unverified one merges into it.
-            let again = try await assert(userID: "frank", client)
+            let again = try await client.identify(userID: "frank")
             let merged = try await client.identify(
                 token: environment.identityToken(sub: "frank"), bearer: again.sessionJWT)
             #expect(merged["merge"]["outcome"] as? String == "merged")
             #expect(merged["merge"]["from_profile_id"] as? String == again.profileID)
             #expect(merged.profileID == upgraded.profileID)
             // Another user's token is still refused.
-            let other = try await assert(userID: "frank", client)
+            let other = try await client.identify(userID: "frank")
             let refused = try await client.identify(
                 token: environment.identityToken(sub: "grace"), bearer: other.sessionToken)
             #expect(refused.status == .conflict)

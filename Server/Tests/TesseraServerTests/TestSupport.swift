@@ -199,6 +199,18 @@ struct APIClient: Sendable {
             .post, "/v1/devices", bearer: bearer, body: #"{"platform":"\#(platform)","token":"\#(token)"}"#)
     }
 
+    /// `PATCH /v1/admin/project` turning `allow_unverified_identify` on, with the secret key.
+    @discardableResult
+    func allowUnverifiedIdentify() async throws -> Reply {
+        try await send(.patch, "/v1/admin/project", bearer: secretKey, body: #"{"allow_unverified_identify":true}"#)
+    }
+
+    /// Identifies in the unverified form (`{"user_id": …}`), with `bearer` (the publishable key by default).
+    func identify(userID: String, bearer: String? = nil) async throws -> Reply {
+        try await send(
+            .post, "/v1/sessions/identify", bearer: bearer ?? publishableKey, body: #"{"user_id":"\#(userID)"}"#)
+    }
+
     /// Identifies with a signed token, using `bearer` (the publishable key by default).
     func identify(token: String, bearer: String? = nil, extra: String = "") async throws -> Reply {
         try await send(
