@@ -33,8 +33,7 @@ struct AuthenticateTests {
             let shorter = try await client.send(
                 .post, "/v1/sessions/authenticate", bearer: token, body: #"{"session_duration_minutes":60}"#)
             #expect(shorter["session"]["expires_at"] as? String == RFC3339.string(now + 525_600 * 60))
-            _ = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"anonymous_session_minutes":525600}"#)
+            _ = try await client.admin(.patch, "/v1/admin/project", body: #"{"anonymous_session_minutes":525600}"#)
             let short = try await client.send(
                 .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
                 body:

@@ -32,8 +32,7 @@ struct IdentifierBytesTests {
             // The admin lookup finds each by its own bytes.
             for (text, profileID) in [(Self.nfc, first.profileID), (Self.nfd, second.profileID)] {
                 let query = text.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!
-                let found = try await client.send(
-                    .get, "/v1/admin/profiles?external_id=\(query)", bearer: client.secretKey)
+                let found = try await client.admin(.get, "/v1/admin/profiles?external_id=\(query)")
                 let ids = (found.json["profiles"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
                 #expect(ids == [profileID].compactMap { $0 })
             }
@@ -72,8 +71,7 @@ struct IdentifierBytesTests {
             #expect(signed.status == (userID.utf8.count > 4000 ? .unauthorized : .badRequest))
             #expect(signed.errorCode == (userID.utf8.count > 4000 ? "invalid_identity_token" : "invalid_claims"))
             let query = userID.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!
-            let lookup = try await client.send(
-                .get, "/v1/admin/profiles?external_id=\(query)", bearer: client.secretKey)
+            let lookup = try await client.admin(.get, "/v1/admin/profiles?external_id=\(query)")
             #expect(lookup.status == .badRequest)
         }
     }

@@ -63,8 +63,7 @@ struct IdentifyTests {
             #expect(reply["merge"]["outcome"] as? String == "merged")
             #expect(reply["merge"]["from_profile_id"] as? String == anonymous.profileID)
             #expect(reply.profileID == existing.profileID)
-            let alias = try await client.send(
-                .get, "/v1/admin/profiles/\(try #require(anonymous.profileID))", bearer: client.secretKey)
+            let alias = try await client.admin(.get, "/v1/admin/profiles/\(try #require(anonymous.profileID))")
             #expect(alias.status == .ok)
             #expect(alias["profile"]["id"] as? String == existing.profileID)
             let old = try await client.send(.get, "/v1/me", bearer: anonymous.sessionToken)
@@ -218,8 +217,8 @@ struct IdentifyTests {
     @Test("require_audience and expected_issuer settings are enforced")
     func settingsEnforced() async throws {
         try await TestEnvironment.withApp { environment, client in
-            _ = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey,
+            _ = try await client.admin(
+                .patch, "/v1/admin/project",
                 body: #"{"require_audience":true,"max_identity_token_lifetime_seconds":120}"#)
             #expect(
                 try await client.identify(token: environment.identityToken(sub: "x", lifetime: 60)).errorCode

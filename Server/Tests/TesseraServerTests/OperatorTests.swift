@@ -18,7 +18,7 @@ struct OperatorTests {
         let environment = try await TestEnvironment.make()
         let other = try await environment.makeOtherProject()
         try await environment.withApp { client in
-            let before = try await client.send(.get, "/v1/admin/identity-secrets", bearer: client.secretKey)
+            let before = try await client.admin(.get, "/v1/admin/identity-secrets")
             #expect(before.status == .ok)
             let list = try #require(before.json["identity_secrets"] as? [[String: Any]])
             #expect(list.count == 1)
@@ -30,7 +30,7 @@ struct OperatorTests {
             let first = environment.clock.seconds
             #expect(try await client.identify(token: environment.identityToken(sub: "user-1")).status == .ok)
             func lastUsed() async throws -> String? {
-                let reply = try await client.send(.get, "/v1/admin/identity-secrets", bearer: client.secretKey)
+                let reply = try await client.admin(.get, "/v1/admin/identity-secrets")
                 return (reply.json["identity_secrets"] as? [[String: Any]])?.first?["last_used_at"] as? String
             }
             #expect(try await lastUsed() == RFC3339.string(first))
@@ -59,8 +59,7 @@ struct OperatorTests {
             let token = try #require(user.sessionToken)
             let jwt = try #require(user.sessionJWT)
             for body in [#"{"session_token":"\#(token)"}"#, #"{"session_jwt":"\#(jwt)"}"#] {
-                let reply = try await client.send(
-                    .post, "/v1/admin/sessions/introspect", bearer: client.secretKey, body: body)
+                let reply = try await client.admin(.post, "/v1/admin/sessions/introspect", body: body)
                 #expect(reply.status == .ok)
                 #expect(reply.json["active"] as? Bool == true)
                 #expect(reply["session"]["id"] as? String == user.sessionID)
@@ -77,27 +76,25 @@ struct OperatorTests {
                 // Judged by the verifier, like an identity token: control characters are no credential.
                 #"{"session_jwt":"\u0002a.b\u0080"}"#, #"{"session_token":"st_\u0000"}"#,
             ] {
-                let reply = try await client.send(
-                    .post, "/v1/admin/sessions/introspect", bearer: client.secretKey, body: garbage)
+                let reply = try await client.admin(.post, "/v1/admin/sessions/introspect", body: garbage)
                 #expect(reply.status == .ok && reply.json["active"] as? Bool == false)
             }
             for bad in [
                 "{}", #"{"session_token":"\#(token)","session_jwt":"\#(jwt)"}"#, #"{"session_token":5}"#, "[]",
                 "nope",
             ] {
-                let reply = try await client.send(
-                    .post, "/v1/admin/sessions/introspect", bearer: client.secretKey, body: bad)
+                let reply = try await client.admin(.post, "/v1/admin/sessions/introspect", body: bad)
                 #expect(reply.status == .badRequest, "\(bad)")
                 #expect(reply.errorCode == "invalid_request")
             }
             // The JWT's own exp passed: inactive, although the session lives on.
             environment.clock.advance(seconds: 400)
-            let stale = try await client.send(
-                .post, "/v1/admin/sessions/introspect", bearer: client.secretKey, body: #"{"session_jwt":"\#(jwt)"}"#)
+            let stale = try await client.admin(
+                .post, "/v1/admin/sessions/introspect", body: #"{"session_jwt":"\#(jwt)"}"#)
             #expect(stale.json["active"] as? Bool == false)
             _ = try await client.send(.post, "/v1/sessions/revoke", bearer: token)
-            let revoked = try await client.send(
-                .post, "/v1/admin/sessions/introspect", bearer: client.secretKey,
+            let revoked = try await client.admin(
+                .post, "/v1/admin/sessions/introspect",
                 body: #"{"session_token":"\#(token)"}"#)
             #expect(revoked.json["active"] as? Bool == false)
         }
@@ -114,15 +111,14 @@ struct OperatorTests {
             let foreign = try await client.send(.delete, "/v1/admin/sessions/\(sessionID)", bearer: other.secretKey)
             #expect(foreign.status == .notFound && foreign.errorCode == "not_found")
             #expect(try await client.send(.get, "/v1/me", bearer: user.sessionToken).status == .ok)
-            let unknown = try await client.send(
-                .delete, "/v1/admin/sessions/ses_doesnotexist", bearer: client.secretKey)
+            let unknown = try await client.admin(.delete, "/v1/admin/sessions/ses_doesnotexist")
             #expect(unknown.status == .notFound)
-            let deleted = try await client.send(.delete, "/v1/admin/sessions/\(sessionID)", bearer: client.secretKey)
+            let deleted = try await client.admin(.delete, "/v1/admin/sessions/\(sessionID)")
             #expect(deleted.status == .noContent)
             #expect(try await client.send(.get, "/v1/me", bearer: user.sessionToken).errorCode == "session_revoked")
             #expect(try await client.send(.get, "/v1/me", bearer: user.sessionJWT).errorCode == "session_revoked")
             #expect(try await client.adminList("devices", of: user.profileID)?.isEmpty == true)
-            let again = try await client.send(.delete, "/v1/admin/sessions/\(sessionID)", bearer: client.secretKey)
+            let again = try await client.admin(.delete, "/v1/admin/sessions/\(sessionID)")
             #expect(again.status == .noContent, "idempotent for the project's own ended session")
         }
     }
@@ -135,14 +131,14 @@ struct OperatorTests {
             let user = try await client.identify(token: environment.identityToken(sub: "blocky"))
             let profileID = try #require(user.profileID)
             _ = try await client.registerDevice(bearer: user.sessionToken, platform: "fcm", token: "b1")
-            let blocked = try await client.send(
-                .post, "/v1/admin/profiles/\(profileID)/block", bearer: client.secretKey,
+            let blocked = try await client.admin(
+                .post, "/v1/admin/profiles/\(profileID)/block",
                 body: #"{"reason":"chargeback fraud"}"#)
             #expect(blocked.status == .ok)
             #expect(blocked["profile"]["blocked"] as? Bool == true)
             #expect(try await client.send(.get, "/v1/me", bearer: user.sessionToken).errorCode == "session_revoked")
             #expect(try await client.adminList("devices", of: profileID)?.isEmpty == true)
-            let fetched = try await client.send(.get, "/v1/admin/profiles/\(profileID)", bearer: client.secretKey)
+            let fetched = try await client.admin(.get, "/v1/admin/profiles/\(profileID)")
             #expect(fetched["profile"]["blocked"] as? Bool == true)
 
             let again = try await client.identify(token: environment.identityToken(sub: "blocky"))
@@ -158,28 +154,25 @@ struct OperatorTests {
             // An unverified profile, and an anonymous installation, blocked the same way.
             let asserted = try await client.identify(userID: "claimed")
             let assertedID = try #require(asserted.profileID)
-            _ = try await client.send(.post, "/v1/admin/profiles/\(assertedID)/block", bearer: client.secretKey)
+            _ = try await client.admin(.post, "/v1/admin/profiles/\(assertedID)/block")
             let assertedAgain = try await client.identify(userID: "claimed")
             #expect(assertedAgain.errorCode == "profile_blocked")
             let installation = UUID().uuidString.lowercased()
             let secret = OpaqueToken.installationSecret()
             let device = try await client.anonymous(installationID: installation, secret: secret)
-            _ = try await client.send(
-                .post, "/v1/admin/profiles/\(device.profileID!)/block", bearer: client.secretKey, body: "{}")
+            _ = try await client.admin(.post, "/v1/admin/profiles/\(device.profileID!)/block", body: "{}")
             let restore = try await client.anonymous(installationID: installation, secret: secret)
             #expect(restore.status == .forbidden && restore.errorCode == "profile_blocked")
 
-            let unblocked = try await client.send(
-                .post, "/v1/admin/profiles/\(profileID)/unblock", bearer: client.secretKey)
+            let unblocked = try await client.admin(.post, "/v1/admin/profiles/\(profileID)/unblock")
             #expect(unblocked.status == .ok && unblocked["profile"]["blocked"] as? Bool == false)
             let back = try await client.identify(token: environment.identityToken(sub: "blocky"))
             #expect(back.status == .ok && back.profileID == profileID)
 
-            let unknown = try await client.send(
-                .post, "/v1/admin/profiles/usr_nobody/block", bearer: client.secretKey, body: #"{"reason":"x"}"#)
+            let unknown = try await client.admin(.post, "/v1/admin/profiles/usr_nobody/block", body: #"{"reason":"x"}"#)
             #expect(unknown.status == .notFound)
-            let badReason = try await client.send(
-                .post, "/v1/admin/profiles/\(profileID)/block", bearer: client.secretKey, body: #"{"reason":5}"#)
+            let badReason = try await client.admin(
+                .post, "/v1/admin/profiles/\(profileID)/block", body: #"{"reason":5}"#)
             #expect(badReason.status == .badRequest)
         }
     }
@@ -210,7 +203,7 @@ struct OperatorTests {
         try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<6 { group.addTask(operation: attempt) }
             group.addTask {
-                try await client.send(.post, "/v1/admin/profiles/\(profileID)/block", bearer: client.secretKey).status
+                try await client.admin(.post, "/v1/admin/profiles/\(profileID)/block").status
                     .code
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
@@ -254,7 +247,7 @@ struct OperatorTests {
             let cached = try await client.send(.post, "/v1/sessions/authenticate", bearer: user.sessionToken)
             #expect(try kid(cached.sessionJWT) == oldKid)
 
-            let rotated = try await client.send(.post, "/v1/admin/signing-keys/rotate", bearer: client.secretKey)
+            let rotated = try await client.admin(.post, "/v1/admin/signing-keys/rotate")
             #expect(rotated.status == .created)
             let newKid = try #require(rotated["signing_key"]["kid"] as? String)
             #expect(newKid != oldKid)
@@ -266,7 +259,7 @@ struct OperatorTests {
             #expect(try await client.send(.get, "/v1/me", bearer: user.sessionJWT).status == .ok)
             #expect(try await client.send(.get, "/v1/me", bearer: after.sessionJWT).status == .ok)
 
-            let listed = try await client.send(.get, "/v1/admin/signing-keys", bearer: client.secretKey)
+            let listed = try await client.admin(.get, "/v1/admin/signing-keys")
             let keys = try #require(listed.json["signing_keys"] as? [[String: Any]])
             #expect(keys.map { $0["kid"] as? String } == [newKid, oldKid])
             #expect(keys.map { $0["status"] as? String } == ["current", "retired"])
@@ -277,7 +270,7 @@ struct OperatorTests {
             #expect(try await kids() == [newKid, oldKid])
             environment.clock.advance(seconds: 2)
             #expect(try await kids() == [newKid])
-            let later = try await client.send(.get, "/v1/admin/signing-keys", bearer: client.secretKey)
+            let later = try await client.admin(.get, "/v1/admin/signing-keys")
             let statuses = (later.json["signing_keys"] as? [[String: Any]])?.map { $0["status"] as? String }
             #expect(statuses == ["current", "expired"])
         }
@@ -368,7 +361,7 @@ struct OperatorTests {
             let secret = OpaqueToken.installationSecret()
             let started = try await client.anonymous(installationID: installation, secret: secret)
             let profileID = try #require(started.profileID)
-            _ = try await client.send(.post, "/v1/admin/profiles/\(profileID)/block", bearer: client.secretKey)
+            _ = try await client.admin(.post, "/v1/admin/profiles/\(profileID)/block")
             environment.clock.advance(seconds: 10)
             _ = try await environment.store.deleteStale(
                 now: environment.clock.seconds, anonymousCreatedBefore: environment.clock.seconds, batchSize: 100)

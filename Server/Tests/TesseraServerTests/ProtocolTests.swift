@@ -33,7 +33,7 @@ struct ProtocolTests {
             #expect(wrongMethod.errorCode == "method_not_allowed")
             #expect(wrongMethod.headers[.allow]?.contains("POST") == true)
             #expect(wrongMethod.headers[.allow]?.contains("GET") == false)
-            let patchMe = try await client.send(.put, "/v1/admin/project", bearer: client.secretKey)
+            let patchMe = try await client.admin(.put, "/v1/admin/project")
             #expect(patchMe.status == .methodNotAllowed)
             #expect(patchMe.headers[.allow]?.contains("PATCH") == true)
         }
@@ -47,7 +47,7 @@ struct ProtocolTests {
             #expect(try await client.send(.get, "/v1/me").errorCode == "invalid_credentials")
             #expect(
                 try await client.send(.get, "/v1/me", bearer: client.publishableKey).errorCode == "invalid_credentials")
-            #expect(try await client.send(.get, "/v1/me", bearer: client.secretKey).errorCode == "invalid_credentials")
+            #expect(try await client.admin(.get, "/v1/me").errorCode == "invalid_credentials")
             #expect(try await client.send(.get, "/v1/admin/project", bearer: token).errorCode == "invalid_credentials")
             #expect(
                 try await client.send(.get, "/v1/admin/project", bearer: client.publishableKey).errorCode

@@ -139,8 +139,7 @@ struct RateLimitTests {
             #expect(try await badIdentify(client, bearer: otherToken).errorCode == "invalid_signature")
             #expect(try await badIdentify(client).errorCode == "invalid_signature")
             environment.clock.advance(seconds: 20)
-            #expect(
-                try await client.identify(token: environment.identityToken(sub: "u"), bearer: token).status == .ok)
+            #expect(try await client.identify(token: environment.identityToken(sub: "u"), bearer: token).status == .ok)
         }
     }
 
@@ -221,15 +220,15 @@ struct RateLimitTests {
     @Test("Project settings: rate_limits read, patched, validated, and applied at once")
     func projectSettings() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let read = try await client.send(.get, "/v1/admin/project", bearer: client.secretKey)
+            let read = try await client.admin(.get, "/v1/admin/project")
             let limits = read["project"]["settings"] as? [String: Any]
             let defaults = try #require(limits?["rate_limits"] as? [String: Any])
             #expect(defaults["anonymous_starts_per_minute"] as? Int == 600)
             #expect(defaults["failed_identifies_per_minute"] as? Int == 60)
             #expect(defaults["failed_identifies_per_installation_per_minute"] as? Int == 10)
 
-            let patched = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey,
+            let patched = try await client.admin(
+                .patch, "/v1/admin/project",
                 body: #"{"rate_limits":{"anonymous_starts_per_minute":1,"failed_identifies_per_minute":null}}"#)
             #expect(patched.status == .ok)
             let now = try #require((patched["project"]["settings"] as? [String: Any])?["rate_limits"] as? [String: Any])
@@ -244,8 +243,8 @@ struct RateLimitTests {
             expectLimited(try await start(client), retryAfter: 20)
             for _ in 0..<5 { #expect(try await badIdentify(client).status == .unauthorized) }
             // Raising a limit lifts this node's block at once.
-            _ = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey,
+            _ = try await client.admin(
+                .patch, "/v1/admin/project",
                 body: #"{"rate_limits":{"anonymous_starts_per_minute":null}}"#)
             #expect(try await start(client).status == .created)
 
@@ -257,7 +256,7 @@ struct RateLimitTests {
                 #"{"rate_limits":{"anonymous_starts_per_hour":5}}"#,
                 #"{"rate_limits":7}"#,
             ] {
-                let bad = try await client.send(.patch, "/v1/admin/project", bearer: client.secretKey, body: body)
+                let bad = try await client.admin(.patch, "/v1/admin/project", body: body)
                 #expect(bad.status == .badRequest, "\(body)")
                 #expect(bad.errorCode == "invalid_request", "\(body)")
             }

@@ -119,11 +119,11 @@ struct RequestBodyTests {
             let session = try await client.anonymous()
             let bearer = path.hasPrefix("/v1/admin") ? client.secretKey : try #require(session.sessionToken)
             let method: HTTPRequest.Method = path.hasPrefix("/v1/admin") ? .patch : .post
-            let before = try await client.send(.get, "/v1/admin/project", bearer: client.secretKey)
+            let before = try await client.admin(.get, "/v1/admin/project")
             let reply = try await client.send(method, path, bearer: bearer, body: body)
             #expect(reply.status == .badRequest)
             #expect(["invalid_request", "invalid_session_duration"].contains(reply.errorCode ?? ""))
-            let after = try await client.send(.get, "/v1/admin/project", bearer: client.secretKey)
+            let after = try await client.admin(.get, "/v1/admin/project")
             #expect(after.body == before.body)
         }
     }

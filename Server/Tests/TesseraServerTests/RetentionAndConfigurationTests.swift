@@ -48,17 +48,11 @@ struct RetentionAndConfigurationTests {
                 now: { environment.clock.now }, logger: .init(label: "test"))
             environment.clock.advance(seconds: 29 * 86_400)
             await service.runOnce()
-            #expect(
-                try await client.send(.get, "/v1/admin/profiles/\(short.profileID!)", bearer: client.secretKey).status
-                    == .ok)
+            #expect(try await client.admin(.get, "/v1/admin/profiles/\(short.profileID!)").status == .ok)
             environment.clock.advance(seconds: 2 * 86_400)
             await service.runOnce()
-            #expect(
-                try await client.send(.get, "/v1/admin/profiles/\(short.profileID!)", bearer: client.secretKey).status
-                    == .notFound)
-            #expect(
-                try await client.send(.get, "/v1/admin/profiles/\(long.profileID!)", bearer: client.secretKey).status
-                    == .ok)
+            #expect(try await client.admin(.get, "/v1/admin/profiles/\(short.profileID!)").status == .notFound)
+            #expect(try await client.admin(.get, "/v1/admin/profiles/\(long.profileID!)").status == .ok)
             // The counters of the starts ended with their window and are gone too.
             let window = RateLimitWindow(containing: environment.clock.seconds - 31 * 86_400)
             let key = RateLimitKey(

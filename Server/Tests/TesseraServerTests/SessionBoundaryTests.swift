@@ -139,8 +139,7 @@ struct SessionBoundaryTests {
             #expect(upgraded["profile"]["verified"] as? Bool == true)
             #expect(upgraded["capabilities"]["kind"] as? String == "verified")
             #expect(upgraded.profileID != asserted.profileID)
-            let alias = try await client.send(
-                .get, "/v1/admin/profiles/\(try #require(asserted.profileID))", bearer: client.secretKey)
+            let alias = try await client.admin(.get, "/v1/admin/profiles/\(try #require(asserted.profileID))")
             #expect(alias.profileID == upgraded.profileID)
             #expect(try await client.send(.get, "/v1/me", bearer: asserted.sessionToken).status == .unauthorized)
             // A verified profile exists: the next unverified one merges into it.
@@ -222,7 +221,7 @@ struct SessionBoundaryTests {
                 try await client.send(.get, "/v1/nothing-here"),
                 try await client.send(.put, "/v1/me", bearer: start.sessionToken),
                 try await client.send(.post, "/v1/sessions/anonymous", bearer: client.publishableKey, body: "{"),
-                try await client.send(.get, "/v1/admin/project", bearer: client.secretKey),
+                try await client.admin(.get, "/v1/admin/project"),
                 try await client.send(.get, "/v1/projects/prj_unknown/jwks.json"),
             ]
             for reply in replies {

@@ -184,6 +184,12 @@ struct APIClient: Sendable {
         return (first, try await anonymous(installationID: installationID, secret: secret))
     }
 
+    /// A request with the secret key.
+    @discardableResult
+    func admin(_ method: HTTPRequest.Method, _ path: String, body: String? = nil) async throws -> Reply {
+        try await send(method, path, bearer: secretKey, body: body)
+    }
+
     /// `GET /v1/admin/profiles/{id}/devices` or `…/sessions` (`list`) with the secret key: the list the
     /// answer holds under that name, or nil if it holds none.
     func adminList(_ list: String, of profileID: String?) async throws -> [[String: Any]]? {
