@@ -81,25 +81,13 @@ struct AnonymousSessionTests {
         settings.anonymousSessionMinutes = 60
         try await TestEnvironment.withApp(settings: settings) { environment, client in
             for bad in [0, 4, 525_601, -1] {
-                let reply = try await client.send(
-                    .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
-                    body:
-                        #"{"installation_id":"\#(UUID().uuidString.lowercased())","installation_secret":"\#(OpaqueToken.installationSecret())","session_duration_minutes":\#(bad)}"#
-                )
+                let reply = try await client.anonymous(minutes: bad)
                 #expect(reply.status == .badRequest)
                 #expect(reply.errorCode == "invalid_session_duration")
             }
-            let capped = try await client.send(
-                .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
-                body:
-                    #"{"installation_id":"\#(UUID().uuidString.lowercased())","installation_secret":"\#(OpaqueToken.installationSecret())","session_duration_minutes":600}"#
-            )
+            let capped = try await client.anonymous(minutes: 600)
             #expect(capped["session"]["expires_at"] as? String == RFC3339.string(environment.clock.seconds + 3600))
-            let short = try await client.send(
-                .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
-                body:
-                    #"{"installation_id":"\#(UUID().uuidString.lowercased())","installation_secret":"\#(OpaqueToken.installationSecret())","session_duration_minutes":10}"#
-            )
+            let short = try await client.anonymous(minutes: 10)
             #expect(short["session"]["expires_at"] as? String == RFC3339.string(environment.clock.seconds + 600))
         }
     }

@@ -34,11 +34,7 @@ struct AuthenticateTests {
                 .post, "/v1/sessions/authenticate", bearer: token, body: #"{"session_duration_minutes":60}"#)
             #expect(shorter["session"]["expires_at"] as? String == RFC3339.string(now + 525_600 * 60))
             _ = try await client.admin(.patch, "/v1/admin/project", body: #"{"anonymous_session_minutes":525600}"#)
-            let short = try await client.send(
-                .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
-                body:
-                    #"{"installation_id":"\#(UUID().uuidString.lowercased())","installation_secret":"\#(OpaqueToken.installationSecret())","session_duration_minutes":10}"#
-            )
+            let short = try await client.anonymous(minutes: 10)
             environment.clock.advance(seconds: 300)
             let extended = try await client.send(
                 .post, "/v1/sessions/authenticate", bearer: short.sessionToken,
@@ -68,11 +64,7 @@ struct AuthenticateTests {
     @Test("Expired sessions are 401 session_expired; revoked ones session_revoked")
     func notAlive() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let start = try await client.send(
-                .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
-                body:
-                    #"{"installation_id":"\#(UUID().uuidString.lowercased())","installation_secret":"\#(OpaqueToken.installationSecret())","session_duration_minutes":5}"#
-            )
+            let start = try await client.anonymous(minutes: 5)
             environment.clock.advance(seconds: 299)
             #expect(try await client.send(.post, "/v1/sessions/authenticate", bearer: start.sessionToken).status == .ok)
             environment.clock.advance(seconds: 1)

@@ -115,11 +115,7 @@ struct ConfigurationTests {
     @Test("The cleanup service deletes what expired, judged by the injected clock")
     func cleanupService() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let short = try await client.send(
-                .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
-                body:
-                    #"{"installation_id":"\#(UUID().uuidString.lowercased())","installation_secret":"\#(OpaqueToken.installationSecret())","session_duration_minutes":5}"#
-            )
+            let short = try await client.anonymous(minutes: 5)
             let long = try await client.anonymous()
             let service = CleanupService(
                 store: environment.store, interval: .seconds(60), batchSize: 1, now: { environment.clock.now },

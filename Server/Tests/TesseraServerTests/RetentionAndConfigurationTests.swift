@@ -37,11 +37,7 @@ struct RetentionAndConfigurationTests {
         try await TestEnvironment.withApp { environment, client in
             let installationID = UUID().uuidString.lowercased()
             let secret = OpaqueToken.installationSecret()
-            let short = try await client.send(
-                .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
-                body:
-                    #"{"installation_id":"\#(installationID)","installation_secret":"\#(secret)","session_duration_minutes":5}"#
-            )
+            let short = try await client.anonymous(installationID: installationID, secret: secret, minutes: 5)
             let long = try await client.anonymous()
             let service = CleanupService(
                 store: environment.store, interval: .seconds(60), batchSize: 1, anonymousRetentionSeconds: 30 * 86_400,

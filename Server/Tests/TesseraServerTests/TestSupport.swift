@@ -166,13 +166,15 @@ struct APIClient: Sendable {
         }
     }
 
-    /// Starts an anonymous session for a new installation.
-    func anonymous(installationID: String = UUID().uuidString.lowercased(), secret: String? = nil) async throws -> Reply
-    {
+    /// Starts an anonymous session for a new installation, asking for `minutes` of session if given.
+    func anonymous(
+        installationID: String = UUID().uuidString.lowercased(), secret: String? = nil, minutes: Int? = nil
+    ) async throws -> Reply {
         let secret = secret ?? OpaqueToken.installationSecret()
+        let duration = minutes.map { #","session_duration_minutes":\#($0)"# } ?? ""
         return try await send(
             .post, "/v1/sessions/anonymous", bearer: publishableKey,
-            body: #"{"installation_id":"\#(installationID)","installation_secret":"\#(secret)"}"#)
+            body: #"{"installation_id":"\#(installationID)","installation_secret":"\#(secret)"\#(duration)}"#)
     }
 
     /// Starts an anonymous session for a new installation, then restores that installation (its ID
