@@ -13,15 +13,14 @@ struct AdminTests {
         try await environment.withApp { client in
             let user = try await client.identify(token: environment.identityToken(sub: "ext-1", name: "One"))
             let profileID = try #require(user.profileID)
-            let byID = try await client.send(.get, "/v1/admin/profiles/\(profileID)", bearer: client.secretKey)
+            let byID = try await client.admin(.get, "/v1/admin/profiles/\(profileID)")
             #expect(byID.status == .ok)
             #expect(byID["profile"]["external_id"] as? String == "ext-1")
-            let byExternal = try await client.send(
-                .get, "/v1/admin/profiles?external_id=ext-1", bearer: client.secretKey)
+            let byExternal = try await client.admin(.get, "/v1/admin/profiles?external_id=ext-1")
             #expect((byExternal.json["profiles"] as? [[String: Any]])?.first?["id"] as? String == profileID)
-            let none = try await client.send(.get, "/v1/admin/profiles?external_id=nobody", bearer: client.secretKey)
+            let none = try await client.admin(.get, "/v1/admin/profiles?external_id=nobody")
             #expect((none.json["profiles"] as? [Any])?.isEmpty == true)
-            let missing = try await client.send(.get, "/v1/admin/profiles", bearer: client.secretKey)
+            let missing = try await client.admin(.get, "/v1/admin/profiles")
             #expect(missing.errorCode == "invalid_request")
             for path in [
                 "/v1/admin/profiles/\(profileID)", "/v1/admin/profiles/\(profileID)/sessions",
@@ -46,54 +45,37 @@ struct AdminTests {
 
     @Test("Admin sessions: list and revoke all (devices go too)")
     func sessions() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let one = try await client.identify(token: environment.identityToken(sub: "multi"))
             let two = try await client.identify(token: environment.identityToken(sub: "multi"))
             let profileID = try #require(one.profileID)
-            _ = try await client.send(
-                .post, "/v1/devices", bearer: two.sessionToken, body: #"{"platform":"apns","token":"p"}"#)
-            let list = try await client.send(.get, "/v1/admin/profiles/\(profileID)/sessions", bearer: client.secretKey)
+            _ = try await client.registerDevice(bearer: two.sessionToken, platform: "apns", token: "p")
+            let list = try await client.admin(.get, "/v1/admin/profiles/\(profileID)/sessions")
             #expect((list.json["sessions"] as? [Any])?.count == 2)
-            let revoke = try await client.send(
-                .post, "/v1/admin/profiles/\(profileID)/sessions/revoke", bearer: client.secretKey)
+            let revoke = try await client.admin(.post, "/v1/admin/profiles/\(profileID)/sessions/revoke")
             #expect(revoke.status == .noContent)
             #expect(try await client.send(.get, "/v1/me", bearer: one.sessionToken).errorCode == "session_revoked")
             #expect(try await client.send(.get, "/v1/me", bearer: two.sessionJWT).errorCode == "session_revoked")
-            let devices = try await client.send(
-                .get, "/v1/admin/profiles/\(profileID)/devices", bearer: client.secretKey)
-            #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
-            let empty = try await client.send(
-                .get, "/v1/admin/profiles/\(profileID)/sessions", bearer: client.secretKey)
-            #expect((empty.json["sessions"] as? [Any])?.isEmpty == true)
+            #expect(try await client.adminList("devices", of: profileID)?.isEmpty == true)
+            #expect(try await client.adminList("sessions", of: profileID)?.isEmpty == true)
         }
     }
 
     @Test("DELETE a profile erases it, its aliases, sessions and devices")
     func erase() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let existing = try await client.identify(token: environment.identityToken(sub: "erase-me"))
             let anonymous = try await client.anonymous()
             let merged = try await client.identify(
                 token: environment.identityToken(sub: "erase-me"), bearer: anonymous.sessionToken)
-            _ = try await client.send(
-                .post, "/v1/devices", bearer: merged.sessionToken, body: #"{"platform":"apns","token":"e"}"#)
+            _ = try await client.registerDevice(bearer: merged.sessionToken, platform: "apns", token: "e")
             let profileID = try #require(existing.profileID)
-            #expect(
-                try await client.send(.delete, "/v1/admin/profiles/\(profileID)", bearer: client.secretKey).status
-                    == .noContent)
-            #expect(
-                try await client.send(.get, "/v1/admin/profiles/\(profileID)", bearer: client.secretKey).status
-                    == .notFound)
+            #expect(try await client.admin(.delete, "/v1/admin/profiles/\(profileID)").status == .noContent)
+            #expect(try await client.admin(.get, "/v1/admin/profiles/\(profileID)").status == .notFound)
             let alias = try #require(anonymous.profileID)
-            #expect(
-                try await client.send(.get, "/v1/admin/profiles/\(alias)", bearer: client.secretKey).status == .notFound
-            )
+            #expect(try await client.admin(.get, "/v1/admin/profiles/\(alias)").status == .notFound)
             #expect(try await client.send(.get, "/v1/me", bearer: merged.sessionToken).errorCode == "session_not_found")
-            #expect(
-                try await client.send(.delete, "/v1/admin/profiles/\(profileID)", bearer: client.secretKey).status
-                    == .notFound)
+            #expect(try await client.admin(.delete, "/v1/admin/profiles/\(profileID)").status == .notFound)
             let again = try await client.identify(token: environment.identityToken(sub: "erase-me"))
             #expect(again.profileID != profileID)
         }
@@ -101,9 +83,8 @@ struct AdminTests {
 
     @Test("GET and PATCH /v1/admin/project: settings validated, unknown members rejected")
     func project() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
-            let get = try await client.send(.get, "/v1/admin/project", bearer: client.secretKey)
+        try await TestEnvironment.withApp { environment, client in
+            let get = try await client.admin(.get, "/v1/admin/project")
             #expect(get.status == .ok)
             let project = get["project"]
             #expect(project["id"] as? String == environment.project.project.id)
@@ -115,8 +96,8 @@ struct AdminTests {
                 (project["identity_secrets"] as? [[String: Any]])?.first?["kid"] as? String
                     == environment.project.identitySecret.kid)
             #expect((project["identity_secrets"] as? [[String: Any]])?.first?["secret"] == nil)
-            let patch = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey,
+            let patch = try await client.admin(
+                .patch, "/v1/admin/project",
                 body: #"{"leeway_seconds":10,"identified_session_minutes":60,"expected_issuer":"https://backend"}"#)
             #expect(patch.status == .ok)
             let patched = patch["project"]["settings"] as? [String: Any] ?? [:]
@@ -130,12 +111,11 @@ struct AdminTests {
                 #"{"expected_issuer":"https://a\u0000b"}"#, #"{"expected_issuer":"line\nbreak"}"#,
                 #"{"expected_issuer":""}"#,
             ] {
-                let reply = try await client.send(.patch, "/v1/admin/project", bearer: client.secretKey, body: bad)
+                let reply = try await client.admin(.patch, "/v1/admin/project", body: bad)
                 #expect(reply.status == .badRequest, "\(bad)")
                 #expect(reply.errorCode == "invalid_request")
             }
-            let cleared = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"expected_issuer":null}"#)
+            let cleared = try await client.admin(.patch, "/v1/admin/project", body: #"{"expected_issuer":null}"#)
             #expect((cleared["project"]["settings"] as? [String: Any])?["expected_issuer"] is NSNull)
             let identified = try await client.identify(
                 token: environment.identityToken(sub: "capped"),
@@ -146,9 +126,8 @@ struct AdminTests {
 
     @Test("Identity secrets: create (shown once), at most 3, delete by kid; rotation keeps old tokens working")
     func identitySecrets() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
-            let created = try await client.send(.post, "/v1/admin/identity-secrets", bearer: client.secretKey)
+        try await TestEnvironment.withApp { environment, client in
+            let created = try await client.admin(.post, "/v1/admin/identity-secrets")
             #expect(created.status == .created)
             let kid = try #require(created["identity_secret"]["kid"] as? String)
             let value = try #require(created["identity_secret"]["secret"] as? String)
@@ -157,9 +136,8 @@ struct AdminTests {
                 try await client.identify(token: environment.identityToken(sub: "new", secret: newSecret)).status == .ok
             )
             #expect(try await client.identify(token: environment.identityToken(sub: "old")).status == .ok)
-            #expect(
-                try await client.send(.post, "/v1/admin/identity-secrets", bearer: client.secretKey).status == .created)
-            let fourth = try await client.send(.post, "/v1/admin/identity-secrets", bearer: client.secretKey)
+            #expect(try await client.admin(.post, "/v1/admin/identity-secrets").status == .created)
+            let fourth = try await client.admin(.post, "/v1/admin/identity-secrets")
             #expect(fourth.status == .conflict)
             #expect(fourth.errorCode == "identity_secret_limit_reached")
             let deleted = try await client.send(
@@ -169,16 +147,13 @@ struct AdminTests {
             #expect(
                 try await client.identify(token: environment.identityToken(sub: "old")).errorCode == "invalid_signature"
             )
-            #expect(
-                try await client.send(.delete, "/v1/admin/identity-secrets/ik_nope", bearer: client.secretKey).status
-                    == .notFound)
+            #expect(try await client.admin(.delete, "/v1/admin/identity-secrets/ik_nope").status == .notFound)
         }
     }
 
     @Test("The last identity secret cannot be deleted")
     func lastSecret() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let reply = try await client.send(
                 .delete, "/v1/admin/identity-secrets/\(environment.project.identitySecret.kid)",
                 bearer: client.secretKey)
@@ -189,8 +164,7 @@ struct AdminTests {
 
     @Test("JWKS lists the project's key; an unknown project is 404")
     func jwks() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.anonymous()
             let reply = try await client.send(.get, "/v1/projects/\(environment.project.project.id)/jwks.json")
             #expect(reply.status == .ok)

@@ -8,8 +8,7 @@ import Testing
 struct AnonymousSessionTests {
     @Test("A new installation gets 201 and a full session envelope")
     func newInstallation() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let installationID = UUID().uuidString.lowercased()
             let reply = try await client.anonymous(installationID: installationID)
             #expect(reply.status == .created)
@@ -36,12 +35,8 @@ struct AnonymousSessionTests {
 
     @Test("A known installation with its secret gets 200 and the same profile")
     func restore() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
-            let installationID = UUID().uuidString.lowercased()
-            let secret = OpaqueToken.installationSecret()
-            let first = try await client.anonymous(installationID: installationID, secret: secret)
-            let second = try await client.anonymous(installationID: installationID, secret: secret)
+        try await TestEnvironment.withApp { environment, client in
+            let (first, second) = try await client.anonymousTwice()
             #expect(first.status == .created)
             #expect(second.status == .ok)
             #expect(first.profileID == second.profileID)
@@ -51,8 +46,7 @@ struct AnonymousSessionTests {
 
     @Test("A known installation with another secret is 409 installation_conflict and changes nothing")
     func conflict() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let installationID = UUID().uuidString.lowercased()
             let owner = try await client.anonymous(installationID: installationID)
             let thief = try await client.anonymous(installationID: installationID)
@@ -74,8 +68,7 @@ struct AnonymousSessionTests {
             (UUID().uuidString.lowercased(), OpaqueToken.installationSecret() + "="),
         ])
     func badInput(installationID: String, secret: String) async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let reply = try await client.anonymous(installationID: installationID, secret: secret)
             #expect(reply.status == .badRequest)
             #expect(reply.errorCode == "invalid_request")
@@ -86,36 +79,22 @@ struct AnonymousSessionTests {
     func durations() async throws {
         var settings = ProjectSettings()
         settings.anonymousSessionMinutes = 60
-        let environment = try await TestEnvironment.make(settings: settings)
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp(settings: settings) { environment, client in
             for bad in [0, 4, 525_601, -1] {
-                let reply = try await client.send(
-                    .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
-                    body:
-                        #"{"installation_id":"\#(UUID().uuidString.lowercased())","installation_secret":"\#(OpaqueToken.installationSecret())","session_duration_minutes":\#(bad)}"#
-                )
+                let reply = try await client.anonymous(minutes: bad)
                 #expect(reply.status == .badRequest)
                 #expect(reply.errorCode == "invalid_session_duration")
             }
-            let capped = try await client.send(
-                .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
-                body:
-                    #"{"installation_id":"\#(UUID().uuidString.lowercased())","installation_secret":"\#(OpaqueToken.installationSecret())","session_duration_minutes":600}"#
-            )
+            let capped = try await client.anonymous(minutes: 600)
             #expect(capped["session"]["expires_at"] as? String == RFC3339.string(environment.clock.seconds + 3600))
-            let short = try await client.send(
-                .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
-                body:
-                    #"{"installation_id":"\#(UUID().uuidString.lowercased())","installation_secret":"\#(OpaqueToken.installationSecret())","session_duration_minutes":10}"#
-            )
+            let short = try await client.anonymous(minutes: 10)
             #expect(short["session"]["expires_at"] as? String == RFC3339.string(environment.clock.seconds + 600))
         }
     }
 
     @Test("Only the SHA-256 of the session token and installation secret is stored")
     func hashesOnly() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let secret = OpaqueToken.installationSecret()
             let reply = try await client.anonymous(secret: secret)
             let token = try #require(reply.sessionToken)

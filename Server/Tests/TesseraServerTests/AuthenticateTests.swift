@@ -8,8 +8,7 @@ import Testing
 struct AuthenticateTests {
     @Test("Without a duration it only checks: same expiry, a fresh JWT, the same token echoed")
     func heartbeat() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let start = try await client.anonymous()
             environment.clock.advance(seconds: 120)
             let reply = try await client.send(.post, "/v1/sessions/authenticate", bearer: start.sessionToken)
@@ -27,21 +26,15 @@ struct AuthenticateTests {
 
     @Test("With a duration: expires_at = max(expires_at, now + duration)")
     func extend() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let start = try await client.anonymous()
             let token = try #require(start.sessionToken)
             let now = environment.clock.seconds
             let shorter = try await client.send(
                 .post, "/v1/sessions/authenticate", bearer: token, body: #"{"session_duration_minutes":60}"#)
             #expect(shorter["session"]["expires_at"] as? String == RFC3339.string(now + 525_600 * 60))
-            _ = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"anonymous_session_minutes":525600}"#)
-            let short = try await client.send(
-                .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
-                body:
-                    #"{"installation_id":"\#(UUID().uuidString.lowercased())","installation_secret":"\#(OpaqueToken.installationSecret())","session_duration_minutes":10}"#
-            )
+            _ = try await client.admin(.patch, "/v1/admin/project", body: #"{"anonymous_session_minutes":525600}"#)
+            let short = try await client.anonymous(minutes: 10)
             environment.clock.advance(seconds: 300)
             let extended = try await client.send(
                 .post, "/v1/sessions/authenticate", bearer: short.sessionToken,
@@ -54,8 +47,7 @@ struct AuthenticateTests {
 
     @Test("Out-of-range durations are 400 invalid_session_duration")
     func badDurations() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let token = try #require(try await client.anonymous().sessionToken)
             for minutes in [0, 4, 525_601] {
                 let reply = try await client.send(
@@ -71,13 +63,8 @@ struct AuthenticateTests {
 
     @Test("Expired sessions are 401 session_expired; revoked ones session_revoked")
     func notAlive() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
-            let start = try await client.send(
-                .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
-                body:
-                    #"{"installation_id":"\#(UUID().uuidString.lowercased())","installation_secret":"\#(OpaqueToken.installationSecret())","session_duration_minutes":5}"#
-            )
+        try await TestEnvironment.withApp { environment, client in
+            let start = try await client.anonymous(minutes: 5)
             environment.clock.advance(seconds: 299)
             #expect(try await client.send(.post, "/v1/sessions/authenticate", bearer: start.sessionToken).status == .ok)
             environment.clock.advance(seconds: 1)
@@ -99,8 +86,7 @@ struct AuthenticateTests {
 
     @Test("A session JWT authenticates; an expired one with a good signature is accepted only here")
     func sessionJWT() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let start = try await client.anonymous()
             let jwt = try #require(start.sessionJWT)
             #expect(try await client.send(.get, "/v1/me", bearer: jwt).status == .ok)
@@ -147,8 +133,7 @@ struct AuthenticateTests {
 
     @Test("Revoking makes the session's JWT useless at once")
     func revokeKillsJWT() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let start = try await client.anonymous()
             #expect(try await client.send(.post, "/v1/sessions/revoke", bearer: start.sessionJWT).status == .noContent)
             let reply = try await client.send(.get, "/v1/me", bearer: start.sessionJWT)

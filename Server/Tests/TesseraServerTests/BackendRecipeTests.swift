@@ -36,8 +36,7 @@ struct TesseraBackend {
 struct BackendRecipeTests {
     @Test("Mint with TesseraTokens, identify, verify the session JWT through the JWKS, refuse anonymous")
     func swiftRecipe() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let backend = TesseraBackend(
                 projectID: environment.project.project.id, issuer: "https://tessera.test",
                 identitySecret: environment.project.identitySecret)

@@ -8,8 +8,7 @@ import Testing
 struct ConcurrencyTests {
     @Test("50 parallel identifies of one sub from 50 installations give one profile")
     func parallelIdentifies() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             var anonymousTokens: [String] = []
             for _ in 0..<50 {
                 anonymousTokens.append(try #require(try await client.anonymous().sessionToken))
@@ -35,8 +34,7 @@ struct ConcurrencyTests {
 
     @Test("50 parallel uses of one jti token give exactly one success")
     func parallelReplay() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let token = environment.identityToken(sub: "single", jti: "the-one")
             let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
                 for _ in 0..<50 {
@@ -51,8 +49,7 @@ struct ConcurrencyTests {
 
     @Test("Parallel extends and a revoke on one session leave it revoked")
     func extendsAndRevoke() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.anonymous()
             let token = try #require(session.sessionToken)
             let replies = try await withThrowingTaskGroup(of: Reply.self) { group in

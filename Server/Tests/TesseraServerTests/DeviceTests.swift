@@ -7,8 +7,7 @@ import Testing
 struct DeviceTests {
     @Test("POST /v1/devices binds the token to the session: 201 {device} without the token")
     func register() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.anonymous()
             let reply = try await client.send(
                 .post, "/v1/devices", bearer: session.sessionToken,
@@ -21,8 +20,8 @@ struct DeviceTests {
             #expect(device["session_id"] as? String == session.sessionID)
             #expect(device["created_at"] is String)
             #expect(device["token"] == nil)
-            let defaulted = try await client.send(
-                .post, "/v1/devices", bearer: session.sessionToken, body: #"{"platform":"apns","token":"push-2"}"#)
+            let defaulted = try await client.registerDevice(
+                bearer: session.sessionToken, platform: "apns", token: "push-2")
             #expect(defaulted["device"]["environment"] as? String == "production")
         }
     }
@@ -35,8 +34,7 @@ struct DeviceTests {
             #"{"platform":"apns","token":"has space"}"#,
         ])
     func badBodies(body: String) async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.anonymous()
             let reply = try await client.send(.post, "/v1/devices", bearer: session.sessionToken, body: body)
             #expect(reply.status == .badRequest)
@@ -46,20 +44,13 @@ struct DeviceTests {
 
     @Test("Registering a token bound elsewhere moves it to this session")
     func move() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let alice = try await client.identify(token: environment.identityToken(sub: "alice"))
             let bob = try await client.identify(token: environment.identityToken(sub: "bob"))
-            _ = try await client.send(
-                .post, "/v1/devices", bearer: alice.sessionToken, body: #"{"platform":"apns","token":"shared"}"#)
-            _ = try await client.send(
-                .post, "/v1/devices", bearer: bob.sessionToken, body: #"{"platform":"apns","token":"shared"}"#)
-            let alices = try await client.send(
-                .get, "/v1/admin/profiles/\(try #require(alice.profileID))/devices", bearer: client.secretKey)
-            #expect((alices.json["devices"] as? [Any])?.isEmpty == true)
-            let bobs = try await client.send(
-                .get, "/v1/admin/profiles/\(try #require(bob.profileID))/devices", bearer: client.secretKey)
-            let devices = bobs.json["devices"] as? [[String: Any]] ?? []
+            _ = try await client.registerDevice(bearer: alice.sessionToken, platform: "apns", token: "shared")
+            _ = try await client.registerDevice(bearer: bob.sessionToken, platform: "apns", token: "shared")
+            #expect(try await client.adminList("devices", of: alice.profileID)?.isEmpty == true)
+            let devices = try await client.adminList("devices", of: bob.profileID) ?? []
             #expect(devices.count == 1)
             #expect(devices.first?["token"] as? String == "shared")
             #expect(devices.first?["session_id"] as? String == bob.sessionID)
@@ -68,46 +59,34 @@ struct DeviceTests {
 
     @Test("Devices go with their session: revoke, expiry, identify")
     func deletedWithSession() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let user = try await client.identify(token: environment.identityToken(sub: "devices"))
             let profileID = try #require(user.profileID)
-            _ = try await client.send(
-                .post, "/v1/devices", bearer: user.sessionToken, body: #"{"platform":"apns","token":"t1"}"#)
+            _ = try await client.registerDevice(bearer: user.sessionToken, platform: "apns", token: "t1")
             _ = try await client.send(.post, "/v1/sessions/revoke", bearer: user.sessionToken)
-            let afterRevoke = try await client.send(
-                .get, "/v1/admin/profiles/\(profileID)/devices", bearer: client.secretKey)
-            #expect((afterRevoke.json["devices"] as? [Any])?.isEmpty == true)
+            #expect(try await client.adminList("devices", of: profileID)?.isEmpty == true)
 
             let short = try await client.identify(
                 token: environment.identityToken(sub: "devices"), extra: #","session_duration_minutes":5"#)
-            _ = try await client.send(
-                .post, "/v1/devices", bearer: short.sessionToken, body: #"{"platform":"apns","token":"t2"}"#)
+            _ = try await client.registerDevice(bearer: short.sessionToken, platform: "apns", token: "t2")
             environment.clock.advance(seconds: 301)
-            let afterExpiry = try await client.send(
-                .get, "/v1/admin/profiles/\(profileID)/devices", bearer: client.secretKey)
-            #expect((afterExpiry.json["devices"] as? [Any])?.isEmpty == true)
+            #expect(try await client.adminList("devices", of: profileID)?.isEmpty == true)
 
             let anonymous = try await client.anonymous()
-            _ = try await client.send(
-                .post, "/v1/devices", bearer: anonymous.sessionToken, body: #"{"platform":"fcm","token":"t3"}"#)
+            _ = try await client.registerDevice(bearer: anonymous.sessionToken, platform: "fcm", token: "t3")
             let identified = try await client.identify(
                 token: environment.identityToken(sub: "devices"), bearer: anonymous.sessionToken)
             #expect(identified["merge"]["outcome"] as? String == "merged")
-            let afterIdentify = try await client.send(
-                .get, "/v1/admin/profiles/\(profileID)/devices", bearer: client.secretKey)
-            #expect((afterIdentify.json["devices"] as? [Any])?.isEmpty == true)
+            #expect(try await client.adminList("devices", of: profileID)?.isEmpty == true)
         }
     }
 
     @Test("DELETE /v1/devices/{id}: 204 for the caller's profile, 404 otherwise")
     func delete() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let owner = try await client.anonymous()
             let stranger = try await client.anonymous()
-            let device = try await client.send(
-                .post, "/v1/devices", bearer: owner.sessionToken, body: #"{"platform":"apns","token":"mine"}"#)
+            let device = try await client.registerDevice(bearer: owner.sessionToken, platform: "apns", token: "mine")
             let deviceID = try #require(device["device"]["id"] as? String)
             #expect(
                 try await client.send(.delete, "/v1/devices/\(deviceID)", bearer: stranger.sessionToken).status

@@ -58,8 +58,7 @@ struct HTTPFramingTests {
             "Content-Length: 100\r\n\r\n{\"installation_id\":",
         ])
     func badFraming(framing: String) async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp(.live) { client in
+        try await TestEnvironment.withApp(.live) { environment, client in
             let port = try #require(client.client.port)
             let request =
                 "POST /v1/sessions/anonymous HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(client.publishableKey)\r\n"
@@ -79,8 +78,7 @@ struct HTTPFramingTests {
             "GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
         ])
     func unparseable(request: String) async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp(.live) { client in
+        try await TestEnvironment.withApp(.live) { environment, client in
             let port = try #require(client.client.port)
             let answer = Self.firstAnswer(try await Self.exchange(port: port, request))
             #expect(answer.status.hasPrefix("HTTP/1.1 400"), "\(answer.status)")
@@ -102,8 +100,7 @@ struct HTTPFramingTests {
             ("GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Tessera-Invalid-Host: 1\r\n\r\n", true),
         ])
     func host(request: String, valid: Bool) async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp(.live) { client in
+        try await TestEnvironment.withApp(.live) { environment, client in
             let port = try #require(client.client.port)
             let answer = Self.firstAnswer(try await Self.exchange(port: port, request))
             if valid {

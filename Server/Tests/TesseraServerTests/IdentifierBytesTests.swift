@@ -15,8 +15,7 @@ struct IdentifierBytesTests {
     @Test("NFC and NFD spellings of one text are two users, on every path")
     func canonicalEquivalentsAreTwoUsers() async throws {
         #expect(Self.nfc == Self.nfd)  // what Swift's String says
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let first = try await client.identify(token: environment.identityToken(sub: Self.nfc))
             #expect(first["profile"]["external_id"] as? String == Self.nfc)
             // The second user over the first's session is another user (before: `unchanged`, and a new
@@ -33,8 +32,7 @@ struct IdentifierBytesTests {
             // The admin lookup finds each by its own bytes.
             for (text, profileID) in [(Self.nfc, first.profileID), (Self.nfd, second.profileID)] {
                 let query = text.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!
-                let found = try await client.send(
-                    .get, "/v1/admin/profiles?external_id=\(query)", bearer: client.secretKey)
+                let found = try await client.admin(.get, "/v1/admin/profiles?external_id=\(query)")
                 let ids = (found.json["profiles"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
                 #expect(ids == [profileID].compactMap { $0 })
             }
@@ -63,12 +61,9 @@ struct IdentifierBytesTests {
         ])
     func scalarLength(userID: String) async throws {
         #expect(userID.count <= 256)
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
-            _ = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"allow_unverified_identify":true}"#)
-            let asserted = try await client.send(
-                .post, "/v1/sessions/identify", bearer: client.publishableKey, body: #"{"user_id":"\#(userID)"}"#)
+        try await TestEnvironment.withApp { environment, client in
+            _ = try await client.allowUnverifiedIdentify()
+            let asserted = try await client.identify(userID: userID)
             #expect(asserted.status == .badRequest)
             #expect(asserted.errorCode == "invalid_request")
             // As a token's sub: invalid_claims, or invalid_identity_token when the payload passes its 4 KiB cap.
@@ -76,8 +71,7 @@ struct IdentifierBytesTests {
             #expect(signed.status == (userID.utf8.count > 4000 ? .unauthorized : .badRequest))
             #expect(signed.errorCode == (userID.utf8.count > 4000 ? "invalid_identity_token" : "invalid_claims"))
             let query = userID.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!
-            let lookup = try await client.send(
-                .get, "/v1/admin/profiles?external_id=\(query)", bearer: client.secretKey)
+            let lookup = try await client.admin(.get, "/v1/admin/profiles?external_id=\(query)")
             #expect(lookup.status == .badRequest)
         }
     }
@@ -86,12 +80,9 @@ struct IdentifierBytesTests {
     func longestUserID() async throws {
         let userID = String(repeating: "\u{1F600}", count: 255)
         #expect(userID.utf8.count == 1020)
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
-            _ = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"allow_unverified_identify":true}"#)
-            let asserted = try await client.send(
-                .post, "/v1/sessions/identify", bearer: client.publishableKey, body: #"{"user_id":"\#(userID)"}"#)
+        try await TestEnvironment.withApp { environment, client in
+            _ = try await client.allowUnverifiedIdentify()
+            let asserted = try await client.identify(userID: userID)
             #expect(asserted.status == .ok)
             let me = try await client.send(.get, "/v1/me", bearer: asserted.sessionJWT)
             #expect(me.status == .ok)

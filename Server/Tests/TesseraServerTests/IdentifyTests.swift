@@ -8,8 +8,7 @@ import Testing
 struct IdentifyTests {
     @Test("With the publishable key: creates a verified profile from the claims; again: signs in to it")
     func publishableKey() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let token = environment.identityToken(
                 sub: "user-42", name: "Ada", email: "ada@example.com", avatarURL: "https://example.com/a.png")
             let first = try await client.identify(token: token)
@@ -35,8 +34,7 @@ struct IdentifyTests {
 
     @Test("An anonymous caller with a new sub is promoted; the calling session ends")
     func promoted() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let installationID = UUID().uuidString.lowercased()
             let anonymous = try await client.anonymous(installationID: installationID)
             let token = try #require(anonymous.sessionToken)
@@ -57,8 +55,7 @@ struct IdentifyTests {
 
     @Test("An anonymous caller with a known sub is merged, and the anonymous ID stays an alias")
     func merged() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let existing = try await client.identify(token: environment.identityToken(sub: "known"))
             let anonymous = try await client.anonymous()
             let reply = try await client.identify(
@@ -66,8 +63,7 @@ struct IdentifyTests {
             #expect(reply["merge"]["outcome"] as? String == "merged")
             #expect(reply["merge"]["from_profile_id"] as? String == anonymous.profileID)
             #expect(reply.profileID == existing.profileID)
-            let alias = try await client.send(
-                .get, "/v1/admin/profiles/\(try #require(anonymous.profileID))", bearer: client.secretKey)
+            let alias = try await client.admin(.get, "/v1/admin/profiles/\(try #require(anonymous.profileID))")
             #expect(alias.status == .ok)
             #expect(alias["profile"]["id"] as? String == existing.profileID)
             let old = try await client.send(.get, "/v1/me", bearer: anonymous.sessionToken)
@@ -77,8 +73,7 @@ struct IdentifyTests {
 
     @Test("The same user identifying again is unchanged, with a new session")
     func unchanged() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let first = try await client.identify(token: environment.identityToken(sub: "same"))
             let again = try await client.identify(
                 token: environment.identityToken(sub: "same"), bearer: first.sessionToken)
@@ -92,8 +87,7 @@ struct IdentifyTests {
 
     @Test("A session of another identified user gets 409 external_user_id_changed and keeps its session")
     func anotherUser() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let alice = try await client.identify(token: environment.identityToken(sub: "alice"))
             let reply = try await client.identify(
                 token: environment.identityToken(sub: "bob"), bearer: alice.sessionToken)
@@ -105,8 +99,7 @@ struct IdentifyTests {
 
     @Test("A jti is single-use: the second use is 401 identity_token_replayed")
     func replay() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let token = environment.identityToken(sub: "once", jti: "jti-1")
             #expect(try await client.identify(token: token).status == .ok)
             let again = try await client.identify(token: token)
@@ -117,8 +110,7 @@ struct IdentifyTests {
 
     @Test("A failed identify does not burn the jti")
     func failedIdentifyKeepsJTI() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let alice = try await client.identify(token: environment.identityToken(sub: "alice"))
             let token = environment.identityToken(sub: "bob", jti: "jti-bob")
             #expect(try await client.identify(token: token, bearer: alice.sessionToken).status == .conflict)
@@ -128,8 +120,7 @@ struct IdentifyTests {
 
     @Test("Token failures carry the verifier's codes")
     func verificationCodes() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let other = IdentitySecret.generate()
             let forged = environment.identityToken(sub: "x", secret: other)
             let forgedReply = try await client.identify(token: forged)
@@ -163,8 +154,7 @@ struct IdentifyTests {
 
     @Test("The leeway comes from the project settings, judged by the injected clock")
     func leeway() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let token = environment.identityToken(sub: "late", lifetime: 10)
             environment.clock.advance(seconds: 65)
             #expect(try await client.identify(token: token).status == .ok)
@@ -188,18 +178,14 @@ struct IdentifyTests {
 
     @Test("user_id form: 403 unverified_identify_disabled unless the project allows it, then unverified")
     func unverified() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
-            let denied = try await client.send(
-                .post, "/v1/sessions/identify", bearer: client.publishableKey, body: #"{"user_id":"u1"}"#)
+        try await TestEnvironment.withApp { environment, client in
+            let denied = try await client.identify(userID: "u1")
             #expect(denied.status == .forbidden)
             #expect(denied.errorCode == "unverified_identify_disabled")
-            let patch = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"allow_unverified_identify":true}"#)
+            let patch = try await client.allowUnverifiedIdentify()
             #expect(patch.status == .ok)
             let anonymous = try await client.anonymous()
-            let allowed = try await client.send(
-                .post, "/v1/sessions/identify", bearer: anonymous.sessionToken, body: #"{"user_id":"u1"}"#)
+            let allowed = try await client.identify(userID: "u1", bearer: anonymous.sessionToken)
             #expect(allowed.status == .ok)
             #expect(allowed["profile"]["verified"] as? Bool == false)
             #expect(allowed["profile"]["external_id"] as? String == "u1")
@@ -213,8 +199,7 @@ struct IdentifyTests {
 
     @Test("identify needs exactly one of identity_token and user_id; secret keys are refused")
     func bodyShape() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let none = try await client.send(.post, "/v1/sessions/identify", bearer: client.publishableKey, body: "{}")
             #expect(none.errorCode == "invalid_request")
             let both = try await client.send(
@@ -231,10 +216,9 @@ struct IdentifyTests {
 
     @Test("require_audience and expected_issuer settings are enforced")
     func settingsEnforced() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
-            _ = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey,
+        try await TestEnvironment.withApp { environment, client in
+            _ = try await client.admin(
+                .patch, "/v1/admin/project",
                 body: #"{"require_audience":true,"max_identity_token_lifetime_seconds":120}"#)
             #expect(
                 try await client.identify(token: environment.identityToken(sub: "x", lifetime: 60)).errorCode

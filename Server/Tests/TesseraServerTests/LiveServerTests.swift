@@ -11,8 +11,7 @@ import Testing
 struct LiveServerTests {
     @Test("Headers over a real socket: X-Request-Id, JSON content type, Date")
     func headers() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp(.live) { client in
+        try await TestEnvironment.withApp(.live) { environment, client in
             let reply = try await client.anonymous()
             #expect(reply.status == .created)
             #expect(reply.headers[.xRequestID]?.isEmpty == false)
@@ -27,8 +26,7 @@ struct LiveServerTests {
 
     @Test("The 16 KiB body cap over a real socket")
     func bodyLimit() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp(.live) { client in
+        try await TestEnvironment.withApp(.live) { environment, client in
             let session = try await client.anonymous()
             let big = String(repeating: "x", count: 20 * 1024)
             let reply = try await client.send(
@@ -116,13 +114,8 @@ struct ConfigurationTests {
 
     @Test("The cleanup service deletes what expired, judged by the injected clock")
     func cleanupService() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
-            let short = try await client.send(
-                .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
-                body:
-                    #"{"installation_id":"\#(UUID().uuidString.lowercased())","installation_secret":"\#(OpaqueToken.installationSecret())","session_duration_minutes":5}"#
-            )
+        try await TestEnvironment.withApp { environment, client in
+            let short = try await client.anonymous(minutes: 5)
             let long = try await client.anonymous()
             let service = CleanupService(
                 store: environment.store, interval: .seconds(60), batchSize: 1, now: { environment.clock.now },

@@ -18,7 +18,7 @@ struct OperatorTests {
         let environment = try await TestEnvironment.make()
         let other = try await environment.makeOtherProject()
         try await environment.withApp { client in
-            let before = try await client.send(.get, "/v1/admin/identity-secrets", bearer: client.secretKey)
+            let before = try await client.admin(.get, "/v1/admin/identity-secrets")
             #expect(before.status == .ok)
             let list = try #require(before.json["identity_secrets"] as? [[String: Any]])
             #expect(list.count == 1)
@@ -30,7 +30,7 @@ struct OperatorTests {
             let first = environment.clock.seconds
             #expect(try await client.identify(token: environment.identityToken(sub: "user-1")).status == .ok)
             func lastUsed() async throws -> String? {
-                let reply = try await client.send(.get, "/v1/admin/identity-secrets", bearer: client.secretKey)
+                let reply = try await client.admin(.get, "/v1/admin/identity-secrets")
                 return (reply.json["identity_secrets"] as? [[String: Any]])?.first?["last_used_at"] as? String
             }
             #expect(try await lastUsed() == RFC3339.string(first))
@@ -59,8 +59,7 @@ struct OperatorTests {
             let token = try #require(user.sessionToken)
             let jwt = try #require(user.sessionJWT)
             for body in [#"{"session_token":"\#(token)"}"#, #"{"session_jwt":"\#(jwt)"}"#] {
-                let reply = try await client.send(
-                    .post, "/v1/admin/sessions/introspect", bearer: client.secretKey, body: body)
+                let reply = try await client.admin(.post, "/v1/admin/sessions/introspect", body: body)
                 #expect(reply.status == .ok)
                 #expect(reply.json["active"] as? Bool == true)
                 #expect(reply["session"]["id"] as? String == user.sessionID)
@@ -77,27 +76,25 @@ struct OperatorTests {
                 // Judged by the verifier, like an identity token: control characters are no credential.
                 #"{"session_jwt":"\u0002a.b\u0080"}"#, #"{"session_token":"st_\u0000"}"#,
             ] {
-                let reply = try await client.send(
-                    .post, "/v1/admin/sessions/introspect", bearer: client.secretKey, body: garbage)
+                let reply = try await client.admin(.post, "/v1/admin/sessions/introspect", body: garbage)
                 #expect(reply.status == .ok && reply.json["active"] as? Bool == false)
             }
             for bad in [
                 "{}", #"{"session_token":"\#(token)","session_jwt":"\#(jwt)"}"#, #"{"session_token":5}"#, "[]",
                 "nope",
             ] {
-                let reply = try await client.send(
-                    .post, "/v1/admin/sessions/introspect", bearer: client.secretKey, body: bad)
+                let reply = try await client.admin(.post, "/v1/admin/sessions/introspect", body: bad)
                 #expect(reply.status == .badRequest, "\(bad)")
                 #expect(reply.errorCode == "invalid_request")
             }
             // The JWT's own exp passed: inactive, although the session lives on.
             environment.clock.advance(seconds: 400)
-            let stale = try await client.send(
-                .post, "/v1/admin/sessions/introspect", bearer: client.secretKey, body: #"{"session_jwt":"\#(jwt)"}"#)
+            let stale = try await client.admin(
+                .post, "/v1/admin/sessions/introspect", body: #"{"session_jwt":"\#(jwt)"}"#)
             #expect(stale.json["active"] as? Bool == false)
             _ = try await client.send(.post, "/v1/sessions/revoke", bearer: token)
-            let revoked = try await client.send(
-                .post, "/v1/admin/sessions/introspect", bearer: client.secretKey,
+            let revoked = try await client.admin(
+                .post, "/v1/admin/sessions/introspect",
                 body: #"{"session_token":"\#(token)"}"#)
             #expect(revoked.json["active"] as? Bool == false)
         }
@@ -110,22 +107,18 @@ struct OperatorTests {
         try await environment.withApp { client in
             let user = try await client.identify(token: environment.identityToken(sub: "del"))
             let sessionID = try #require(user.sessionID)
-            _ = try await client.send(
-                .post, "/v1/devices", bearer: user.sessionToken, body: #"{"platform":"apns","token":"d1"}"#)
+            _ = try await client.registerDevice(bearer: user.sessionToken, platform: "apns", token: "d1")
             let foreign = try await client.send(.delete, "/v1/admin/sessions/\(sessionID)", bearer: other.secretKey)
             #expect(foreign.status == .notFound && foreign.errorCode == "not_found")
             #expect(try await client.send(.get, "/v1/me", bearer: user.sessionToken).status == .ok)
-            let unknown = try await client.send(
-                .delete, "/v1/admin/sessions/ses_doesnotexist", bearer: client.secretKey)
+            let unknown = try await client.admin(.delete, "/v1/admin/sessions/ses_doesnotexist")
             #expect(unknown.status == .notFound)
-            let deleted = try await client.send(.delete, "/v1/admin/sessions/\(sessionID)", bearer: client.secretKey)
+            let deleted = try await client.admin(.delete, "/v1/admin/sessions/\(sessionID)")
             #expect(deleted.status == .noContent)
             #expect(try await client.send(.get, "/v1/me", bearer: user.sessionToken).errorCode == "session_revoked")
             #expect(try await client.send(.get, "/v1/me", bearer: user.sessionJWT).errorCode == "session_revoked")
-            let devices = try await client.send(
-                .get, "/v1/admin/profiles/\(user.profileID!)/devices", bearer: client.secretKey)
-            #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
-            let again = try await client.send(.delete, "/v1/admin/sessions/\(sessionID)", bearer: client.secretKey)
+            #expect(try await client.adminList("devices", of: user.profileID)?.isEmpty == true)
+            let again = try await client.admin(.delete, "/v1/admin/sessions/\(sessionID)")
             #expect(again.status == .noContent, "idempotent for the project's own ended session")
         }
     }
@@ -134,22 +127,18 @@ struct OperatorTests {
     func block() async throws {
         var settings = ProjectSettings()
         settings.allowUnverifiedIdentify = true
-        let environment = try await TestEnvironment.make(settings: settings)
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp(settings: settings) { environment, client in
             let user = try await client.identify(token: environment.identityToken(sub: "blocky"))
             let profileID = try #require(user.profileID)
-            _ = try await client.send(
-                .post, "/v1/devices", bearer: user.sessionToken, body: #"{"platform":"fcm","token":"b1"}"#)
-            let blocked = try await client.send(
-                .post, "/v1/admin/profiles/\(profileID)/block", bearer: client.secretKey,
+            _ = try await client.registerDevice(bearer: user.sessionToken, platform: "fcm", token: "b1")
+            let blocked = try await client.admin(
+                .post, "/v1/admin/profiles/\(profileID)/block",
                 body: #"{"reason":"chargeback fraud"}"#)
             #expect(blocked.status == .ok)
             #expect(blocked["profile"]["blocked"] as? Bool == true)
             #expect(try await client.send(.get, "/v1/me", bearer: user.sessionToken).errorCode == "session_revoked")
-            let devices = try await client.send(
-                .get, "/v1/admin/profiles/\(profileID)/devices", bearer: client.secretKey)
-            #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
-            let fetched = try await client.send(.get, "/v1/admin/profiles/\(profileID)", bearer: client.secretKey)
+            #expect(try await client.adminList("devices", of: profileID)?.isEmpty == true)
+            let fetched = try await client.admin(.get, "/v1/admin/profiles/\(profileID)")
             #expect(fetched["profile"]["blocked"] as? Bool == true)
 
             let again = try await client.identify(token: environment.identityToken(sub: "blocky"))
@@ -160,66 +149,46 @@ struct OperatorTests {
                 token: environment.identityToken(sub: "blocky"), bearer: anonymous.sessionToken)
             #expect(merge.errorCode == "profile_blocked")
             #expect(try await client.send(.get, "/v1/me", bearer: anonymous.sessionToken).status == .ok)
-            let sessions = try await client.send(
-                .get, "/v1/admin/profiles/\(profileID)/sessions", bearer: client.secretKey)
-            #expect((sessions.json["sessions"] as? [Any])?.isEmpty == true)
+            #expect(try await client.adminList("sessions", of: profileID)?.isEmpty == true)
 
             // An unverified profile, and an anonymous installation, blocked the same way.
-            let asserted = try await client.send(
-                .post, "/v1/sessions/identify", bearer: client.publishableKey, body: #"{"user_id":"claimed"}"#)
+            let asserted = try await client.identify(userID: "claimed")
             let assertedID = try #require(asserted.profileID)
-            _ = try await client.send(.post, "/v1/admin/profiles/\(assertedID)/block", bearer: client.secretKey)
-            let assertedAgain = try await client.send(
-                .post, "/v1/sessions/identify", bearer: client.publishableKey, body: #"{"user_id":"claimed"}"#)
+            _ = try await client.admin(.post, "/v1/admin/profiles/\(assertedID)/block")
+            let assertedAgain = try await client.identify(userID: "claimed")
             #expect(assertedAgain.errorCode == "profile_blocked")
             let installation = UUID().uuidString.lowercased()
             let secret = OpaqueToken.installationSecret()
             let device = try await client.anonymous(installationID: installation, secret: secret)
-            _ = try await client.send(
-                .post, "/v1/admin/profiles/\(device.profileID!)/block", bearer: client.secretKey, body: "{}")
+            _ = try await client.admin(.post, "/v1/admin/profiles/\(device.profileID!)/block", body: "{}")
             let restore = try await client.anonymous(installationID: installation, secret: secret)
             #expect(restore.status == .forbidden && restore.errorCode == "profile_blocked")
 
-            let unblocked = try await client.send(
-                .post, "/v1/admin/profiles/\(profileID)/unblock", bearer: client.secretKey)
+            let unblocked = try await client.admin(.post, "/v1/admin/profiles/\(profileID)/unblock")
             #expect(unblocked.status == .ok && unblocked["profile"]["blocked"] as? Bool == false)
             let back = try await client.identify(token: environment.identityToken(sub: "blocky"))
             #expect(back.status == .ok && back.profileID == profileID)
 
-            let unknown = try await client.send(
-                .post, "/v1/admin/profiles/usr_nobody/block", bearer: client.secretKey, body: #"{"reason":"x"}"#)
+            let unknown = try await client.admin(.post, "/v1/admin/profiles/usr_nobody/block", body: #"{"reason":"x"}"#)
             #expect(unknown.status == .notFound)
-            let badReason = try await client.send(
-                .post, "/v1/admin/profiles/\(profileID)/block", bearer: client.secretKey, body: #"{"reason":5}"#)
+            let badReason = try await client.admin(
+                .post, "/v1/admin/profiles/\(profileID)/block", body: #"{"reason":5}"#)
             #expect(badReason.status == .badRequest)
         }
     }
 
     @Test("A block racing identifies is never undone: no session of the profile outlives the block")
     func blockRacingIdentify() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             for round in 0..<5 {
                 let sub = "race-\(round)"
                 let first = try await client.identify(token: environment.identityToken(sub: sub))
                 let profileID = try #require(first.profileID)
-                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                    for _ in 0..<6 {
-                        group.addTask {
-                            try await client.identify(token: environment.identityToken(sub: sub)).status.code
-                        }
-                    }
-                    group.addTask {
-                        try await client.send(
-                            .post, "/v1/admin/profiles/\(profileID)/block", bearer: client.secretKey
-                        ).status.code
-                    }
-                    return try await group.reduce(into: [Int]()) { $0.append($1) }
+                let statuses = try await raceBlock(of: profileID, client) {
+                    try await client.identify(token: environment.identityToken(sub: sub)).status.code
                 }
                 #expect(Set(statuses).isSubset(of: [200, 403]))
-                let sessions = try await client.send(
-                    .get, "/v1/admin/profiles/\(profileID)/sessions", bearer: client.secretKey)
-                #expect((sessions.json["sessions"] as? [Any])?.isEmpty == true, "round \(round)")
+                #expect(try await client.adminList("sessions", of: profileID)?.isEmpty == true, "round \(round)")
                 #expect(
                     try await client.identify(token: environment.identityToken(sub: sub)).errorCode
                         == "profile_blocked")
@@ -227,40 +196,40 @@ struct OperatorTests {
         }
     }
 
+    /// Six `attempt`s and a block of `profileID`, all at once: the status codes of the seven answers.
+    func raceBlock(
+        of profileID: String, _ client: APIClient, against attempt: @escaping @Sendable () async throws -> Int
+    ) async throws -> [Int] {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<6 { group.addTask(operation: attempt) }
+            group.addTask {
+                try await client.admin(.post, "/v1/admin/profiles/\(profileID)/block").status
+                    .code
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+    }
+
     @Test("A block racing anonymous restores is never undone either")
     func blockRacingRestore() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             for round in 0..<5 {
                 let installation = UUID().uuidString.lowercased()
                 let secret = OpaqueToken.installationSecret()
                 let first = try await client.anonymous(installationID: installation, secret: secret)
                 let profileID = try #require(first.profileID)
-                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                    for _ in 0..<6 {
-                        group.addTask {
-                            try await client.anonymous(installationID: installation, secret: secret).status.code
-                        }
-                    }
-                    group.addTask {
-                        try await client.send(
-                            .post, "/v1/admin/profiles/\(profileID)/block", bearer: client.secretKey
-                        ).status.code
-                    }
-                    return try await group.reduce(into: [Int]()) { $0.append($1) }
+                let statuses = try await raceBlock(of: profileID, client) {
+                    try await client.anonymous(installationID: installation, secret: secret).status.code
                 }
                 #expect(Set(statuses).isSubset(of: [200, 403]))
-                let sessions = try await client.send(
-                    .get, "/v1/admin/profiles/\(profileID)/sessions", bearer: client.secretKey)
-                #expect((sessions.json["sessions"] as? [Any])?.isEmpty == true, "round \(round)")
+                #expect(try await client.adminList("sessions", of: profileID)?.isEmpty == true, "round \(round)")
             }
         }
     }
 
     @Test("Signing-key rotation: the new key signs, the old stays in the JWKS until its JWTs expired")
     func signingKeys() async throws {
-        let environment = try await TestEnvironment.make(configure: Self.uncached)
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp(configure: Self.uncached) { environment, client in
             let jwksPath = "/v1/projects/\(environment.project.project.id)/jwks.json"
             func kids() async throws -> [String] {
                 let reply = try await client.send(.get, jwksPath)
@@ -278,7 +247,7 @@ struct OperatorTests {
             let cached = try await client.send(.post, "/v1/sessions/authenticate", bearer: user.sessionToken)
             #expect(try kid(cached.sessionJWT) == oldKid)
 
-            let rotated = try await client.send(.post, "/v1/admin/signing-keys/rotate", bearer: client.secretKey)
+            let rotated = try await client.admin(.post, "/v1/admin/signing-keys/rotate")
             #expect(rotated.status == .created)
             let newKid = try #require(rotated["signing_key"]["kid"] as? String)
             #expect(newKid != oldKid)
@@ -290,7 +259,7 @@ struct OperatorTests {
             #expect(try await client.send(.get, "/v1/me", bearer: user.sessionJWT).status == .ok)
             #expect(try await client.send(.get, "/v1/me", bearer: after.sessionJWT).status == .ok)
 
-            let listed = try await client.send(.get, "/v1/admin/signing-keys", bearer: client.secretKey)
+            let listed = try await client.admin(.get, "/v1/admin/signing-keys")
             let keys = try #require(listed.json["signing_keys"] as? [[String: Any]])
             #expect(keys.map { $0["kid"] as? String } == [newKid, oldKid])
             #expect(keys.map { $0["status"] as? String } == ["current", "retired"])
@@ -301,7 +270,7 @@ struct OperatorTests {
             #expect(try await kids() == [newKid, oldKid])
             environment.clock.advance(seconds: 2)
             #expect(try await kids() == [newKid])
-            let later = try await client.send(.get, "/v1/admin/signing-keys", bearer: client.secretKey)
+            let later = try await client.admin(.get, "/v1/admin/signing-keys")
             let statuses = (later.json["signing_keys"] as? [[String: Any]])?.map { $0["status"] as? String }
             #expect(statuses == ["current", "expired"])
         }
@@ -309,8 +278,7 @@ struct OperatorTests {
 
     @Test("API-key rotation: the new key works at once, the old one until its grace period ends")
     func apiKeys() async throws {
-        let environment = try await TestEnvironment.make(configure: Self.uncached)
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp(configure: Self.uncached) { environment, client in
             let oldSecret = client.secretKey
             let rotated = try await client.send(
                 .post, "/v1/admin/api-keys/rotate", bearer: oldSecret, body: #"{"kind":"secret","grace_seconds":60}"#)
@@ -388,13 +356,12 @@ struct OperatorTests {
 
     @Test("Retention never deletes a blocked anonymous profile (its installation would start afresh)")
     func retentionKeepsBlocked() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let installation = UUID().uuidString.lowercased()
             let secret = OpaqueToken.installationSecret()
             let started = try await client.anonymous(installationID: installation, secret: secret)
             let profileID = try #require(started.profileID)
-            _ = try await client.send(.post, "/v1/admin/profiles/\(profileID)/block", bearer: client.secretKey)
+            _ = try await client.admin(.post, "/v1/admin/profiles/\(profileID)/block")
             environment.clock.advance(seconds: 10)
             _ = try await environment.store.deleteStale(
                 now: environment.clock.seconds, anonymousCreatedBefore: environment.clock.seconds, batchSize: 100)

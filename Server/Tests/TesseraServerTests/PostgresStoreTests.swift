@@ -255,8 +255,7 @@ struct PostgresStoreTests {
 
     @Test("Only the SHA-256 of session tokens and installation secrets is stored (bytea)")
     func hashesOnly() async throws {
-        let environment = try await TestEnvironment.make(backend: .postgres)
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp(backend: .postgres) { environment, client in
             let secret = OpaqueToken.installationSecret()
             let reply = try await client.anonymous(secret: secret)
             let token = try #require(reply.sessionToken)

@@ -10,8 +10,7 @@ import Testing
 struct ProtocolTests {
     @Test("Every response carries X-Request-Id, and a plain client-supplied one is echoed")
     func requestID() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let generated = try await client.send(.get, "/health")
             #expect(generated.status == .ok)
             #expect(generated.headers[.xRequestID]?.isEmpty == false)
@@ -24,8 +23,7 @@ struct ProtocolTests {
 
     @Test("Unknown routes are 404 not_found, wrong methods 405 with Allow, both in the error shape")
     func notFoundAndMethodNotAllowed() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let missing = try await client.send(.get, "/v1/nothing")
             #expect(missing.status == .notFound)
             #expect(missing.errorCode == "not_found")
@@ -35,7 +33,7 @@ struct ProtocolTests {
             #expect(wrongMethod.errorCode == "method_not_allowed")
             #expect(wrongMethod.headers[.allow]?.contains("POST") == true)
             #expect(wrongMethod.headers[.allow]?.contains("GET") == false)
-            let patchMe = try await client.send(.put, "/v1/admin/project", bearer: client.secretKey)
+            let patchMe = try await client.admin(.put, "/v1/admin/project")
             #expect(patchMe.status == .methodNotAllowed)
             #expect(patchMe.headers[.allow]?.contains("PATCH") == true)
         }
@@ -43,14 +41,13 @@ struct ProtocolTests {
 
     @Test("Missing, malformed and wrong-kind credentials are 401 invalid_credentials")
     func credentialKinds() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let anonymous = try await client.anonymous()
             let token = try #require(anonymous.sessionToken)
             #expect(try await client.send(.get, "/v1/me").errorCode == "invalid_credentials")
             #expect(
                 try await client.send(.get, "/v1/me", bearer: client.publishableKey).errorCode == "invalid_credentials")
-            #expect(try await client.send(.get, "/v1/me", bearer: client.secretKey).errorCode == "invalid_credentials")
+            #expect(try await client.admin(.get, "/v1/me").errorCode == "invalid_credentials")
             #expect(try await client.send(.get, "/v1/admin/project", bearer: token).errorCode == "invalid_credentials")
             #expect(
                 try await client.send(.get, "/v1/admin/project", bearer: client.publishableKey).errorCode
@@ -71,8 +68,7 @@ struct ProtocolTests {
 
     @Test("The Bearer scheme word is case-insensitive; a credential in the query string is ignored")
     func bearerCaseAndQueryString() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let token = try #require(try await client.anonymous().sessionToken)
             for scheme in ["bearer", "BEARER", "BeArEr"] {
                 let reply = try await client.send(.get, "/v1/me", headers: [.authorization: "\(scheme) \(token)"])
@@ -86,8 +82,7 @@ struct ProtocolTests {
 
     @Test("Unknown publishable and secret keys are 401 invalid_api_key")
     func unknownKeys() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let reply = try await client.send(
                 .post, "/v1/sessions/anonymous", bearer: OpaqueToken.publishableKey(), body: "{}")
             #expect(reply.status == .unauthorized)
@@ -99,8 +94,7 @@ struct ProtocolTests {
 
     @Test("An unknown session token is 401 session_not_found")
     func unknownSessionToken() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let reply = try await client.send(.get, "/v1/me", bearer: OpaqueToken.sessionToken())
             #expect(reply.status == .unauthorized)
             #expect(reply.errorCode == "session_not_found")
@@ -114,8 +108,7 @@ struct ProtocolTests {
             "{\"installation_id\":null,\"installation_secret\":null}", "{,}", "{\"a\":1,}",
         ])
     func malformedBodies(body: String) async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let reply = try await client.send(
                 .post, "/v1/sessions/anonymous", bearer: client.publishableKey, body: body)
             #expect(reply.status == .badRequest)
@@ -125,8 +118,7 @@ struct ProtocolTests {
 
     @Test("Bodies over 16 KiB are 413 payload_too_large")
     func bodyLimit() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let padding = String(repeating: "a", count: 17 * 1024)
             let reply = try await client.send(
                 .post, "/v1/sessions/anonymous", bearer: client.publishableKey, body: #"{"pad":"\#(padding)"}"#)
@@ -141,8 +133,7 @@ struct ProtocolTests {
 
     @Test("GET /health answers 200 and GET /openapi.json the document")
     func operations() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let health = try await client.send(.get, "/health")
             #expect(health.status == .ok)
             #expect(health.json["status"] as? String == "ok")
@@ -154,8 +145,7 @@ struct ProtocolTests {
 
     @Test("GET /metrics counts requests by route and status, sessions and verification failures")
     func metrics() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             _ = try await client.anonymous()
             _ = try await client.identify(token: "not.a.token")
             let metrics = try await client.send(.get, "/metrics")
@@ -172,8 +162,7 @@ struct ProtocolTests {
 
     @Test("Responses use RFC 3339 UTC second-precision times and server_time")
     func timeFormat() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let reply = try await client.anonymous()
             let serverTime = try #require(reply.json["server_time"] as? String)
             #expect(serverTime == "2026-11-18T11:06:40Z")

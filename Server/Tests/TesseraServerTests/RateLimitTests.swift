@@ -111,8 +111,8 @@ struct RateLimitTests {
 
     @Test("A replayed identity token counts as a failed identify")
     func replayCounts() async throws {
-        let environment = try await TestEnvironment.make(settings: settings { $0.failedIdentifiesPerMinute = 1 })
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp(settings: settings { $0.failedIdentifiesPerMinute = 1 }) {
+            environment, client in
             let token = environment.identityToken(sub: "once", jti: "j-1")
             #expect(try await client.identify(token: token).status == .ok)
             #expect(try await client.identify(token: token).errorCode == "identity_token_replayed")
@@ -139,8 +139,7 @@ struct RateLimitTests {
             #expect(try await badIdentify(client, bearer: otherToken).errorCode == "invalid_signature")
             #expect(try await badIdentify(client).errorCode == "invalid_signature")
             environment.clock.advance(seconds: 20)
-            #expect(
-                try await client.identify(token: environment.identityToken(sub: "u"), bearer: token).status == .ok)
+            #expect(try await client.identify(token: environment.identityToken(sub: "u"), bearer: token).status == .ok)
         }
     }
 
@@ -220,17 +219,16 @@ struct RateLimitTests {
 
     @Test("Project settings: rate_limits read, patched, validated, and applied at once")
     func projectSettings() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
-            let read = try await client.send(.get, "/v1/admin/project", bearer: client.secretKey)
+        try await TestEnvironment.withApp { environment, client in
+            let read = try await client.admin(.get, "/v1/admin/project")
             let limits = read["project"]["settings"] as? [String: Any]
             let defaults = try #require(limits?["rate_limits"] as? [String: Any])
             #expect(defaults["anonymous_starts_per_minute"] as? Int == 600)
             #expect(defaults["failed_identifies_per_minute"] as? Int == 60)
             #expect(defaults["failed_identifies_per_installation_per_minute"] as? Int == 10)
 
-            let patched = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey,
+            let patched = try await client.admin(
+                .patch, "/v1/admin/project",
                 body: #"{"rate_limits":{"anonymous_starts_per_minute":1,"failed_identifies_per_minute":null}}"#)
             #expect(patched.status == .ok)
             let now = try #require((patched["project"]["settings"] as? [String: Any])?["rate_limits"] as? [String: Any])
@@ -245,8 +243,8 @@ struct RateLimitTests {
             expectLimited(try await start(client), retryAfter: 20)
             for _ in 0..<5 { #expect(try await badIdentify(client).status == .unauthorized) }
             // Raising a limit lifts this node's block at once.
-            _ = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey,
+            _ = try await client.admin(
+                .patch, "/v1/admin/project",
                 body: #"{"rate_limits":{"anonymous_starts_per_minute":null}}"#)
             #expect(try await start(client).status == .created)
 
@@ -258,7 +256,7 @@ struct RateLimitTests {
                 #"{"rate_limits":{"anonymous_starts_per_hour":5}}"#,
                 #"{"rate_limits":7}"#,
             ] {
-                let bad = try await client.send(.patch, "/v1/admin/project", bearer: client.secretKey, body: body)
+                let bad = try await client.admin(.patch, "/v1/admin/project", body: body)
                 #expect(bad.status == .badRequest, "\(body)")
                 #expect(bad.errorCode == "invalid_request", "\(body)")
             }
@@ -287,8 +285,8 @@ struct RateLimitTests {
 
     @Test("Over a socket the client is the peer address")
     func socketAddress() async throws {
-        let environment = try await TestEnvironment.make(settings: settings { $0.failedIdentifiesPerMinute = 5 })
-        try await environment.withApp(.live) { client in
+        try await TestEnvironment.withApp(settings: settings { $0.failedIdentifiesPerMinute = 5 }, .live) {
+            environment, client in
             let reply = try await badIdentify(client, from: "192.0.2.55")
             #expect(reply.status == .unauthorized)
             // (The store closes with the application, so it is read inside.)

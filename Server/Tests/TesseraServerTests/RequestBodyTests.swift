@@ -74,22 +74,18 @@ struct RequestBodyTests {
             #"{"platform":"apns","token":"ok","environment":"sandbox\u0085"}"#,
         ])
     func deviceBodies(body: String) async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.identify(token: environment.identityToken(sub: "kim"))
             let reply = try await client.send(.post, "/v1/devices", bearer: session.sessionToken, body: body)
             #expect(reply.status == .badRequest)
             #expect(reply.errorCode == "invalid_request")
-            let devices = try await client.send(
-                .get, "/v1/admin/profiles/\(try #require(session.profileID))/devices", bearer: client.secretKey)
-            #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
+            #expect(try await client.adminList("devices", of: session.profileID)?.isEmpty == true)
         }
     }
 
     @Test("Members the server does not read are ignored, whatever their strings hold")
     func unknownMembers() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.anonymous()
             let reply = try await client.send(
                 .post, "/v1/devices", bearer: session.sessionToken,
@@ -119,26 +115,23 @@ struct RequestBodyTests {
             ("/v1/admin/project", #"{"expected_issuer":"https://a\u0000"}"#),
         ])
     func numbers(path: String, body: String) async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.anonymous()
             let bearer = path.hasPrefix("/v1/admin") ? client.secretKey : try #require(session.sessionToken)
             let method: HTTPRequest.Method = path.hasPrefix("/v1/admin") ? .patch : .post
-            let before = try await client.send(.get, "/v1/admin/project", bearer: client.secretKey)
+            let before = try await client.admin(.get, "/v1/admin/project")
             let reply = try await client.send(method, path, bearer: bearer, body: body)
             #expect(reply.status == .badRequest)
             #expect(["invalid_request", "invalid_session_duration"].contains(reply.errorCode ?? ""))
-            let after = try await client.send(.get, "/v1/admin/project", bearer: client.secretKey)
+            let after = try await client.admin(.get, "/v1/admin/project")
             #expect(after.body == before.body)
         }
     }
 
     @Test("Control characters and lone surrogates in identify and anonymous bodies are 400")
     func identifyBodies() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
-            _ = try await client.send(
-                .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"allow_unverified_identify":true}"#)
+        try await TestEnvironment.withApp { environment, client in
+            _ = try await client.allowUnverifiedIdentify()
             for body in [
                 #"{"user_id":"bob\u0000"}"#, #"{"user_id":"\udfff"}"#, #"{"user_id":"a","user_id":"b"}"#,
                 #"{"identity_token":"x","identity_token":"y"}"#,

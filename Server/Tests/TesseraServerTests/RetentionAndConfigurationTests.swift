@@ -34,32 +34,21 @@ struct RetentionAndConfigurationTests {
 
     @Test("The cleanup service deletes old anonymous profiles without a live session, and rate-limit windows")
     func cleanupService() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let installationID = UUID().uuidString.lowercased()
             let secret = OpaqueToken.installationSecret()
-            let short = try await client.send(
-                .post, "/v1/sessions/anonymous", bearer: client.publishableKey,
-                body:
-                    #"{"installation_id":"\#(installationID)","installation_secret":"\#(secret)","session_duration_minutes":5}"#
-            )
+            let short = try await client.anonymous(installationID: installationID, secret: secret, minutes: 5)
             let long = try await client.anonymous()
             let service = CleanupService(
                 store: environment.store, interval: .seconds(60), batchSize: 1, anonymousRetentionSeconds: 30 * 86_400,
                 now: { environment.clock.now }, logger: .init(label: "test"))
             environment.clock.advance(seconds: 29 * 86_400)
             await service.runOnce()
-            #expect(
-                try await client.send(.get, "/v1/admin/profiles/\(short.profileID!)", bearer: client.secretKey).status
-                    == .ok)
+            #expect(try await client.admin(.get, "/v1/admin/profiles/\(short.profileID!)").status == .ok)
             environment.clock.advance(seconds: 2 * 86_400)
             await service.runOnce()
-            #expect(
-                try await client.send(.get, "/v1/admin/profiles/\(short.profileID!)", bearer: client.secretKey).status
-                    == .notFound)
-            #expect(
-                try await client.send(.get, "/v1/admin/profiles/\(long.profileID!)", bearer: client.secretKey).status
-                    == .ok)
+            #expect(try await client.admin(.get, "/v1/admin/profiles/\(short.profileID!)").status == .notFound)
+            #expect(try await client.admin(.get, "/v1/admin/profiles/\(long.profileID!)").status == .ok)
             // The counters of the starts ended with their window and are gone too.
             let window = RateLimitWindow(containing: environment.clock.seconds - 31 * 86_400)
             let key = RateLimitKey(

@@ -14,7 +14,7 @@ struct SecretsAtRestTests {
         let store = environment.store
         // The app's service group closes the store when the app stops: everything happens inside.
         try await environment.withApp { client in
-            let created = try await client.send(.post, "/v1/admin/identity-secrets", bearer: client.secretKey)
+            let created = try await client.admin(.post, "/v1/admin/identity-secrets")
             #expect(created.status == .created)
             let identified = try await client.identify(token: environment.identityToken(sub: "user-1"))
             #expect(identified.status == .ok)

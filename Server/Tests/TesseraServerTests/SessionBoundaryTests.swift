@@ -8,32 +8,19 @@ import Testing
 @Suite("Session boundaries")
 struct SessionBoundaryTests {
     private func allowUnverified(_ client: APIClient) async throws {
-        let patch = try await client.send(
-            .patch, "/v1/admin/project", bearer: client.secretKey, body: #"{"allow_unverified_identify":true}"#)
-        #expect(patch.status == .ok)
-    }
-
-    private func assert(userID: String, bearer: String? = nil, _ client: APIClient) async throws -> Reply {
-        try await client.send(
-            .post, "/v1/sessions/identify", bearer: bearer ?? client.publishableKey,
-            body: #"{"user_id":"\#(userID)"}"#)
+        #expect(try await client.allowUnverifiedIdentify().status == .ok)
     }
 
     // MARK: 1. Promote ends the anonymous profile's other sessions
 
     @Test("Promote ends every other session of the anonymous profile, with its devices")
     func promoteEndsOrphans() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
-            let installationID = UUID().uuidString.lowercased()
-            let secret = OpaqueToken.installationSecret()
-            let caller = try await client.anonymous(installationID: installationID, secret: secret)
-            // An orphan: the same installation restored again (an answer the app never received).
-            let orphan = try await client.anonymous(installationID: installationID, secret: secret)
+        try await TestEnvironment.withApp { environment, client in
+            // The orphan: the same installation restored again (an answer the app never received).
+            let (caller, orphan) = try await client.anonymousTwice()
             #expect(orphan.status == .ok)
             #expect(orphan.profileID == caller.profileID)
-            let device = try await client.send(
-                .post, "/v1/devices", bearer: orphan.sessionToken, body: #"{"platform":"apns","token":"orphan"}"#)
+            let device = try await client.registerDevice(bearer: orphan.sessionToken, platform: "apns", token: "orphan")
             #expect(device.status == .created)
             let promoted = try await client.identify(
                 token: environment.identityToken(sub: "alice", name: "Alice", email: "alice@example.com"),
@@ -48,9 +35,7 @@ struct SessionBoundaryTests {
             let sessions = try await client.send(.get, "/v1/sessions", bearer: promoted.sessionToken)
             let ids = (sessions.json["sessions"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
             #expect(ids == [promoted.sessionID].compactMap { $0 })
-            let devices = try await client.send(
-                .get, "/v1/admin/profiles/\(try #require(promoted.profileID))/devices", bearer: client.secretKey)
-            #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
+            #expect(try await client.adminList("devices", of: promoted.profileID)?.isEmpty == true)
         }
     }
 
@@ -58,11 +43,10 @@ struct SessionBoundaryTests {
 
     @Test("An unverified session lists only itself and cannot end the user ID's other sessions")
     func unverifiedManagesOnlyItself() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             try await allowUnverified(client)
-            let owner = try await assert(userID: "bob", client)
-            let intruder = try await assert(userID: "bob", client)
+            let owner = try await client.identify(userID: "bob")
+            let intruder = try await client.identify(userID: "bob")
             #expect(owner.profileID == intruder.profileID)
             let listed = try await client.send(.get, "/v1/sessions", bearer: intruder.sessionToken)
             let ids = (listed.json["sessions"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
@@ -73,14 +57,13 @@ struct SessionBoundaryTests {
             #expect(refused.errorCode == "not_found")
             #expect(try await client.send(.get, "/v1/me", bearer: owner.sessionToken).status == .ok)
             // The owner's device is out of the intruder's reach too.
-            let device = try await client.send(
-                .post, "/v1/devices", bearer: owner.sessionToken, body: #"{"platform":"fcm","token":"bobs-phone"}"#)
+            let device = try await client.registerDevice(
+                bearer: owner.sessionToken, platform: "fcm", token: "bobs-phone")
             let deviceID = try #require(device["device"]["id"] as? String)
             let removal = try await client.send(.delete, "/v1/devices/\(deviceID)", bearer: intruder.sessionToken)
             #expect(removal.status == .notFound)
             // Itself it may end, and its own device it may remove.
-            let own = try await client.send(
-                .post, "/v1/devices", bearer: intruder.sessionToken, body: #"{"platform":"fcm","token":"own"}"#)
+            let own = try await client.registerDevice(bearer: intruder.sessionToken, platform: "fcm", token: "own")
             let ownID = try #require(own["device"]["id"] as? String)
             #expect(
                 try await client.send(.delete, "/v1/devices/\(ownID)", bearer: intruder.sessionToken).status
@@ -95,10 +78,9 @@ struct SessionBoundaryTests {
 
     @Test("Admin device listings mark the devices of sessions that did not prove their user")
     func verifiedSessionMark() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             try await allowUnverified(client)
-            let unverified = try await assert(userID: "carol", client)
+            let unverified = try await client.identify(userID: "carol")
             let verified = try await client.identify(token: environment.identityToken(sub: "dave"))
             for (session, token) in [(unverified, "carol-phone"), (verified, "dave-phone")] {
                 let reply = try await client.send(
@@ -107,9 +89,7 @@ struct SessionBoundaryTests {
                 #expect(reply.status == .created)
             }
             for (session, expected) in [(unverified, false), (verified, true)] {
-                let listing = try await client.send(
-                    .get, "/v1/admin/profiles/\(try #require(session.profileID))/devices", bearer: client.secretKey)
-                let devices = try #require(listing.json["devices"] as? [[String: Any]])
+                let devices = try #require(try await client.adminList("devices", of: session.profileID))
                 #expect(devices.count == 1)
                 #expect(devices.first?["verified_session"] as? Bool == expected)
             }
@@ -118,11 +98,10 @@ struct SessionBoundaryTests {
 
     @Test("The session JWT always carries its kind; a backend can accept verified sessions only")
     func kindClaim() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             try await allowUnverified(client)
             let anonymous = try await client.anonymous()
-            let unverified = try await assert(userID: "erin", client)
+            let unverified = try await client.identify(userID: "erin")
             let verified = try await client.identify(token: environment.identityToken(sub: "erin"))
             let jwks = try JSONWebKeySet(
                 json: try await client.send(.get, "/v1/projects/\(environment.project.project.id)/jwks.json").body)
@@ -148,11 +127,10 @@ struct SessionBoundaryTests {
 
     @Test("A signed token for the same user from an unverified session merges; no 409")
     func unverifiedUpgrades() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             try await allowUnverified(client)
             // No verified profile yet: one is created and the unverified one folded into it.
-            let asserted = try await assert(userID: "frank", client)
+            let asserted = try await client.identify(userID: "frank")
             let upgraded = try await client.identify(
                 token: environment.identityToken(sub: "frank"), bearer: asserted.sessionToken)
             #expect(upgraded.status == .ok)
@@ -161,19 +139,18 @@ struct SessionBoundaryTests {
             #expect(upgraded["profile"]["verified"] as? Bool == true)
             #expect(upgraded["capabilities"]["kind"] as? String == "verified")
             #expect(upgraded.profileID != asserted.profileID)
-            let alias = try await client.send(
-                .get, "/v1/admin/profiles/\(try #require(asserted.profileID))", bearer: client.secretKey)
+            let alias = try await client.admin(.get, "/v1/admin/profiles/\(try #require(asserted.profileID))")
             #expect(alias.profileID == upgraded.profileID)
             #expect(try await client.send(.get, "/v1/me", bearer: asserted.sessionToken).status == .unauthorized)
             // A verified profile exists: the next unverified one merges into it.
-            let again = try await assert(userID: "frank", client)
+            let again = try await client.identify(userID: "frank")
             let merged = try await client.identify(
                 token: environment.identityToken(sub: "frank"), bearer: again.sessionJWT)
             #expect(merged["merge"]["outcome"] as? String == "merged")
             #expect(merged["merge"]["from_profile_id"] as? String == again.profileID)
             #expect(merged.profileID == upgraded.profileID)
             // Another user's token is still refused.
-            let other = try await assert(userID: "frank", client)
+            let other = try await client.identify(userID: "frank")
             let refused = try await client.identify(
                 token: environment.identityToken(sub: "grace"), bearer: other.sessionToken)
             #expect(refused.status == .conflict)
@@ -185,8 +162,7 @@ struct SessionBoundaryTests {
 
     @Test("Extending with a session JWT is 403 session_token_required; checking with it still works")
     func extensionNeedsToken() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let start = try await client.anonymous()
             let jwt = try #require(start.sessionJWT)
             let refused = try await client.send(
@@ -209,8 +185,7 @@ struct SessionBoundaryTests {
 
     @Test("A duration above the project's maximum is capped and says so: extension_capped")
     func extensionCapped() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let session = try await client.identify(token: environment.identityToken(sub: "heidi"))
             let token = try #require(session.sessionToken)
             let now = environment.clock.seconds
@@ -236,8 +211,7 @@ struct SessionBoundaryTests {
 
     @Test("Every /v1 answer, errors included, is Cache-Control: no-store; the JWKS stays cacheable")
     func noStore() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp(.live) { client in
+        try await TestEnvironment.withApp(.live) { environment, client in
             let start = try await client.anonymous()
             let replies = [
                 start,
@@ -247,7 +221,7 @@ struct SessionBoundaryTests {
                 try await client.send(.get, "/v1/nothing-here"),
                 try await client.send(.put, "/v1/me", bearer: start.sessionToken),
                 try await client.send(.post, "/v1/sessions/anonymous", bearer: client.publishableKey, body: "{"),
-                try await client.send(.get, "/v1/admin/project", bearer: client.secretKey),
+                try await client.admin(.get, "/v1/admin/project"),
                 try await client.send(.get, "/v1/projects/prj_unknown/jwks.json"),
             ]
             for reply in replies {

@@ -8,8 +8,7 @@ import Testing
 struct SessionJWTCacheTests {
     @Test("Two checks of a session in one second share the token; the next second signs anew")
     func sameSecond() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let start = try await client.anonymous()
             let token = try #require(start.sessionToken)
             environment.clock.advance(seconds: 5)
@@ -63,8 +62,7 @@ struct SessionJWTCacheTests {
 
     @Test("A revoked session's shared token is refused: the session is checked first")
     func revokedFirst() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let start = try await client.anonymous()
             let token = try #require(start.sessionToken)
             let first = try await client.send(.post, "/v1/sessions/authenticate", bearer: token)

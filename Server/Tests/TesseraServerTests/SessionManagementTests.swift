@@ -8,12 +8,8 @@ import Testing
 struct SessionManagementTests {
     @Test("GET /v1/sessions lists the live sessions of the caller's profile")
     func list() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
-            let installationID = UUID().uuidString.lowercased()
-            let secret = OpaqueToken.installationSecret()
-            let first = try await client.anonymous(installationID: installationID, secret: secret)
-            let second = try await client.anonymous(installationID: installationID, secret: secret)
+        try await TestEnvironment.withApp { environment, client in
+            let (first, second) = try await client.anonymousTwice()
             _ = try await client.anonymous()
             let list = try await client.send(.get, "/v1/sessions", bearer: first.sessionToken)
             #expect(list.status == .ok)
@@ -27,12 +23,8 @@ struct SessionManagementTests {
 
     @Test("DELETE /v1/sessions/{id}: 204 for one's own, 404 for anyone else's")
     func delete() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
-            let installationID = UUID().uuidString.lowercased()
-            let secret = OpaqueToken.installationSecret()
-            let mine = try await client.anonymous(installationID: installationID, secret: secret)
-            let mineToo = try await client.anonymous(installationID: installationID, secret: secret)
+        try await TestEnvironment.withApp { environment, client in
+            let (mine, mineToo) = try await client.anonymousTwice()
             let someoneElse = try await client.anonymous()
             let foreign = try await client.send(
                 .delete, "/v1/sessions/\(try #require(someoneElse.sessionID))", bearer: mine.sessionToken)
@@ -53,8 +45,7 @@ struct SessionManagementTests {
 
     @Test("GET /v1/me answers the profile and capabilities")
     func me() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let identified = try await client.identify(token: environment.identityToken(sub: "me-user", name: "Me"))
             let reply = try await client.send(.get, "/v1/me", bearer: identified.sessionToken)
             #expect(reply.status == .ok)
@@ -67,16 +58,15 @@ struct SessionManagementTests {
 
     @Test("Shared device: after sign-out nothing of the previous user is reachable from the next session")
     func sharedDevice() async throws {
-        let environment = try await TestEnvironment.make()
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp { environment, client in
             let installationID = UUID().uuidString.lowercased()
             let secret = OpaqueToken.installationSecret()
             let anonymous = try await client.anonymous(installationID: installationID, secret: secret)
             let alice = try await client.identify(
                 token: environment.identityToken(sub: "alice", email: "alice@example.com"),
                 bearer: anonymous.sessionToken)
-            let device = try await client.send(
-                .post, "/v1/devices", bearer: alice.sessionToken, body: #"{"platform":"apns","token":"alice-push"}"#)
+            let device = try await client.registerDevice(
+                bearer: alice.sessionToken, platform: "apns", token: "alice-push")
             #expect(device.status == .created)
             #expect(
                 try await client.send(.post, "/v1/sessions/revoke", bearer: alice.sessionToken).status == .noContent)
@@ -92,9 +82,7 @@ struct SessionManagementTests {
             let deleteAlicesDevice = try await client.send(
                 .delete, "/v1/devices/\(try #require(device["device"]["id"] as? String))", bearer: next.sessionToken)
             #expect(deleteAlicesDevice.status == .notFound)
-            let devices = try await client.send(
-                .get, "/v1/admin/profiles/\(try #require(alice.profileID))/devices", bearer: client.secretKey)
-            #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
+            #expect(try await client.adminList("devices", of: alice.profileID)?.isEmpty == true)
             let bob = try await client.identify(token: environment.identityToken(sub: "bob"), bearer: next.sessionToken)
             #expect(bob.profileID != alice.profileID)
             #expect(bob["merge"]["outcome"] as? String == "promoted")

@@ -81,6 +81,17 @@ struct TestEnvironment: Sendable {
         return TestEnvironment(store: store, clock: clock, project: project, configuration: configuration)
     }
 
+    /// Makes an environment (as ``make(backend:settings:configure:)``) and runs `body` against its
+    /// application, with the environment.
+    static func withApp(
+        backend: StoreBackend = .selected, settings: ProjectSettings = ProjectSettings(),
+        configure: (inout ServerConfiguration) -> Void = { _ in }, _ setup: TestingSetup = .router,
+        _ body: @escaping @Sendable (TestEnvironment, APIClient) async throws -> Void
+    ) async throws {
+        let environment = try await make(backend: backend, settings: settings, configure: configure)
+        try await environment.withApp(setup) { client in try await body(environment, client) }
+    }
+
     /// Another project in the same store.
     func makeOtherProject(settings: ProjectSettings = ProjectSettings()) async throws -> ProvisionedProject {
         try await ProjectProvisioner.create(
@@ -155,13 +166,57 @@ struct APIClient: Sendable {
         }
     }
 
-    /// Starts an anonymous session for a new installation.
-    func anonymous(installationID: String = UUID().uuidString.lowercased(), secret: String? = nil) async throws -> Reply
-    {
+    /// Starts an anonymous session for a new installation, asking for `minutes` of session if given.
+    func anonymous(
+        installationID: String = UUID().uuidString.lowercased(), secret: String? = nil, minutes: Int? = nil
+    ) async throws -> Reply {
         let secret = secret ?? OpaqueToken.installationSecret()
+        let duration = minutes.map { #","session_duration_minutes":\#($0)"# } ?? ""
         return try await send(
             .post, "/v1/sessions/anonymous", bearer: publishableKey,
-            body: #"{"installation_id":"\#(installationID)","installation_secret":"\#(secret)"}"#)
+            body: #"{"installation_id":"\#(installationID)","installation_secret":"\#(secret)"\#(duration)}"#)
+    }
+
+    /// Starts an anonymous session for a new installation, then restores that installation (its ID
+    /// and secret) once more: two live sessions of one profile, the first created, the second restored.
+    func anonymousTwice() async throws -> (first: Reply, second: Reply) {
+        let installationID = UUID().uuidString.lowercased()
+        let secret = OpaqueToken.installationSecret()
+        let first = try await anonymous(installationID: installationID, secret: secret)
+        return (first, try await anonymous(installationID: installationID, secret: secret))
+    }
+
+    /// A request with the secret key.
+    @discardableResult
+    func admin(_ method: HTTPRequest.Method, _ path: String, body: String? = nil) async throws -> Reply {
+        try await send(method, path, bearer: secretKey, body: body)
+    }
+
+    /// `GET /v1/admin/profiles/{id}/devices` or `…/sessions` (`list`) with the secret key: the list the
+    /// answer holds under that name, or nil if it holds none.
+    func adminList(_ list: String, of profileID: String?) async throws -> [[String: Any]]? {
+        let reply = try await send(
+            .get, "/v1/admin/profiles/\(try #require(profileID))/\(list)", bearer: secretKey)
+        return reply.json[list] as? [[String: Any]]
+    }
+
+    /// `POST /v1/devices` of a push token, with `bearer` (a session credential).
+    @discardableResult
+    func registerDevice(bearer: String?, platform: String, token: String) async throws -> Reply {
+        try await send(
+            .post, "/v1/devices", bearer: bearer, body: #"{"platform":"\#(platform)","token":"\#(token)"}"#)
+    }
+
+    /// `PATCH /v1/admin/project` turning `allow_unverified_identify` on, with the secret key.
+    @discardableResult
+    func allowUnverifiedIdentify() async throws -> Reply {
+        try await send(.patch, "/v1/admin/project", bearer: secretKey, body: #"{"allow_unverified_identify":true}"#)
+    }
+
+    /// Identifies in the unverified form (`{"user_id": …}`), with `bearer` (the publishable key by default).
+    func identify(userID: String, bearer: String? = nil) async throws -> Reply {
+        try await send(
+            .post, "/v1/sessions/identify", bearer: bearer ?? publishableKey, body: #"{"user_id":"\#(userID)"}"#)
     }
 
     /// Identifies with a signed token, using `bearer` (the publishable key by default).

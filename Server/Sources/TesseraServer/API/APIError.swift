@@ -1,5 +1,6 @@
 public import HTTPTypes
 import Hummingbird
+import TesseraTokens
 
 /// An error answered on the wire as `{"error": {"code", "message"}}` with its HTTP status.
 public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -31,6 +32,25 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let internalError = Code(rawValue: "internal_error")
         public static let serviceUnavailable = Code(rawValue: "service_unavailable")
         public static let profileBlocked = Code(rawValue: "profile_blocked")
+
+        /// Every code above, then ``identityToken``: all the codes the server can answer (`slug_taken`
+        /// only to the operator CLI, which creates projects). `OpenAPIContractTests` holds the list
+        /// against the sources and `Server/openapi.json`.
+        static let all: [Code] =
+            [
+                invalidRequest, payloadTooLarge, invalidAPIKey, invalidCredentials, identityTokenReplayed,
+                externalUserIDChanged, unverifiedIdentifyDisabled, installationConflict, invalidSessionDuration,
+                sessionTokenRequired, sessionNotFound, sessionExpired, sessionRevoked, notFound, methodNotAllowed,
+                identitySecretLimitReached, lastIdentitySecret, rateLimited, slugTaken, internalError,
+                serviceUnavailable, profileBlocked,
+            ] + identityToken
+
+        /// The identity-token failures, which identify answers with `TokenError`'s code unchanged.
+        static let identityToken: [Code] = [
+            TokenError.Code.invalidIdentityToken, .invalidSignature, .unsupportedAlgorithm, .identityTokenExpired,
+            .identityTokenNotYetValid, .identityTokenLifetimeTooLong, .audienceMismatch, .invalidClaims,
+            .invalidEmail, .invalidName, .invalidAvatarURL,
+        ].map { Code(rawValue: $0.rawValue) }
     }
 
     public var status: HTTPResponse.Status

@@ -1,0 +1,134 @@
+import Foundation
+import Hummingbird
+import Testing
+
+@testable import TesseraServer
+
+/// Holds the OpenAPI document the server serves against what the server does: the routes of the
+/// router it builds, and the error codes it can answer.
+@Suite("The OpenAPI document against the router and the error codes")
+struct OpenAPIContractTests {
+    /// The HTTP methods an OpenAPI path item can hold operations under.
+    static let operationKeys: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
+    /// Error codes of ``APIError/Code/all`` that no HTTP answer carries, with the reason.
+    static let notOnTheWire: [APIError.Code: String] = [
+        .slugTaken: "only project creation answers it, which only the operator CLI does"
+    ]
+
+    /// `TokenError` codes that stay inside the server: a session JWT that fails is `invalid_credentials`.
+    static let sessionJWTOnlyTokenCodes: Set<String> = [
+        "invalid_token", "token_expired", "token_not_yet_valid", "session_kind_not_allowed",
+    ]
+
+    static func document() throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8))
+        return try #require(object as? [String: Any])
+    }
+
+    /// "METHOD /path/{parameter}" for every operation in the document.
+    static func documentedOperations() throws -> Set<String> {
+        let paths = try #require(try document()["paths"] as? [String: [String: Any]])
+        var operations: Set<String> = []
+        for (path, item) in paths {
+            for key in item.keys where operationKeys.contains(key) {
+                operations.insert("\(key.uppercased()) \(path)")
+            }
+        }
+        return operations
+    }
+
+    /// "METHOD /path/{parameter}" for every route of the router the server runs (`RouterPath` writes a
+    /// `:parameter` capture as `{parameter}`, as OpenAPI does).
+    static func routedOperations() async throws -> Set<String> {
+        let environment = try await TestEnvironment.make()
+        let configuration = environment.configuration
+        let api = TesseraAPI(
+            store: environment.store,
+            projects: ProjectCache(
+                store: environment.store, timeToLiveSeconds: configuration.projectCacheSeconds,
+                retiredKeyWindow: 0, now: { environment.clock.seconds }),
+            configuration: configuration, metrics: ServerMetrics(), issuer: configuration.issuer)
+        let routes = TesseraRouter.build(api: api).routes
+        return Set(routes.map { "\($0.method.rawValue) \($0.path.description)" })
+    }
+
+    /// The codes of the document's `ErrorCode` schema, which every error response's `code` refers to.
+    static func documentedErrorCodes() throws -> [String] {
+        let components = try #require(try document()["components"] as? [String: Any])
+        let schemas = try #require(components["schemas"] as? [String: Any])
+        let errorCode = try #require(schemas["ErrorCode"] as? [String: Any])
+        return try #require(errorCode["enum"] as? [String])
+    }
+
+    @Test("every route the router answers is documented with its method")
+    func everyRouteIsDocumented() async throws {
+        let routed = try await Self.routedOperations()
+        #expect(routed.count >= 30, "the router has \(routed.count) routes: \(routed.sorted())")
+        let undocumented = routed.subtracting(try Self.documentedOperations()).sorted()
+        #expect(undocumented.isEmpty, "routed but not in Server/openapi.json: \(undocumented)")
+    }
+
+    @Test("every documented operation is routed")
+    func everyDocumentedOperationIsRouted() async throws {
+        let documented = try Self.documentedOperations()
+        #expect(documented.count >= 30, "the document has \(documented.count) operations")
+        let unrouted = documented.subtracting(try await Self.routedOperations()).sorted()
+        #expect(unrouted.isEmpty, "in Server/openapi.json but not routed: \(unrouted)")
+    }
+
+    @Test("every error code the server can answer is in the document's ErrorCode list, and no other")
+    func errorCodesAreDocumented() throws {
+        let documented = try Self.documentedErrorCodes()
+        #expect(Set(documented).count == documented.count, "ErrorCode lists a code twice: \(documented)")
+        let answered = APIError.Code.all.filter { Self.notOnTheWire[$0] == nil }.map(\.rawValue)
+        let undocumented = answered.filter { !documented.contains($0) }
+        #expect(undocumented.isEmpty, "answered by the server but not in ErrorCode: \(undocumented)")
+        let unknown = documented.filter { !answered.contains($0) }
+        #expect(unknown.isEmpty, "in ErrorCode but not in APIError.Code.all: \(unknown)")
+        for code in Self.notOnTheWire.keys {
+            #expect(APIError.Code.all.contains(code), "\(code) is excused but not in APIError.Code.all")
+            #expect(!documented.contains(code.rawValue), "\(code) is documented yet excused as not on the wire")
+        }
+    }
+
+    @Test("APIError.Code.all lists every error code the server sources and TokenError make")
+    func errorCodeListIsComplete() throws {
+        #expect(Set(APIError.Code.all).count == APIError.Code.all.count, "APIError.Code.all lists a code twice")
+        let known = Set(APIError.Code.all.map(\.rawValue))
+        // The server's own codes, wherever its sources make one.
+        let serverCodes = try Self.codeLiterals(
+            under: Self.repository.appendingPathComponent("Server/Sources"), made: "rawValue: ")
+        #expect(serverCodes.count >= 20, "found only \(serverCodes.sorted()) in Server/Sources")
+        let unlisted = serverCodes.subtracting(known).sorted()
+        #expect(unlisted.isEmpty, "made in Server/Sources but not in APIError.Code.all: \(unlisted)")
+        // The identity-token codes identify passes on unchanged.
+        let tokenCodes = try Self.codeLiterals(
+            under: Self.repository.appendingPathComponent("Sources/TesseraTokens"), made: "Code(rawValue: ")
+        #expect(tokenCodes.isSuperset(of: Self.sessionJWTOnlyTokenCodes), "TokenError codes: \(tokenCodes.sorted())")
+        let unlistedTokenCodes = tokenCodes.subtracting(known).subtracting(Self.sessionJWTOnlyTokenCodes).sorted()
+        #expect(
+            unlistedTokenCodes.isEmpty, "TokenError codes not in APIError.Code.identityToken: \(unlistedTokenCodes)")
+    }
+
+    /// The repository's root, found from this file (`Server/Tests/TesseraServerTests/…`).
+    static var repository: URL {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        return url
+    }
+
+    /// Every `"…"` literal right after `made` (`rawValue: `, say) in the Swift files under `directory`, at any depth.
+    static func codeLiterals(under directory: URL, made: String) throws -> Set<String> {
+        let files = try #require(FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil))
+        let pattern = try Regex(NSRegularExpression.escapedPattern(for: made) + #""([a-z_]+)""#)
+        var codes: Set<String> = []
+        for case let file as URL in files where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for match in text.matches(of: pattern) {
+                if let code = match.output[1].substring { codes.insert(String(code)) }
+            }
+        }
+        return codes
+    }
+}
