@@ -359,11 +359,6 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     path = Path(argv[1]) if len(argv) == 2 else harness.OPENAPI
-    if path.suffix == ".swift":
-        # The contract's one home is its JSON file, not a string in Swift source.
-        print(f"openapi-check: linting {harness.OPENAPI.relative_to(harness.ROOT)}, the contract's file "
-              f"(not {path.name})", file=sys.stderr)
-        path = harness.OPENAPI
     try:
         document = harness.openapi_document(path)
     except ValueError as error:
