@@ -32,8 +32,7 @@ struct HeartbeatTests {
     @Test("The work probe: busy while a heartbeat's check is out or being digested, idle once the heartbeat sleeps")
     func workProbe() async throws {
         let harness = Harness(random: 0.5)
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         await harness.clock.waitForSleepers(count: 1)
         #expect(await !client.isWorking)
         harness.server.hold("POST /v1/sessions/authenticate")
@@ -71,8 +70,7 @@ struct HeartbeatTests {
         ])
     func backoff(failure: Outcome) async throws {
         let harness = Harness(random: 0.5)
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         let session = try #require(await client.sessions.current)
         for _ in 0..<3 { harness.server.script("POST /v1/sessions/authenticate", failure) }
         await harness.clock.waitForSleepers(count: 1)
@@ -121,8 +119,7 @@ struct HeartbeatTests {
     @Test("Background pauses the heartbeat; foreground checks at once when stale")
     func backgroundAndForeground() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         await harness.clock.waitForSleepers(count: 1)
         await client.enterBackground()
         #expect(harness.clock.sleeperDeadlines.isEmpty)
@@ -140,8 +137,7 @@ struct HeartbeatTests {
     @Test("Foreground within the interval does not check early")
     func foregroundFresh() async throws {
         let harness = Harness(random: 0.5)
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         await client.enterBackground()
         harness.clock.advance(by: .seconds(60))
         await client.enterForeground()

@@ -16,8 +16,7 @@ struct RecoveryTests {
     func overtakenReestablishmentKeepsTheHeartbeat(overtaker: Overtaker) async throws {
         let provider = GatedProvider()
         let harness = Harness(random: 0.5, provider: provider)
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
         await harness.clock.waitForSleepers(count: 1)
         let beat = try #require(harness.clock.sleeperDeadlines.first)
