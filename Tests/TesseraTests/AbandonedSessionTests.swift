@@ -53,8 +53,7 @@ struct AbandonedSessionTests {
     func resetWithLockedStore() async throws {
         let store = LockableStore()
         let seeded = Harness(store: store)
-        try await seeded.client.start()
-        await seeded.client.stop()
+        try await seeded.start(quiet: true)
         let before = try #require(try seeded.storedState())
         store.isLocked.withLock { $0 = true }
         let harness = seeded.relaunch()
@@ -74,8 +73,7 @@ struct AbandonedSessionTests {
         let device = try await client.registerDeviceToken("fcm-1", platform: .fcm, environment: .sandbox)
         let old = try #require(await client.sessions.token)
         let other = Harness(server: harness.server)
-        try await other.client.start()
-        await other.client.stop()
+        try await other.start(quiet: true)
         let hydrated = try #require(await other.client.sessions.token)
         let start = harness.transport.log.count
         try await client.sessions.update(tokens: SessionTokens(sessionToken: hydrated))
@@ -96,8 +94,7 @@ struct AbandonedSessionTests {
         let harness = Harness()
         let client = try await harness.start(quiet: true)
         let other = Harness(server: harness.server)
-        try await other.client.start()
-        await other.client.stop()
+        try await other.start(quiet: true)
         let hydrated = try #require(await other.client.sessions.token)
         harness.server.hold("POST /v1/sessions/authenticate")
         let hydrate = Task { try await client.sessions.update(tokens: SessionTokens(sessionToken: hydrated)) }

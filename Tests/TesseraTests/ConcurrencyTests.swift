@@ -51,10 +51,7 @@ struct ConcurrencyTests {
     func resetDropsLateIdentify() async throws {
         let harness = Harness()
         let client = try await harness.start(quiet: true)
-        harness.server.hold("POST /v1/sessions/anonymous")
-        let (identify, identifyExchange) = await harness.heldIdentify()
-        let reset = Task { try await client.reset() }
-        let resetExchange = await harness.transport.next()
+        let (identify, identifyExchange, reset, resetExchange) = await harness.heldIdentifyThenReset()
         #expect(resetExchange.endpoint == "POST /v1/sessions/anonymous")
         // The network delivers the reset's answer first, then the identify's.
         resetExchange.respond(harness.server.reply(to: resetExchange.request))
@@ -72,10 +69,7 @@ struct ConcurrencyTests {
     func identifyAnsweredFirstThenReset() async throws {
         let harness = Harness()
         let client = try await harness.start(quiet: true)
-        harness.server.hold("POST /v1/sessions/anonymous")
-        let (identify, identifyExchange) = await harness.heldIdentify()
-        let reset = Task { try await client.reset() }
-        let resetExchange = await harness.transport.next()
+        let (identify, identifyExchange, reset, resetExchange) = await harness.heldIdentifyThenReset()
         identifyExchange.respond(harness.server.reply(to: identifyExchange.request))
         await #expect(throws: TesseraError.self) { try await identify.value }
         resetExchange.respond(harness.server.reply(to: resetExchange.request))

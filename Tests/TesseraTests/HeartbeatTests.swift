@@ -75,13 +75,7 @@ struct HeartbeatTests {
         for _ in 0..<3 { harness.server.script("POST /v1/sessions/authenticate", failure) }
         await harness.clock.waitForSleepers(count: 1)
         harness.clock.advance(by: .seconds(180))
-        var delays: [TimeInterval] = []
-        for _ in 0..<3 {
-            await harness.clock.waitForSleepers(count: 1)
-            let next = try #require(harness.clock.sleeperDeadlines.first)
-            delays.append(next.timeIntervalSince(harness.clock.now()))
-            harness.clock.advance(to: next)
-        }
+        let delays = try await harness.heartbeatDelays(3)
         #expect(delays == [2, 4, 8])
         await harness.clock.waitForSleepers(count: 1)
         #expect(harness.transport.count("POST /v1/sessions/authenticate") == 4)

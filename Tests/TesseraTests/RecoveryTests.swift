@@ -29,8 +29,7 @@ struct RecoveryTests {
         case .signOut: try await client.signOut()
         case .hydrate:
             let other = Harness(server: harness.server)
-            try await other.client.start()
-            await other.client.stop()
+            try await other.start(quiet: true)
             let token = try #require(await other.client.sessions.token)
             try await client.sessions.update(tokens: SessionTokens(sessionToken: token))
         }

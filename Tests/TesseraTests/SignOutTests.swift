@@ -157,8 +157,7 @@ struct SignOutTests {
         #expect(harness.server.session(token: token)?.endCode == "session_revoked")
         // Hydrate from credentials a backend obtained.
         let other = Harness(server: harness.server)
-        try await other.client.start()
-        await other.client.stop()
+        try await other.start(quiet: true)
         let otherToken = try #require(await other.client.sessions.token)
         let hydrated = try await client.sessions.update(tokens: SessionTokens(sessionToken: otherToken))
         #expect(await client.sessions.token == otherToken)

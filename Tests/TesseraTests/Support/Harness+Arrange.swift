@@ -1,3 +1,6 @@
+import Foundation
+import Testing
+
 @testable import Tessera
 
 /// The arrange steps most tests begin with, written once.
@@ -20,5 +23,31 @@ extension Harness {
         let client = client
         let identify = Task { try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: user)) }
         return (identify, await transport.next())
+    }
+
+    /// An identify of `user` held at the server, then a reset whose anonymous session the server holds too.
+    /// - Returns: The identify's task and exchange, the reset's task and exchange, for the test to answer.
+    func heldIdentifyThenReset(_ user: String = "alice") async -> (
+        identify: Task<Capabilities, any Error>, identifyExchange: Exchange,
+        reset: Task<Void, any Error>, resetExchange: Exchange
+    ) {
+        server.hold("POST /v1/sessions/anonymous")
+        let (identify, identifyExchange) = await heldIdentify(user)
+        let client = client
+        let reset = Task { try await client.reset() }
+        return (identify, identifyExchange, reset, await transport.next())
+    }
+
+    /// Lets the heartbeat fall asleep and wake `count` times, moving the clock to each of its deadlines.
+    /// - Returns: The length of each sleep, in seconds.
+    func heartbeatDelays(_ count: Int) async throws -> [TimeInterval] {
+        var delays: [TimeInterval] = []
+        for _ in 0..<count {
+            await clock.waitForSleepers(count: 1)
+            let next = try #require(clock.sleeperDeadlines.first)
+            delays.append(next.timeIntervalSince(clock.now()))
+            clock.advance(to: next)
+        }
+        return delays
     }
 }
