@@ -12,8 +12,7 @@ struct AbandonedSessionTests {
         let harness = Harness()
         let client = try await harness.start(quiet: true)
         try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
-        let device = try await client.registerDeviceToken("fcm-alice", platform: .fcm, environment: .sandbox)
-        let old = try #require(await client.sessions.token)
+        let (device, old) = try await harness.registerPushToken("fcm-alice")
         let start = harness.transport.log.count
         try await client.reset()
         #expect(
@@ -70,8 +69,7 @@ struct AbandonedSessionTests {
     func hydrationEndsTheReplacedSession() async throws {
         let harness = Harness()
         let client = try await harness.start(quiet: true)
-        let device = try await client.registerDeviceToken("fcm-1", platform: .fcm, environment: .sandbox)
-        let old = try #require(await client.sessions.token)
+        let (device, old) = try await harness.registerPushToken()
         let other = Harness(server: harness.server)
         try await other.start(quiet: true)
         let hydrated = try #require(await other.client.sessions.token)
@@ -130,8 +128,7 @@ struct AbandonedSessionTests {
     func clearSessionEndsTheSession() async throws {
         let harness = Harness()
         let client = try await harness.start(quiet: true)
-        let device = try await client.registerDeviceToken("fcm-1", platform: .fcm, environment: .sandbox)
-        let old = try #require(await client.sessions.token)
+        let (device, old) = try await harness.registerPushToken()
         let start = harness.transport.log.count
         try await client.clearSession()
         #expect(

@@ -46,8 +46,7 @@ struct SignOutTests {
     func unregisterAfterClear() async throws {
         let harness = Harness()
         let client = try await harness.start(quiet: true)
-        let device = try await client.registerDeviceToken("fcm-token", platform: .fcm, environment: .production)
-        let token = try #require(await client.sessions.token)
+        let (device, token) = try await harness.registerPushToken("fcm-token", environment: .production)
         harness.server.hold("DELETE /v1/devices/\(device.id)")
         let clear = Task { try await client.clearSession() }
         let exchange = await harness.transport.next()
@@ -60,8 +59,7 @@ struct SignOutTests {
         // unregisterCurrentDeviceToken() uses the registering session's own token too.
         harness.server.release("DELETE /v1/devices/\(device.id)")
         _ = try await client.refreshSession()
-        let second = try await client.registerDeviceToken("fcm-token", platform: .fcm, environment: .production)
-        let secondToken = try #require(await client.sessions.token)
+        let (second, secondToken) = try await harness.registerPushToken("fcm-token", environment: .production)
         harness.server.hold("DELETE /v1/devices/\(second.id)")
         let unregister = Task { try await client.unregisterCurrentDeviceToken() }
         let again = await harness.transport.next()
@@ -80,8 +78,7 @@ struct SignOutTests {
         let harness = Harness(random: 0.5)
         let client = try await harness.start()
         try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
-        let device = try await client.registerDeviceToken("push", platform: .fcm, environment: .production)
-        let token = try #require(await client.sessions.token)
+        let (device, token) = try await harness.registerPushToken("push", environment: .production)
         let offline: ScriptedTransport.Handler = { _ in .failure(.notConnectedToInternet) }
         harness.transport.setHandler(offline)
         try await client.signOut()

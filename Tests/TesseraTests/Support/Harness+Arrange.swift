@@ -50,4 +50,13 @@ extension Harness {
         }
         return delays
     }
+
+    /// Registers an FCM push token with the current session.
+    /// - Returns: The registered device, and the token of the session that registered it.
+    func registerPushToken(
+        _ token: String = "fcm-1", environment: PushEnvironment = .sandbox
+    ) async throws -> (Tessera.Device, String) {
+        let device = try await client.registerDeviceToken(token, platform: .fcm, environment: environment)
+        return (device, try #require(await client.sessions.token))
+    }
 }
