@@ -40,8 +40,8 @@ struct SingleFlightTests {
     @Test("The client's work: joins of every flight are told to the observer, isWorking follows tasks and checks")
     func clientWork() {
         var work = ClientWork()
-        var told: [Int] = []
-        work.onJoin = { told.append($0) }
+        let told = Locked<[Int]>([])
+        work.onJoin = { total in told.withLock { $0.append(total) } }
         #expect(!work.isWorking)
         work.start.begin(ClientWork.StartKey(), Task {})
         #expect(!work.isWorking, "a flight alone is not counted: its task is")
@@ -52,7 +52,7 @@ struct SingleFlightTests {
         let current = work.join(\.establish, 7)
         #expect(older == nil, "an older generation's request is not joined")
         #expect(current != nil)
-        #expect(told == [1, 2])
+        #expect(told.withLock { $0 } == [1, 2])
         #expect(work.joins == 2)
         work.taskBegan()
         #expect(work.isWorking)

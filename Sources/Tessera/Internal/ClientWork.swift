@@ -1,6 +1,8 @@
 /// What the client is doing on its own: its shared requests (start, session checks, the anonymous
 /// session; concurrent callers join one instead of sending another) and the tasks it started by itself.
-struct ClientWork {
+///
+/// Sendable, so that a copy can be read from outside the client (`await client.work.isWorking`).
+struct ClientWork: Sendable {
     /// The key of the one start run.
     struct StartKey: Hashable {}
 
@@ -21,8 +23,8 @@ struct ClientWork {
     /// Tasks of the client's own under way (start, anonymous session, re-establishment, heartbeat tick,
     /// flush), each counted from its creation to its end.
     private(set) var ownTasks = 0
-    /// Told the total of joins after each one (nil: nobody listens).
-    var onJoin: ((Int) -> Void)?
+    /// Told the total of joins after each one, on the client (nil: nobody listens).
+    var onJoin: (@Sendable (Int) -> Void)?
 
     /// How many callers joined a shared request under way.
     var joins: Int { start.joins + authenticate.joins + establish.joins }

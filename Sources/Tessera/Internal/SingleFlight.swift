@@ -4,7 +4,7 @@
 /// A plain value owned by the actor that runs the tasks: the actor asks ``join(_:)`` first, and only when
 /// that answers nil creates the task, records it with ``begin(_:_:)`` and removes it with ``end(_:)`` once
 /// it is over.
-struct SingleFlight<Key: Hashable, Value: Sendable> {
+struct SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private var tasks: [Key: Task<Value, any Error>] = [:]
     /// How many callers joined a task under way instead of starting one.
     private(set) var joins = 0
