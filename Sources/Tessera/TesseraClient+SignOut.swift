@@ -51,11 +51,7 @@ extension TesseraClient {
         // A session (or push token) that replaced the captured one while this sign-out was under way —
         // a refresh or re-establishment of the same identity, since nothing that bumps the generation
         // overtook us — belongs to the identity being signed out: it must not outlive the clear below.
-        var overtaking = state
-        overtaking?.pendingRevocations = []
-        if overtaking?.session?.token == ended?.token { overtaking?.session = nil }
-        if overtaking?.device == device { overtaking?.device = nil }
-        let overtaken = SessionLedger.revocations(leaving: overtaking).filter { item in
+        let overtaken = ledger.revocations(replacing: ended?.token, device: device).filter { item in
             !pending.contains { $0.sessionToken == item.sessionToken }
         }
         heartbeat.autoEstablish = true

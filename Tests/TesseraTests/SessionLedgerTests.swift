@@ -107,6 +107,24 @@ struct SessionLedgerTests {
         #expect(ledger.state?.device == nil, "a push token of another session leaves (it moves to the kept one)")
     }
 
+    @Test("What replaced the session and push token a sign-out captured is owed too; what it captured is not")
+    func replacedSinceCaptured() {
+        var ledger = SessionLedger()
+        let captured = Fixtures.device("d1", registeredBy: "s1")
+        ledger.state = Fixtures.state(
+            session: Fixtures.session("s1"), device: captured, queued: [.init(sessionToken: "q")])
+        #expect(ledger.revocations(replacing: "s1", device: captured) == [], "nothing replaced them")
+        ledger.state?.session = Fixtures.session("s2")
+        ledger.state?.device = Fixtures.device("d2", registeredBy: "s2")
+        #expect(
+            ledger.revocations(replacing: "s1", device: captured) == [
+                PendingRevocation(sessionToken: "s2", deviceID: "d2")
+            ])
+        #expect(
+            ledger.revocations(replacing: nil, device: nil) == [PendingRevocation(sessionToken: "s2", deviceID: "d2")],
+            "a session that appeared where there was none is owed too")
+    }
+
     @Test("Nothing happens before the state is loaded")
     func unloaded() {
         var ledger = SessionLedger()

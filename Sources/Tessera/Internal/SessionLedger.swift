@@ -93,6 +93,17 @@ struct SessionLedger {
         return Self.revocations(leaving: leaving)
     }
 
+    /// What replaced the session of token `session` and the push token `device` since a sign-out captured
+    /// them (a refresh or a re-establishment of the same identity): owed to the server too, not counting
+    /// what is queued already.
+    func revocations(replacing session: String?, device: StoredDevice?) -> [PendingRevocation] {
+        var overtaking = state
+        overtaking?.pendingRevocations = []
+        if overtaking?.session?.token == session { overtaking?.session = nil }
+        if overtaking?.device == device { overtaking?.device = nil }
+        return Self.revocations(leaving: overtaking)
+    }
+
     /// `items` without those queued already.
     func unqueued(_ items: [PendingRevocation]) -> [PendingRevocation] {
         let queued = state?.pendingRevocations ?? []
