@@ -11,7 +11,7 @@ extension TesseraClient {
     /// Resumes the heartbeat; checks the session at once when the last check is older than one interval.
     public func enterForeground() {
         heartbeat.isInBackground = false
-        if state != nil || isStarted || !work.start.isRunning(ClientWork.StartKey()) { ensureMaintenance() }
+        if state != nil || isStarted || !work.isStarting { ensureMaintenance() }
     }
 
     /// Stops the heartbeat for good (for command-line tools and tests). Public calls still work.

@@ -34,6 +34,10 @@ public actor TesseraClient {
     /// Asked for identity tokens; starts as the configuration's, replaced by ``setIdentityTokenProvider(_:)``.
     var identityTokenProvider: (any IdentityTokenProvider)?
 
+    // The concurrency rules live in three internal values this actor owns, each unit-tested on its own:
+    // `ledger` decides what the state becomes, `work` shares requests, `heartbeat` schedules. The actor
+    // runs the tasks, talks to the server, persists and publishes.
+
     /// The state, the generations that order the calls changing it, and the end of the local session.
     var ledger = SessionLedger()
     /// Shared requests and the client's own tasks.

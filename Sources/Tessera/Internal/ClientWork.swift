@@ -26,6 +26,9 @@ struct ClientWork: Sendable {
     /// Told the total of joins after each one, on the client (nil: nobody listens).
     var onJoin: (@Sendable (Int) -> Void)?
 
+    /// Whether a start run is under way.
+    var isStarting: Bool { start.isRunning(StartKey()) }
+
     /// How many callers joined a shared request under way.
     var joins: Int { start.joins + authenticate.joins + establish.joins }
 

@@ -75,7 +75,7 @@ extension TesseraClient {
         case .willEnterForeground:
             enterForeground()
         case .protectedDataDidBecomeAvailable:
-            guard state == nil, !work.start.isRunning(ClientWork.StartKey()) else { return }
+            guard state == nil, !work.isStarting else { return }
             Task { try? await self.start() }
         }
     }
