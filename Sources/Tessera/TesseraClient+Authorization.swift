@@ -12,7 +12,7 @@ extension TesseraClient {
     @discardableResult
     public func refreshProfile() async throws -> Profile {
         _ = try await requireState()
-        let gen = generation
+        let gen = ledger.generation
         let token = state?.session?.token
         let me: MeResponse = try await withCustomerToken { jwt in
             try await self.api.me(credential: jwt)
@@ -57,7 +57,7 @@ extension TesseraClient {
         guard let session = state?.session else {
             throw TesseraError(.noSession, message: "Register the push token once there is a session.")
         }
-        let gen = generation
+        let gen = ledger.generation
         let body = DeviceRequest(platform: platform, token: token, environment: environment)
         let device = try await withCustomerToken { jwt in
             try await self.api.registerDevice(body, credential: jwt)

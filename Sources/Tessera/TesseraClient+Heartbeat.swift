@@ -1,123 +1,64 @@
 import Foundation
 
 extension TesseraClient {
-    enum TickOutcome: Equatable {
-        case done
-        case transientFailure(retryAfter: Duration?)
-    }
-
     /// Pauses the heartbeat (the app went to the background).
     public func enterBackground() {
-        isInBackground = true
-        maintenanceTask?.cancel()
-        maintenanceTask = nil
+        heartbeat.isInBackground = true
+        heartbeat.maintenanceTask?.cancel()
+        heartbeat.maintenanceTask = nil
     }
 
     /// Resumes the heartbeat; checks the session at once when the last check is older than one interval.
     public func enterForeground() {
-        isInBackground = false
-        if state != nil || isStarted || startFlight == nil { ensureMaintenance() }
+        heartbeat.isInBackground = false
+        if state != nil || isStarted || !work.isStarting { ensureMaintenance() }
     }
 
     /// Stops the heartbeat for good (for command-line tools and tests). Public calls still work.
     public func stop() {
-        maintenanceTask?.cancel()
-        maintenanceTask = nil
+        heartbeat.maintenanceTask?.cancel()
+        heartbeat.maintenanceTask = nil
         lifecycleObservation = nil
-        isInBackground = true
+        heartbeat.isInBackground = true
     }
 
     /// Restarts the heartbeat loop so its next delay reflects a state that just changed
     /// (for example: no session any more, retry the anonymous one with backoff, not at the old deadline).
     func rescheduleMaintenance() {
-        guard !isInBackground else { return }
-        maintenanceTask?.cancel()
-        maintenanceTask = nil
+        guard !heartbeat.isInBackground else { return }
+        heartbeat.maintenanceTask?.cancel()
+        heartbeat.maintenanceTask = nil
         ensureMaintenance()
     }
 
     func ensureMaintenance() {
-        guard maintenanceTask == nil, !isInBackground else { return }
-        maintenanceTask = Task { await self.runMaintenance() }
+        guard heartbeat.maintenanceTask == nil, !heartbeat.isInBackground else { return }
+        heartbeat.maintenanceTask = Task { await self.runMaintenance() }
     }
 
     /// The heartbeat loop: sleeps on the injected clock, then checks the session (check-only), retries
     /// storage and the anonymous session, and flushes offline sign-outs. Transient failures back off
     /// exponentially with jitter; after `maxAttempts` the normal interval resumes.
     private func runMaintenance() async {
-        var failures = 0
-        var retryAfter: Duration?
+        var backoff = Heartbeat.Backoff()
         while !Task.isCancelled {
-            let delay = nextDelay(failures: failures, retryAfter: retryAfter)
+            let delay = heartbeat.nextDelay(backoff, state: state, clock: clock, configuration: configuration)
             do {
                 try await clock.sleep(for: delay)
             } catch {
                 return
             }
             if Task.isCancelled { return }
-            tasksUnderWay += 1
+            work.taskBegan()
             let outcome = await tick()
-            tasksUnderWay -= 1
-            switch outcome {
-            case .done:
-                failures = 0
-                retryAfter = nil
-            case .transientFailure(let after):
-                failures += 1
-                retryAfter = after
-                if failures > configuration.backoff.maxAttempts {
-                    failures = 0
-                    retryAfter = nil
-                }
-            }
+            work.taskEnded()
+            backoff.record(outcome, maxAttempts: configuration.backoff.maxAttempts)
         }
-    }
-
-    /// The delay before the next tick.
-    func nextDelay(failures: Int, retryAfter: Duration?) -> Duration {
-        if let state, state.session == nil, autoEstablish, reestablishTask == nil {
-            return establishRetryDelay(retryAfter: retryAfter)
-        }
-        if failures > 0 {
-            let backoff = configuration.backoff.delay(attempt: failures - 1, random: configuration.random())
-            if let retryAfter, retryAfter > backoff { return retryAfter }
-            return backoff
-        }
-        guard let state else { return configuration.backoff.delay(attempt: 0, random: configuration.random()) }
-        let interval = jitteredHeartbeatInterval()
-        guard let current = state.session else { return interval }
-        let last = max(current.lastValidatedAt, lastHeartbeatAttemptAt ?? current.lastValidatedAt)
-        let due = last.addingTimeInterval(interval.timeInterval)
-        let wait = due.timeIntervalSince(clock.now())
-        return wait > 0 ? .milliseconds(Int64((wait * 1000).rounded())) : .zero
-    }
-
-    /// The delay before the next attempt to create an anonymous session: soon for the first one, with
-    /// exponential backoff after transient failures, and the heartbeat interval after a permanent failure or
-    /// once `maxAttempts` retries failed. The count of failures in a row is kept across those cycles (a
-    /// wrong publishable key is not retried every few seconds forever).
-    func establishRetryDelay(retryAfter: Duration?) -> Duration {
-        let delay: Duration
-        if establishFailures == 0 {
-            delay = configuration.backoff.delay(attempt: 0, random: configuration.random())
-        } else if establishFailureIsPermanent || establishFailures > configuration.backoff.maxAttempts {
-            delay = jitteredHeartbeatInterval()
-        } else {
-            delay = configuration.backoff.delay(attempt: establishFailures - 1, random: configuration.random())
-        }
-        if let retryAfter, retryAfter > delay { return retryAfter }
-        return delay
-    }
-
-    /// The heartbeat interval with ±jitter: `interval × (1 + jitter × (2r − 1))`, r in 0 ..< 1.
-    func jitteredHeartbeatInterval() -> Duration {
-        let factor = 1 + configuration.heartbeatJitter * (2 * configuration.random() - 1)
-        return .milliseconds(Int64((configuration.heartbeatInterval.timeInterval * factor * 1000).rounded()))
     }
 
     /// One heartbeat.
-    func tick() async -> TickOutcome {
-        lastHeartbeatAttemptAt = clock.now()
+    func tick() async -> Heartbeat.TickOutcome {
+        heartbeat.lastAttemptAt = clock.now()
         if needsPersist { persist() }
         if state == nil {
             do {
@@ -128,13 +69,13 @@ extension TesseraClient {
                 return error.isTransient ? .transientFailure(retryAfter: error.retryAfter) : .done
             }
         }
-        if let reestablishTask {
+        if let reestablishTask = heartbeat.reestablishTask {
             await reestablishTask.value
             return .done
         }
         await flushPendingRevocations()
         guard let current = state?.session else {
-            guard autoEstablish else { return .done }
+            guard heartbeat.autoEstablish else { return .done }
             do {
                 _ = try await establishSession()
                 return .done
@@ -169,19 +110,18 @@ extension TesseraClient {
         guard let current = state?.session else {
             throw TesseraError(.noSession, message: "There is no session.")
         }
-        let key = AuthenticateFlightKey(
-            generation: generation, durationMinutes: durationMinutes, sessionToken: current.token)
-        if let flight = authenticateFlights[key] {
-            noteJoin()
+        let key = ClientWork.AuthenticateKey(
+            generation: ledger.generation, durationMinutes: durationMinutes, sessionToken: current.token)
+        if let flight = work.join(\.authenticate, key) {
             return try await flight.value
         }
         let task = Task { try await self.performAuthenticate(key) }
-        authenticateFlights[key] = task
+        work.authenticate.begin(key, task)
         return try await task.value
     }
 
-    private func performAuthenticate(_ key: AuthenticateFlightKey) async throws -> StoredSession {
-        defer { authenticateFlights[key] = nil }
+    private func performAuthenticate(_ key: ClientWork.AuthenticateKey) async throws -> StoredSession {
+        defer { work.authenticate.end(key) }
         do {
             let envelope = try await api.authenticate(
                 sessionToken: key.sessionToken, durationMinutes: key.durationMinutes)
@@ -191,7 +131,7 @@ extension TesseraClient {
             }
             return apply(envelope)
         } catch let error as TesseraError where error.endsSession {
-            if key.generation == generation {
+            if ledger.isCurrent(key.generation) {
                 endSession(error.code == .sessionExpired ? .expired : .revoked, token: key.sessionToken)
             }
             throw error
@@ -201,14 +141,13 @@ extension TesseraClient {
     /// `POST /v1/sessions/anonymous` for this installation; concurrent callers share one request.
     /// A consumed installation (merged into a user) is replaced by a fresh one first.
     func establishSession() async throws -> StoredSession {
-        if let flight = establishFlight, flight.generation == generation {
-            noteJoin()
-            return try await flight.task.value
+        let gen = ledger.generation
+        if let flight = work.join(\.establish, gen) {
+            return try await flight.value
         }
-        let gen = generation
-        tasksUnderWay += 1
+        work.taskBegan()
         let task = Task {
-            defer { self.tasksUnderWay -= 1 }
+            defer { self.work.taskEnded() }
             do {
                 return try await self.performEstablish(generation: gen)
             } catch {
@@ -216,8 +155,8 @@ extension TesseraClient {
                 throw error
             }
         }
-        establishFlight = (gen, task)
-        defer { if establishFlight?.generation == gen { establishFlight = nil } }
+        work.establish.begin(gen, task)
+        defer { work.establish.end(gen) }
         return try await task.value
     }
 
@@ -225,14 +164,11 @@ extension TesseraClient {
     /// is published for the app to act on.
     private func noteEstablishFailure(_ error: TesseraError) {
         guard error.code != .superseded, error.code != .cancelled else { return }
-        establishFailures += 1
-        establishFailureIsPermanent = !error.isTransient
-        if establishFailureIsPermanent {
+        if let attempts = heartbeat.establishFailed(isTransient: error.isTransient) {
             log(.error, "anonymous session refused (\(error.code)); retrying once per heartbeat interval")
-            eventBroadcaster.publish(.anonymousSessionFailed(error, attempts: establishFailures))
+            eventBroadcaster.publish(.anonymousSessionFailed(error, attempts: attempts))
         }
     }
-
     private func performEstablish(generation gen: UInt64) async throws -> StoredSession {
         guard state != nil else { throw TesseraError(.storageUnavailable) }
         if state?.installationConsumed == true {
@@ -246,7 +182,7 @@ extension TesseraClient {
                 installationSecret: current.installationSecret)
             do {
                 let envelope = try await api.createAnonymousSession(body)
-                if gen != generation { await abandon(sessionToken: envelope.sessionToken) }
+                if !ledger.isCurrent(gen) { await abandon(sessionToken: envelope.sessionToken) }
                 try check(gen)
                 if let established = state?.session {
                     // An identify (with the publishable key) answered first: its session stays, this one ends.

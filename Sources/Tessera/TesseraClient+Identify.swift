@@ -50,17 +50,15 @@ extension TesseraClient {
             throw TesseraError(
                 .externalUserIDChanged, message: "Another user is signed in; sign out before identifying a new one.")
         }
-        generation &+= 1
-        identifyGenerations &+= 1
-        return try await performIdentify(assertion, generation: generation)
+        return try await performIdentify(assertion, generation: ledger.advanceForIdentify())
     }
 
     /// Sends the identify request under generation `gen` and applies its answer if still current.
     func performIdentify(_ assertion: IdentityAssertion, generation gen: UInt64) async throws -> Capabilities {
-        identityOperations += 1
-        defer { identityOperations -= 1 }
+        ledger.identityOperations += 1
+        defer { ledger.identityOperations -= 1 }
         let previous = state?.session
-        let identifiesBefore = identifyGenerations
+        let identifiesBefore = ledger.identifyGenerations
         let body: IdentifyRequest
         let minutes = configuration.identifiedSessionDuration.map { Int($0.timeInterval / 60) }
         switch assertion {
@@ -87,9 +85,9 @@ extension TesseraClient {
         // the same profile's session), so this answer is the one live session. It is applied; a newer
         // identify that succeeds replaces it and ends it (`replaced` below).
         let overtakenByIdentifiesOnly =
-            generation &- gen == identifyGenerations &- identifiesBefore && state != nil
+            ledger.onlyIdentifiesStarted(since: gen, identifiesBefore: identifiesBefore) && state != nil
             && state?.session?.token == previous?.token
-        if gen != generation, !overtakenByIdentifiesOnly {
+        if !ledger.isCurrent(gen), !overtakenByIdentifiesOnly {
             await abandon(sessionToken: envelope.sessionToken)
             try check(gen)
         }

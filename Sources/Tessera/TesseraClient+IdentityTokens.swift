@@ -24,23 +24,21 @@ extension TesseraClient {
     /// nobody: the anonymous identity goes on. A failure is published as
     /// ``TesseraEvent/authenticationFailed(_:)``; then the fallback policy applies (anonymous, or no session).
     func signInKnownUser(with provider: any IdentityTokenProvider) async {
-        let gen = generation
+        let gen = ledger.generation
         let timeout = configuration.identityTokenTimeout
         do {
             let token = try await Deadline.run(
                 timeout, clock: clock, timeoutError: { Self.providerTimeout(timeout) },
                 { try await provider.identityTokenAtStart() })
-            guard let token, gen == generation else { return }
-            generation &+= 1
-            identifyGenerations &+= 1
-            _ = try await performIdentify(.signed(token), generation: generation)
+            guard let token, ledger.isCurrent(gen) else { return }
+            _ = try await performIdentify(.signed(token), generation: ledger.advanceForIdentify())
             log(.info, "signed in the user the app knows at start")
         } catch {
             let error = TesseraError.wrapping(error)
             if error.code == .superseded { return }
             log(.warning, "signing in the known user at start failed: \(error.code)")
             eventBroadcaster.publish(.authenticationFailed(error))
-            if configuration.fallbackPolicy == .none, state?.session == nil { autoEstablish = false }
+            if configuration.fallbackPolicy == .none, state?.session == nil { heartbeat.autoEstablish = false }
         }
     }
 

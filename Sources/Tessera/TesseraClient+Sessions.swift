@@ -59,8 +59,7 @@ extension TesseraClient {
     func revokeCurrentSession() async throws {
         _ = try await requireState()
         guard let current = state?.session else { throw TesseraError(.noSession, message: "There is no session.") }
-        generation &+= 1
-        let gen = generation
+        let gen = ledger.advance()
         try await api.revokeIfAlive(sessionToken: current.token)
         try check(gen)
         clearLocally(current, reason: .signedOut)
@@ -91,30 +90,22 @@ extension TesseraClient {
         _ tokens: SessionTokens
     ) async throws -> (StoredSession, [PendingRevocation], StoredDevice?) {
         _ = try await requireState()
-        generation &+= 1
-        let gen = generation
-        identityOperations += 1
-        defer { identityOperations -= 1 }
+        let gen = ledger.advance()
+        ledger.identityOperations += 1
+        defer { ledger.identityOperations -= 1 }
         let envelope = try await api.authenticate(sessionToken: tokens.sessionToken, durationMinutes: nil)
-        if gen != generation {
+        if !ledger.isCurrent(gen) {
             // Overtaken: the app handed this session over, nobody else will use it.
             if state?.session?.token != envelope.sessionToken, state?.device?.sessionToken != envelope.sessionToken {
                 await abandon(sessionToken: envelope.sessionToken)
             }
             try check(gen)
         }
-        var leaving = state
-        leaving?.pendingRevocations = []
-        if leaving?.session?.token == envelope.sessionToken { leaving?.session = nil }
+        // The session and push token it replaces end here (the push token moves to it below).
+        let items = ledger.revocations(endingAllBut: envelope.sessionToken)
         let device = state?.device.flatMap { $0.sessionToken == envelope.sessionToken ? nil : $0 }
-        if device == nil { leaving?.device = nil }
-        let items = Self.revocations(leaving: leaving)
-        if device != nil { state?.device = nil }
-        if let ended = state?.session, ended.token != envelope.sessionToken, ended.capabilities.kind != .anonymous {
-            state?.installationConsumed = true
-        }
-        let queued = state?.pendingRevocations ?? []
-        state?.pendingRevocations += items.filter { !queued.contains($0) }
+        ledger.endSession(
+            .signedOut, keeping: envelope.sessionToken, pushTokens: .any, queueing: ledger.unqueued(items))
         let stored = apply(envelope)
         return (stored, items, device)
     }
@@ -132,15 +123,11 @@ extension TesseraClient {
         try await api.revokeSession(id: id, sessionToken: current.token)
     }
 
-    /// Clears `ended` from the local state (its push token went with it on the server).
+    /// Clears `ended` from the local state, when it is still the current session (its push token went
+    /// with it on the server). No new session is started.
     func clearLocally(_ ended: StoredSession, reason: UnavailableReason) {
         guard state?.session?.token == ended.token else { return }
-        state?.session = nil
-        state?.lastEndReason = reason
-        if state?.device?.sessionToken == ended.token { state?.device = nil }
-        if ended.capabilities.kind != .anonymous { state?.installationConsumed = true }
-        autoEstablish = false
-        persist()
-        publishCurrent()
+        heartbeat.autoEstablish = false
+        endLocalSession(reason, pushTokens: .boundToEndedSession)
     }
 }

@@ -16,10 +16,9 @@ extension TesseraClient {
     /// - Throws: `superseded` when a reset or identify overtook the sign-out before it cleared the session.
     public func signOut() async throws {
         _ = try await requireState()
-        generation &+= 1
-        let gen = generation
-        identityOperations += 1
-        defer { identityOperations -= 1 }
+        let gen = ledger.advance()
+        ledger.identityOperations += 1
+        defer { ledger.identityOperations -= 1 }
         let ended = state?.session
         let device = state?.device
 
@@ -31,12 +30,12 @@ extension TesseraClient {
         var revoked = ended == nil
         if let ended {
             revoked = await revokeOnServer(token: ended.token)
-            if gen != generation, revoked, state?.session?.token == ended.token {
+            if !ledger.isCurrent(gen), revoked, state?.session?.token == ended.token {
                 // Overtaken (by an identify that may yet fail), but the session is gone on the server: it must not
                 // stay current, or the next heartbeat would find it revoked and the identity-token provider
                 // would sign the user back in. The heartbeat starts the fresh anonymous identity.
                 clearLocally(ended, reason: .signedOut)
-                autoEstablish = true
+                heartbeat.autoEstablish = true
             }
             try check(gen)
         }
@@ -52,21 +51,11 @@ extension TesseraClient {
         // A session (or push token) that replaced the captured one while this sign-out was under way —
         // a refresh or re-establishment of the same identity, since nothing that bumps the generation
         // overtook us — belongs to the identity being signed out: it must not outlive the clear below.
-        var overtaking = state
-        overtaking?.pendingRevocations = []
-        if overtaking?.session?.token == ended?.token { overtaking?.session = nil }
-        if overtaking?.device == device { overtaking?.device = nil }
-        let overtaken = Self.revocations(leaving: overtaking).filter { item in
+        let overtaken = ledger.revocations(replacing: ended?.token, device: device).filter { item in
             !pending.contains { $0.sessionToken == item.sessionToken }
         }
-        state?.pendingRevocations += pending + overtaken
-        state?.session = nil
-        state?.device = nil
-        state?.lastEndReason = .signedOut
-        state?.installationConsumed = true
-        autoEstablish = true
-        persist()
-        publishCurrent()
+        heartbeat.autoEstablish = true
+        endLocalSession(.signedOut, pushTokens: .any, queueing: pending + overtaken, consumesInstallation: true)
         log(.info, "signed out")
         eventBroadcaster.publish(.signedOut)
         for item in overtaken { await flush(item) }
@@ -98,21 +87,10 @@ extension TesseraClient {
     /// have a session again.
     public func clearSession() async throws {
         _ = try await requireState()
-        generation &+= 1
-        if let ended = state?.session, ended.capabilities.kind != .anonymous {
-            state?.installationConsumed = true
-        }
-        var leaving = state
-        leaving?.pendingRevocations = []
-        let queued = state?.pendingRevocations ?? []
-        let items = Self.revocations(leaving: leaving).filter { !queued.contains($0) }
-        state?.pendingRevocations += items
-        state?.session = nil
-        state?.device = nil
-        state?.lastEndReason = .signedOut
-        autoEstablish = false
-        persist()
-        publishCurrent()
+        ledger.advance()
+        let items = ledger.unqueued(ledger.revocations(endingAllBut: nil))
+        heartbeat.autoEstablish = false
+        endLocalSession(.signedOut, pushTokens: .any, queueing: items)
         for item in items { await flush(item) }
     }
 
@@ -124,7 +102,7 @@ extension TesseraClient {
         if state?.session != nil {
             return try await authenticateShared(durationMinutes: nil).session
         }
-        autoEstablish = true
+        heartbeat.autoEstablish = true
         return try await establishSession().session
     }
 
@@ -148,21 +126,17 @@ extension TesseraClient {
         } catch {
             throw TesseraError(.storageUnavailable, message: "The credential store cannot be written now.")
         }
-        generation &+= 1
-        let gen = generation
-        var fresh = PersistedState.freshInstallation()
-        fresh.lastEndReason = .signedOut
-        fresh.pendingRevocations = Self.revocations(leaving: previous)
-        state = fresh
-        autoEstablish = true
-        reestablishTask = nil
+        let gen = ledger.advance()
+        state = SessionLedger.freshInstallation(abandoning: previous, reason: .signedOut)
+        heartbeat.autoEstablish = true
+        heartbeat.dropReestablishment()
         persist()
         publishCurrent()
         log(.info, "reset: new installation")
         eventBroadcaster.publish(.reset)
         defer { rescheduleMaintenance() }
         await flushPendingRevocations()
-        guard gen == generation else { return }
+        guard ledger.isCurrent(gen) else { return }
         _ = try await establishSession()
     }
 
@@ -180,24 +154,6 @@ extension TesseraClient {
             stored.version == PersistedState.currentVersion
         else { return nil }
         return stored
-    }
-
-    /// What must still be revoked on the server when `state` is abandoned: its queued revocations, its
-    /// session, and its push token (with the session that registered it).
-    static func revocations(leaving state: PersistedState?) -> [PendingRevocation] {
-        guard let state else { return [] }
-        var pending = state.pendingRevocations
-        if let session = state.session, !pending.contains(where: { $0.sessionToken == session.token }) {
-            pending.append(PendingRevocation(sessionToken: session.token))
-        }
-        if let device = state.device {
-            if let index = pending.firstIndex(where: { $0.sessionToken == device.sessionToken }) {
-                pending[index].deviceID = device.device.id
-            } else {
-                pending.append(PendingRevocation(sessionToken: device.sessionToken, deviceID: device.device.id))
-            }
-        }
-        return pending
     }
 
     // MARK: Steps
@@ -251,10 +207,7 @@ extension TesseraClient {
             }
         }
         if done { done = await revokeOnServer(token: item.sessionToken) }
-        if done, state?.pendingRevocations.contains(item) == true {
-            state?.pendingRevocations.removeAll { $0 == item }
-            persist()
-        }
+        if done, ledger.dequeue(item) { persist() }
     }
 
     /// Ends on the server a session whose answer was dropped because a newer identify, sign-out or reset
@@ -263,7 +216,7 @@ extension TesseraClient {
     func abandon(sessionToken: String) async {
         let item = PendingRevocation(sessionToken: sessionToken)
         if state != nil {
-            state?.pendingRevocations.append(item)
+            ledger.queue(item)
             persist()
         }
         await flush(item)

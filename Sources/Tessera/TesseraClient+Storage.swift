@@ -31,8 +31,8 @@ extension TesseraClient {
 
     /// Stops the heartbeat's retries of a store that cannot work as configured.
     func stopRetryingStorage() {
-        maintenanceTask?.cancel()
-        maintenanceTask = nil
+        heartbeat.maintenanceTask?.cancel()
+        heartbeat.maintenanceTask = nil
     }
 
     private func readState() throws(CredentialStoreError) -> PersistedState {
@@ -128,15 +128,14 @@ extension TesseraClient {
                 return restored
             case .startFresh:
                 log(.info, "previous installation found: its session is revoked, starting a new installation")
-                var fresh = PersistedState.freshInstallation()
-                fresh.pendingRevocations = Self.revocations(leaving: restored)
+                var fresh = SessionLedger.freshInstallation(abandoning: restored, reason: nil)
                 try adoptMarker(for: &fresh, markerID: markerID)  // saves it, replacing the previous state
                 eventBroadcaster.publish(.previousInstallationFound(restored: false))
                 if !fresh.pendingRevocations.isEmpty {
-                    tasksUnderWay += 1
+                    work.taskBegan()
                     Task {
                         await self.flushPendingRevocations()
-                        self.tasksUnderWay -= 1
+                        self.work.taskEnded()
                     }
                 }
                 return fresh

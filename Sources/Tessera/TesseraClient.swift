@@ -34,45 +34,26 @@ public actor TesseraClient {
     /// Asked for identity tokens; starts as the configuration's, replaced by ``setIdentityTokenProvider(_:)``.
     var identityTokenProvider: (any IdentityTokenProvider)?
 
-    /// The loaded state; nil until the store was read.
-    var state: PersistedState?
-    /// Bumped by identify, sign-out, reset, clear, hydration and the end of a session.
-    var generation: UInt64 = 0
-    /// How many of the bumps of ``generation`` were identifies.
-    var identifyGenerations: UInt64 = 0
+    // The concurrency rules live in three internal values this actor owns, each unit-tested on its own:
+    // `ledger` decides what the state becomes, `work` shares requests, `heartbeat` schedules. The actor
+    // runs the tasks, talks to the server, persists and publishes.
+
+    /// The state, the generations that order the calls changing it, and the end of the local session.
+    var ledger = SessionLedger()
+    /// Shared requests and the client's own tasks.
+    var work = ClientWork()
+    /// The heartbeat's loop, schedule, backoff and re-establishments.
+    var heartbeat = Heartbeat()
     var isStarted = false
-    var startFlight: Task<Void, any Error>?
-    var authenticateFlights: [AuthenticateFlightKey: Task<StoredSession, any Error>] = [:]
-    var establishFlight: (generation: UInt64, task: Task<StoredSession, any Error>)?
-    var reestablishTask: Task<Void, Never>?
-    /// Bumped for each re-establishment; only the newest one clears ``reestablishTask`` when it ends.
-    var reestablishSerial: UInt64 = 0
-    /// Failed attempts in a row to create an anonymous session, and whether the last failure was permanent.
-    var establishFailures = 0
-    var establishFailureIsPermanent = false
-    var maintenanceTask: Task<Void, Never>?
-    var lastHeartbeatAttemptAt: Date?
-    var isInBackground = false
     var needsPersist = false
-    /// Whether the maintenance loop should establish a session when there is none.
-    var autoEstablish = true
-    /// Identify / sign-out / hydration calls in flight: a session end noticed meanwhile is theirs to resolve.
-    var identityOperations = 0
     var lifecycleObservation: LifecycleObservation?
     /// The ``InstallationMarker`` ID of this installation of the app, once read or written.
     var installationMarkerID: String?
 
-    /// Test probe: how many callers joined an already running shared request.
-    var sharedRequestJoins = 0
-    /// Test probe: tasks of the client's own under way (start, anonymous session, re-establishment, heartbeat
-    /// tick, flush), each counted from its creation to its end; see ``isWorking``.
-    var tasksUnderWay = 0
-    private var joinWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-
-    struct AuthenticateFlightKey: Hashable {
-        var generation: UInt64
-        var durationMinutes: Int?
-        var sessionToken: String
+    /// The loaded state; nil until the store was read (kept by the ``ledger``).
+    var state: PersistedState? {
+        get { ledger.state }
+        set { ledger.state = newValue }
     }
 
     /// Creates a client. Nothing happens until ``start()``.
@@ -134,19 +115,19 @@ public actor TesseraClient {
     public func start() async throws {
         try configuration.validate()
         if isStarted { return }
-        if let startFlight {
-            noteJoin()
-            return try await startFlight.value
+        let key = ClientWork.StartKey()
+        if let flight = work.join(\.start, key) {
+            return try await flight.value
         }
-        tasksUnderWay += 1
+        work.taskBegan()
         let task = Task { try await self.performStart() }
-        startFlight = task
-        defer { startFlight = nil }
+        work.start.begin(key, task)
+        defer { work.start.end(key) }
         try await task.value
     }
 
     private func performStart() async throws {
-        defer { tasksUnderWay -= 1 }
+        defer { work.taskEnded() }
         // Observed before the store is read: "protected data available" retries an unavailable store.
         if configuration.observesApplicationLifecycle, lifecycleObservation == nil {
             lifecycleObservation = await LifecycleObservation.install(client: self)
@@ -165,11 +146,13 @@ public actor TesseraClient {
         if let current = state?.session, current.session.expiresAt <= serverNow(current) {
             endSession(.expired, token: current.token)
         }
-        if let provider = identityTokenProvider, state?.session?.profile.kind != .identified, reestablishTask == nil {
+        if let provider = identityTokenProvider, state?.session?.profile.kind != .identified,
+            heartbeat.reestablishTask == nil
+        {
             await signInKnownUser(with: provider)
         }
-        if state?.session == nil, autoEstablish {
-            if let reestablishTask {
+        if state?.session == nil, heartbeat.autoEstablish {
+            if let reestablishTask = heartbeat.reestablishTask {
                 await reestablishTask.value
             } else {
                 _ = try await establishSession()
@@ -200,71 +183,79 @@ public actor TesseraClient {
         state?.session = stored
         state?.lastEndReason = nil
         if stored.capabilities.kind != .anonymous { state?.installationConsumed = true }
-        lastHeartbeatAttemptAt = now
-        establishFailures = 0
-        establishFailureIsPermanent = false
+        heartbeat.lastAttemptAt = now
+        heartbeat.establishSucceeded()
         persist()
         publishCurrent()
         return stored
     }
 
-    /// Ends the current session locally (when `token` is still the current one), publishes why, and
-    /// re-establishes in the background: through the identity-token provider for a verified session,
-    /// else (or when it gives nothing) a fresh anonymous identity, as the fallback policy says.
+    /// Ends the current session locally (when `token` is still the current one) because the server ended
+    /// it, publishes why, and re-establishes in the background: through the identity-token provider for a
+    /// verified session, else (or when it gives nothing) a fresh anonymous identity, as the fallback policy
+    /// says. An identify, sign-out or hydration under way resolves it instead.
     func endSession(_ reason: UnavailableReason, token: String) {
-        guard let ended = state?.session, ended.token == token else { return }
-        if identityOperations > 0 { return }
-        generation &+= 1
-        state?.session = nil
-        state?.lastEndReason = reason
-        if state?.device?.sessionToken == token { state?.device = nil }
-        if ended.capabilities.kind != .anonymous { state?.installationConsumed = true }
-        persist()
-        publishCurrent()
+        guard let current = state?.session, current.token == token else { return }
+        if ledger.identityOperations > 0 { return }
+        let gen = ledger.advance()
+        guard let ended = endLocalSession(reason, pushTokens: .boundToEndedSession) else { return }
         log(.info, "session \(ended.session.id) ended: \(reason.rawValue)")
         eventBroadcaster.publish(.sessionEnded(reason))
         let request: IdentityTokenRequest? =
             ended.capabilities.kind == .verified
             ? IdentityTokenRequest(externalUserID: ended.profile.externalID, reason: reason) : nil
-        let gen = generation
-        reestablishSerial &+= 1
-        let serial = reestablishSerial
-        tasksUnderWay += 1
-        reestablishTask = Task { await self.reestablish(after: request, generation: gen, serial: serial) }
+        work.taskBegan()
+        heartbeat.beginReestablishment { serial in
+            Task { await self.reestablish(after: request, generation: gen, serial: serial) }
+        }
+    }
+
+    /// Ends the local session (see ``SessionLedger/endSession(_:keeping:pushTokens:queueing:consumesInstallation:)``),
+    /// then persists and publishes the state.
+    @discardableResult
+    func endLocalSession(
+        _ reason: UnavailableReason, pushTokens: SessionLedger.PushTokenRule,
+        queueing revocations: [PendingRevocation] = [], consumesInstallation: Bool = false
+    ) -> StoredSession? {
+        let ended = ledger.endSession(
+            reason, pushTokens: pushTokens, queueing: revocations, consumesInstallation: consumesInstallation)
+        persist()
+        publishCurrent()
+        return ended
     }
 
     private func reestablish(after request: IdentityTokenRequest?, generation gen: UInt64, serial: UInt64) async {
         // Cleared when this run ends, whatever overtook it: a finished task left here would make every
         // later heartbeat wait for it and return before checking the session.
         defer {
-            if serial == reestablishSerial { reestablishTask = nil }
-            tasksUnderWay -= 1
+            heartbeat.reestablishmentEnded(serial: serial)
+            work.taskEnded()
         }
         if let request, let provider = identityTokenProvider {
             do {
                 guard let token = try await identityToken(from: provider, for: request) else {
                     throw TesseraError(.identityTokenUnavailable, message: "The identity-token provider gave no token.")
                 }
-                guard gen == generation else { return }
+                guard ledger.isCurrent(gen) else { return }
                 _ = try await performIdentify(.signed(token), generation: gen)
                 return
             } catch {
                 let error = TesseraError.wrapping(error)
-                if error.code == .superseded || gen != generation { return }
+                if error.code == .superseded || !ledger.isCurrent(gen) { return }
                 log(.warning, "re-establishing the verified session failed: \(error.code)")
                 eventBroadcaster.publish(.authenticationFailed(error))
             }
         }
-        guard gen == generation else { return }
+        guard ledger.isCurrent(gen) else { return }
         guard configuration.fallbackPolicy == .anonymous else {
-            autoEstablish = false
+            heartbeat.autoEstablish = false
             return
         }
         do {
             _ = try await establishSession()
         } catch {
             log(.warning, "anonymous fallback failed: \(TesseraError.wrapping(error).code); retrying later")
-            if serial == reestablishSerial { reestablishTask = nil }
+            heartbeat.reestablishmentEnded(serial: serial)
             rescheduleMaintenance()
         }
     }
@@ -300,9 +291,7 @@ public actor TesseraClient {
 
     /// Throws `superseded` when a newer identify, sign-out or reset started since `gen`.
     func check(_ gen: UInt64) throws(TesseraError) {
-        guard gen == generation else {
-            throw TesseraError(.superseded, message: "A newer identify, sign-out or reset replaced this call.")
-        }
+        try ledger.check(gen)
     }
 
     /// Loads the state if needed (starting the client). Once the state is loaded, a start that failed
@@ -322,26 +311,5 @@ public actor TesseraClient {
 
     func log(_ level: TesseraLogMessage.Level, _ message: String) {
         configuration.logHandler(TesseraLogMessage(level: level, message: message))
-    }
-
-    // MARK: Test probes
-
-    func noteJoin() {
-        sharedRequestJoins += 1
-        let ready = joinWaiters.filter { $0.count <= sharedRequestJoins }
-        joinWaiters.removeAll { $0.count <= sharedRequestJoins }
-        for waiter in ready { waiter.continuation.resume() }
-    }
-
-    /// Whether the client is busy on its own: a task of its own is under way, or a shared check has not
-    /// been digested yet. Answers false once everything it started has ended or waits on the clock (the
-    /// heartbeat asleep): the race harness waits for that before it moves the clock for a last heartbeat
-    /// interval, since a tick that woke meanwhile would join that work instead of checking the session.
-    var isWorking: Bool { tasksUnderWay > 0 || !authenticateFlights.isEmpty }
-
-    /// Returns once `count` callers have joined an already running shared request.
-    func waitForSharedRequestJoins(_ count: Int) async {
-        if sharedRequestJoins >= count { return }
-        await withCheckedContinuation { joinWaiters.append((count, $0)) }
     }
 }

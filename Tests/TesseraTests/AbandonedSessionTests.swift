@@ -10,12 +10,9 @@ struct AbandonedSessionTests {
     @Test("reset() unregisters the old push token and revokes the old session, in sign-out's order")
     func resetEndsTheOldSession() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
-        let device = try await client.registerDeviceToken("fcm-alice", platform: .fcm, environment: .sandbox)
-        let old = try #require(await client.sessions.token)
+        let (device, old) = try await harness.registerPushToken("fcm-alice")
         let start = harness.transport.log.count
         try await client.reset()
         #expect(
@@ -55,8 +52,7 @@ struct AbandonedSessionTests {
     func resetWithLockedStore() async throws {
         let store = LockableStore()
         let seeded = Harness(store: store)
-        try await seeded.client.start()
-        await seeded.client.stop()
+        try await seeded.start(quiet: true)
         let before = try #require(try seeded.storedState())
         store.isLocked.withLock { $0 = true }
         let harness = seeded.relaunch()
@@ -72,14 +68,10 @@ struct AbandonedSessionTests {
     @Test("Hydration ends the replaced session in sign-out's order and moves the push token to the new one")
     func hydrationEndsTheReplacedSession() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
-        let device = try await client.registerDeviceToken("fcm-1", platform: .fcm, environment: .sandbox)
-        let old = try #require(await client.sessions.token)
+        let client = try await harness.start(quiet: true)
+        let (device, old) = try await harness.registerPushToken()
         let other = Harness(server: harness.server)
-        try await other.client.start()
-        await other.client.stop()
+        try await other.start(quiet: true)
         let hydrated = try #require(await other.client.sessions.token)
         let start = harness.transport.log.count
         try await client.sessions.update(tokens: SessionTokens(sessionToken: hydrated))
@@ -98,12 +90,9 @@ struct AbandonedSessionTests {
     @Test("A hydration overtaken by a reset: the hydrated session is revoked, not left alive")
     func overtakenHydrationIsRevoked() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         let other = Harness(server: harness.server)
-        try await other.client.start()
-        await other.client.stop()
+        try await other.start(quiet: true)
         let hydrated = try #require(await other.client.sessions.token)
         harness.server.hold("POST /v1/sessions/authenticate")
         let hydrate = Task { try await client.sessions.update(tokens: SessionTokens(sessionToken: hydrated)) }
@@ -138,11 +127,8 @@ struct AbandonedSessionTests {
     @Test("clearSession() unregisters the push token, then revokes the session; offline, both are queued")
     func clearSessionEndsTheSession() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
-        let device = try await client.registerDeviceToken("fcm-1", platform: .fcm, environment: .sandbox)
-        let old = try #require(await client.sessions.token)
+        let client = try await harness.start(quiet: true)
+        let (device, old) = try await harness.registerPushToken()
         let start = harness.transport.log.count
         try await client.clearSession()
         #expect(
@@ -173,8 +159,7 @@ struct AbandonedSessionTests {
     @Test("reset() offline: local at once, the old session's revocation queued and sent by the heartbeat")
     func offlineResetQueues() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         let old = try #require(await client.sessions.token)
         harness.server.script("POST /v1/sessions/revoke", .failure(.notConnectedToInternet))
         harness.server.script("POST /v1/sessions/anonymous", .failure(.notConnectedToInternet))
@@ -193,12 +178,8 @@ struct AbandonedSessionTests {
     @Test("An identify overtaken by reset: its answer is dropped and its session revoked")
     func overtakenIdentifyIsRevoked() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
-        harness.server.hold("POST /v1/sessions/identify")
-        let identify = Task { try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice")) }
-        let exchange = await harness.transport.next()
+        let client = try await harness.start(quiet: true)
+        let (identify, exchange) = await harness.heldIdentify()
         let answer = harness.server.reply(to: exchange.request)  // the server has made alice's session
         try await client.reset()
         exchange.respond(answer)
@@ -211,13 +192,9 @@ struct AbandonedSessionTests {
     @Test("An identify overtaken by a newer identify that is refused keeps its answer, current and alive")
     func identifyOvertakenByRefusedIdentify() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         let anonymous = try #require(await client.sessions.token)
-        harness.server.hold("POST /v1/sessions/identify")
-        let first = Task { try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice")) }
-        let exchange = await harness.transport.next()
+        let (first, exchange) = await harness.heldIdentify()
         let answer = harness.server.reply(to: exchange.request)  // alice's session made, the anonymous one ended
         #expect(harness.server.session(token: anonymous)?.endCode != nil)
         // A newer identify goes out meanwhile (still from the anonymous session) and is refused.
@@ -238,12 +215,8 @@ struct AbandonedSessionTests {
     @Test("An identify overtaken by a newer identify that succeeds: the newer session is current, the older ends")
     func identifyOvertakenBySucceedingIdentify() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
-        harness.server.hold("POST /v1/sessions/identify")
-        let first = Task { try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice")) }
-        let firstExchange = await harness.transport.next()
+        let client = try await harness.start(quiet: true)
+        let (first, firstExchange) = await harness.heldIdentify()
         let second = Task { try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "bob")) }
         let secondExchange = await harness.transport.next()
         // The older answer arrives first and is applied; the newer one then replaces it.
@@ -262,14 +235,10 @@ struct AbandonedSessionTests {
         arguments: [true, false])
     func identifyAndEstablishRace(anonymousAnswersFirst: Bool) async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         try await client.sessions.revoke()
-        harness.server.hold("POST /v1/sessions/identify")
         harness.server.hold("POST /v1/sessions/anonymous")
-        let identify = Task { try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice")) }
-        let identifyExchange = await harness.transport.next()
+        let (identify, identifyExchange) = await harness.heldIdentify()
         let refresh = Task { try await client.refreshSession() }
         let anonymousExchange = await harness.transport.next()
         #expect(identifyExchange.endpoint == "POST /v1/sessions/identify")
@@ -291,9 +260,7 @@ struct AbandonedSessionTests {
     @Test("A sign-out overtaken by an identify that fails: the revoked session does not stay current")
     func overtakenSignOutStillClears() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
         let alice = try #require(await client.sessions.token)
         harness.server.hold("POST /v1/sessions/revoke")
@@ -312,9 +279,7 @@ struct AbandonedSessionTests {
     @Test("A revocation whose request was cancelled stays queued")
     func cancelledRevocationStaysQueued() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         let old = try #require(await client.sessions.token)
         harness.server.script("POST /v1/sessions/revoke", .failure(.cancelled))
         try await client.signOut()

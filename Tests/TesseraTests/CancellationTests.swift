@@ -9,12 +9,8 @@ struct CancellationTests {
     @Test("An identify cancelled as its answer arrives: its session is the current one, none is orphaned")
     func cancelledIdentify() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
-        harness.server.hold("POST /v1/sessions/identify")
-        let identify = Task { try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice")) }
-        let exchange = await harness.transport.next()
+        let client = try await harness.start(quiet: true)
+        let (identify, exchange) = await harness.heldIdentify()
         identify.cancel()
         exchange.respond(harness.server.reply(to: exchange.request))
         _ = try? await identify.value
@@ -29,9 +25,7 @@ struct CancellationTests {
     @Test("An identify cancelled before it was sent changes nothing")
     func identifyCancelledBeforeSending() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         let before = try harness.storedState()
         let requests = harness.transport.log.count
         let identify = Task {

@@ -8,8 +8,7 @@ struct ConcurrencyTests {
     @Test("100 concurrent callers needing a fresh session share one authenticate request")
     func hundredCallersOneAuthenticate() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         harness.server.hold("POST /v1/sessions/authenticate")
         let results = Task {
             try await withThrowingTaskGroup(of: Session.self) { group in
@@ -30,9 +29,7 @@ struct ConcurrencyTests {
     @Test("100 concurrent authorizationHeader() calls with a stale JWT share one refresh")
     func hundredAuthorizationHeadersOneRefresh() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         harness.clock.advance(by: .seconds(290))  // JWT (5 min) within 30 s of expiry
         harness.server.hold("POST /v1/sessions/authenticate")
         let results = Task {
@@ -53,15 +50,8 @@ struct ConcurrencyTests {
     @Test("reset() overtakes an identify in flight: the identify's late answer is dropped")
     func resetDropsLateIdentify() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
-        harness.server.hold("POST /v1/sessions/identify")
-        harness.server.hold("POST /v1/sessions/anonymous")
-        let identify = Task { try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice")) }
-        let identifyExchange = await harness.transport.next()
-        let reset = Task { try await client.reset() }
-        let resetExchange = await harness.transport.next()
+        let client = try await harness.start(quiet: true)
+        let (identify, identifyExchange, reset, resetExchange) = await harness.heldIdentifyThenReset()
         #expect(resetExchange.endpoint == "POST /v1/sessions/anonymous")
         // The network delivers the reset's answer first, then the identify's.
         resetExchange.respond(harness.server.reply(to: resetExchange.request))
@@ -78,15 +68,8 @@ struct ConcurrencyTests {
     @Test("identify answered before reset's answer: reset still wins")
     func identifyAnsweredFirstThenReset() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
-        harness.server.hold("POST /v1/sessions/identify")
-        harness.server.hold("POST /v1/sessions/anonymous")
-        let identify = Task { try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice")) }
-        let identifyExchange = await harness.transport.next()
-        let reset = Task { try await client.reset() }
-        let resetExchange = await harness.transport.next()
+        let client = try await harness.start(quiet: true)
+        let (identify, identifyExchange, reset, resetExchange) = await harness.heldIdentifyThenReset()
         identifyExchange.respond(harness.server.reply(to: identifyExchange.request))
         await #expect(throws: TesseraError.self) { try await identify.value }
         resetExchange.respond(harness.server.reply(to: resetExchange.request))
@@ -97,8 +80,7 @@ struct ConcurrencyTests {
     @Test("A heartbeat that began before identify and answers after it is dropped")
     func lateHeartbeatDropped() async throws {
         let harness = Harness(random: 0.5)
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         let anonymous = try #require(await client.sessions.current)
         harness.server.hold("POST /v1/sessions/authenticate")
         await harness.clock.waitForSleepers(count: 1)

@@ -8,10 +8,7 @@ struct ErgonomicsTests {
     @Test("setIdentityTokenProvider(_:) sets the provider the next re-establishment asks")
     func providerAtRuntime() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
-        await client.stop()
+        let client = try await harness.start(as: "alice", quiet: true)
         let provider = StubProvider()
         provider.enqueue(.success(FakeServer.identityToken(sub: "alice")))
         await client.setIdentityTokenProvider(provider)

@@ -32,8 +32,7 @@ struct HeartbeatTests {
     @Test("The work probe: busy while a heartbeat's check is out or being digested, idle once the heartbeat sleeps")
     func workProbe() async throws {
         let harness = Harness(random: 0.5)
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         await harness.clock.waitForSleepers(count: 1)
         #expect(await !client.isWorking)
         harness.server.hold("POST /v1/sessions/authenticate")
@@ -71,19 +70,12 @@ struct HeartbeatTests {
         ])
     func backoff(failure: Outcome) async throws {
         let harness = Harness(random: 0.5)
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         let session = try #require(await client.sessions.current)
         for _ in 0..<3 { harness.server.script("POST /v1/sessions/authenticate", failure) }
         await harness.clock.waitForSleepers(count: 1)
         harness.clock.advance(by: .seconds(180))
-        var delays: [TimeInterval] = []
-        for _ in 0..<3 {
-            await harness.clock.waitForSleepers(count: 1)
-            let next = try #require(harness.clock.sleeperDeadlines.first)
-            delays.append(next.timeIntervalSince(harness.clock.now()))
-            harness.clock.advance(to: next)
-        }
+        let delays = try await harness.heartbeatDelays(3)
         #expect(delays == [2, 4, 8])
         await harness.clock.waitForSleepers(count: 1)
         #expect(harness.transport.count("POST /v1/sessions/authenticate") == 4)
@@ -121,8 +113,7 @@ struct HeartbeatTests {
     @Test("Background pauses the heartbeat; foreground checks at once when stale")
     func backgroundAndForeground() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         await harness.clock.waitForSleepers(count: 1)
         await client.enterBackground()
         #expect(harness.clock.sleeperDeadlines.isEmpty)
@@ -140,8 +131,7 @@ struct HeartbeatTests {
     @Test("Foreground within the interval does not check early")
     func foregroundFresh() async throws {
         let harness = Harness(random: 0.5)
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         await client.enterBackground()
         harness.clock.advance(by: .seconds(60))
         await client.enterForeground()

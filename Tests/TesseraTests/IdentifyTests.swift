@@ -8,8 +8,7 @@ struct IdentifyTests {
     @Test("Identify promotes the anonymous profile and returns authenticated capabilities")
     func identifyPromotes() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         let anonymous = try #require(await client.profile)
         let events = Recorder(client.events)
         let capabilities = try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
@@ -31,9 +30,7 @@ struct IdentifyTests {
         arguments: ["identity_token_expired", "invalid_signature", "audience_mismatch", "identity_token_replayed"])
     func failureLeavesStateUnchanged(code: String) async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         let before = try harness.storedState()
         let sessionState = client.sessionState
         await #expect {
@@ -47,10 +44,7 @@ struct IdentifyTests {
     @Test("Offline identify keeps the signed-in state and throws a transient error")
     func offlineIdentify() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
-        await client.stop()
+        let client = try await harness.start(as: "alice", quiet: true)
         let before = try harness.storedState()
         harness.server.script("POST /v1/sessions/identify", .failure(.notConnectedToInternet))
         await #expect {
@@ -62,10 +56,7 @@ struct IdentifyTests {
     @Test("Identifying another user while one is signed in throws external_user_id_changed, locally")
     func externalUserIDChanged() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
-        await client.stop()
+        let client = try await harness.start(as: "alice", quiet: true)
         let requests = harness.transport.log.count
         await #expect {
             try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "bob"))
@@ -80,10 +71,7 @@ struct IdentifyTests {
     @Test("The server's 409 external_user_id_changed is typed too")
     func serverSideUserChange() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
-        await client.stop()
+        let client = try await harness.start(as: "alice", quiet: true)
         // A token the client cannot read: the server decides.
         harness.server.script("POST /v1/sessions/identify", .reply(.error(409, "external_user_id_changed")))
         await #expect {
@@ -95,8 +83,7 @@ struct IdentifyTests {
     @Test("appAccountToken is the user ID when it is a UUID, else the installation UUID")
     func appAccountToken() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         let installation = try #require(await client.installationID)
         #expect(await client.appAccountToken == installation)
         let userID = UUID()

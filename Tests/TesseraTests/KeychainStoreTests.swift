@@ -14,8 +14,7 @@ struct KeychainStoreTests {
         let device = Device()
         defer { device.deleteApp() }
         let first = device.launch(marker: withMarker)
-        try await first.client.start()
-        await first.client.stop()
+        try await first.start(quiet: true)
         let installation = try #require(await first.client.installationID)
         let token = try #require(try first.storedState()?.session?.token)
         let stored = try #require(device.keychain.items["tessera"])

@@ -18,13 +18,7 @@ struct PermanentErrorTests {
         let events = Recorder(client.events)
         harness.server.script("POST /v1/sessions/anonymous", .reply(reply), .reply(reply), .reply(reply))
         await #expect(throws: TesseraError.self) { try await client.start() }
-        var delays: [TimeInterval] = []
-        for _ in 0..<3 {
-            await harness.clock.waitForSleepers(count: 1)
-            let next = try #require(harness.clock.sleeperDeadlines.first)
-            delays.append(next.timeIntervalSince(harness.clock.now()))
-            harness.clock.advance(to: next)
-        }
+        let delays = try await harness.heartbeatDelays(3)
         // Before the fix: 2, 2, 4 (the backoff of a transient error, started over after every failure).
         #expect(delays == [180, 180, 180])
         _ = await Recorder(client.sessionUpdates).first { $0.value != nil }
@@ -49,13 +43,7 @@ struct PermanentErrorTests {
         let events = Recorder(client.events)
         for _ in 0..<7 { harness.server.script("POST /v1/sessions/anonymous", .failure(.notConnectedToInternet)) }
         await #expect(throws: TesseraError.self) { try await client.start() }
-        var delays: [TimeInterval] = []
-        for _ in 0..<7 {
-            await harness.clock.waitForSleepers(count: 1)
-            let next = try #require(harness.clock.sleeperDeadlines.first)
-            delays.append(next.timeIntervalSince(harness.clock.now()))
-            harness.clock.advance(to: next)
-        }
+        let delays = try await harness.heartbeatDelays(7)
         // Before the fix: 2, 2, 4, 8, 16, 32, 2 (every cycle of five started again at 2 s).
         #expect(delays == [2, 4, 8, 16, 32, 180, 180])
         _ = await Recorder(client.sessionUpdates).first { $0.value != nil }

@@ -11,10 +11,7 @@ struct ProviderTimeoutTests {
     func reestablishmentTimesOut() async throws {
         let provider = GatedProvider()
         let harness = Harness(provider: provider) { $0.identityTokenTimeout = .seconds(12) }
-        let client = harness.client
-        try await client.start()
-        try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
-        await client.stop()
+        let client = try await harness.start(as: "alice", quiet: true)
         let events = Recorder(client.events)
         harness.server.end(token: try #require(await client.sessions.token), code: "session_revoked")
         await #expect(throws: TesseraError.self) { try await client.sessions.authenticate() }
@@ -64,10 +61,7 @@ struct ProviderTimeoutTests {
     func answerInTime() async throws {
         let provider = GatedProvider()
         let harness = Harness(provider: provider)
-        let client = harness.client
-        try await client.start()
-        try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
-        await client.stop()
+        let client = try await harness.start(as: "alice", quiet: true)
         harness.server.end(token: try #require(await client.sessions.token), code: "session_revoked")
         await #expect(throws: TesseraError.self) { try await client.sessions.authenticate() }
         await provider.waitForRequests(1)

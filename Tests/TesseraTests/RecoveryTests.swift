@@ -16,8 +16,7 @@ struct RecoveryTests {
     func overtakenReestablishmentKeepsTheHeartbeat(overtaker: Overtaker) async throws {
         let provider = GatedProvider()
         let harness = Harness(random: 0.5, provider: provider)
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
         await harness.clock.waitForSleepers(count: 1)
         let beat = try #require(harness.clock.sleeperDeadlines.first)
@@ -30,8 +29,7 @@ struct RecoveryTests {
         case .signOut: try await client.signOut()
         case .hydrate:
             let other = Harness(server: harness.server)
-            try await other.client.start()
-            await other.client.stop()
+            try await other.start(quiet: true)
             let token = try #require(await other.client.sessions.token)
             try await client.sessions.update(tokens: SessionTokens(sessionToken: token))
         }

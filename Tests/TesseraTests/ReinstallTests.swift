@@ -55,8 +55,7 @@ struct ReinstallTests {
         let device = Device()
         defer { device.deleteApp() }
         let first = device.launch(marker: false)
-        try await first.client.start()
-        await first.client.stop()
+        try await first.start(quiet: true)
         #expect(try first.storedState()?.installMarker == nil)
         let installation = try #require(await first.client.installationID)
         let second = device.launch()

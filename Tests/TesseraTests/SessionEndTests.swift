@@ -16,9 +16,7 @@ struct SessionEndTests {
         ])
     func errorsKeepTheSession(outcome: Outcome) async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         let before = try #require(await client.sessions.current)
         harness.server.script("POST /v1/sessions/authenticate", outcome)
         await #expect(throws: TesseraError.self) { try await client.sessions.authenticate() }
@@ -35,9 +33,7 @@ struct SessionEndTests {
         ])
     func endingCodes(code: String, reason: UnavailableReason) async throws {
         let harness = Harness(fallback: .none)
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         let recorder = Recorder(client.sessionUpdates)
         harness.server.script("POST /v1/sessions/authenticate", .reply(.error(401, code)))
         await #expect {
@@ -77,8 +73,7 @@ struct SessionEndTests {
     func providerReidentifies() async throws {
         let provider = StubProvider()
         let harness = Harness(provider: provider)
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
         let verified = try #require(await client.sessions.current)
         await client.stop()
@@ -98,8 +93,7 @@ struct SessionEndTests {
     func providerGivesNothing() async throws {
         let provider = StubProvider()
         let harness = Harness(provider: provider)
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         let firstInstallation = try #require(await client.installationID)
         try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
         let verified = try #require(await client.profile)

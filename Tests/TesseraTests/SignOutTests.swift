@@ -8,8 +8,7 @@ struct SignOutTests {
     @Test("Sign-out runs in order: unregister push → revoke → clear → fresh anonymous identity → publish")
     func signOutOrder() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         let firstInstallation = try #require(await client.installationID)
         try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
         let device = try await client.registerDeviceToken(Data([0xAB, 0xCD, 0x01]), environment: .sandbox)
@@ -46,11 +45,8 @@ struct SignOutTests {
         .timeLimit(.minutes(1)))
     func unregisterAfterClear() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
-        let device = try await client.registerDeviceToken("fcm-token", platform: .fcm, environment: .production)
-        let token = try #require(await client.sessions.token)
+        let client = try await harness.start(quiet: true)
+        let (device, token) = try await harness.registerPushToken("fcm-token", environment: .production)
         harness.server.hold("DELETE /v1/devices/\(device.id)")
         let clear = Task { try await client.clearSession() }
         let exchange = await harness.transport.next()
@@ -63,8 +59,7 @@ struct SignOutTests {
         // unregisterCurrentDeviceToken() uses the registering session's own token too.
         harness.server.release("DELETE /v1/devices/\(device.id)")
         _ = try await client.refreshSession()
-        let second = try await client.registerDeviceToken("fcm-token", platform: .fcm, environment: .production)
-        let secondToken = try #require(await client.sessions.token)
+        let (second, secondToken) = try await harness.registerPushToken("fcm-token", environment: .production)
         harness.server.hold("DELETE /v1/devices/\(second.id)")
         let unregister = Task { try await client.unregisterCurrentDeviceToken() }
         let again = await harness.transport.next()
@@ -81,11 +76,9 @@ struct SignOutTests {
     @Test("Offline sign-out still signs out locally and revokes when the network returns")
     func offlineSignOut() async throws {
         let harness = Harness(random: 0.5)
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
-        let device = try await client.registerDeviceToken("push", platform: .fcm, environment: .production)
-        let token = try #require(await client.sessions.token)
+        let (device, token) = try await harness.registerPushToken("push", environment: .production)
         let offline: ScriptedTransport.Handler = { _ in .failure(.notConnectedToInternet) }
         harness.transport.setHandler(offline)
         try await client.signOut()
@@ -112,8 +105,7 @@ struct SignOutTests {
     @Test("The next user on the same store sees nothing of the previous one")
     func nextUserSeesNothing() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         try await client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
         let alice = try #require(await client.profile)
         try await client.signOut()
@@ -132,8 +124,7 @@ struct SignOutTests {
     @Test("reset() leaves nothing of the old installation locally")
     func reset() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
+        let client = try await harness.start()
         try await client.identify(userID: "carol")
         _ = try await client.registerDeviceToken("tok", platform: .fcm, environment: .sandbox)
         let old = try #require(try harness.storedState())
@@ -152,9 +143,7 @@ struct SignOutTests {
     @Test("sessions.revoke() ends the session on the server and clears it locally; list and hydrate")
     func sessionsNamespace() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         let listed = try await client.sessions.list()
         #expect(listed.map(\.id) == [try #require(await client.sessions.current?.id)])
         let extended = try await client.sessions.authenticate(duration: .seconds(365 * 86400))
@@ -165,8 +154,7 @@ struct SignOutTests {
         #expect(harness.server.session(token: token)?.endCode == "session_revoked")
         // Hydrate from credentials a backend obtained.
         let other = Harness(server: harness.server)
-        try await other.client.start()
-        await other.client.stop()
+        try await other.start(quiet: true)
         let otherToken = try #require(await other.client.sessions.token)
         let hydrated = try await client.sessions.update(tokens: SessionTokens(sessionToken: otherToken))
         #expect(await client.sessions.token == otherToken)
@@ -183,9 +171,7 @@ struct AuthorizationTests {
     @Test("authorizationHeader() reuses a fresh JWT and refreshes within 30 s of expiry, in server time")
     func refreshMargin() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         let first = try await client.authorizationHeader()
         harness.clock.advance(by: .seconds(260))
         #expect(try await client.authorizationHeader() == first)
@@ -200,9 +186,7 @@ struct AuthorizationTests {
     func skew() async throws {
         let harness = Harness()
         harness.server.setSkew(-120)  // device clock 2 minutes fast
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         _ = try await client.authorizationHeader()
         harness.clock.advance(by: .seconds(260))
         _ = try await client.authorizationHeader()
@@ -212,9 +196,7 @@ struct AuthorizationTests {
     @Test("A 401 on a private call triggers one refresh and one retry, never more")
     func oneRetry() async throws {
         let harness = Harness()
-        let client = harness.client
-        try await client.start()
-        await client.stop()
+        let client = try await harness.start(quiet: true)
         harness.server.script("GET /v1/me", .reply(.error(401, "invalid_credentials")))
         let profile = try await client.refreshProfile()
         #expect(profile.kind == .anonymous)

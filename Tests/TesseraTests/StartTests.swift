@@ -65,8 +65,7 @@ struct StartTests {
     @Test("A restored session older than one interval is validated by the heartbeat at once")
     func staleRestoredSessionIsValidated() async throws {
         let harness = Harness()
-        try await harness.client.start()
-        await harness.client.stop()
+        try await harness.start(quiet: true)
         harness.clock.advance(by: .seconds(600))
         let relaunched = harness.relaunch()
         relaunched.server.hold("POST /v1/sessions/authenticate")

@@ -38,8 +38,7 @@ struct StorageTests {
     func lockedStorage() async throws {
         let store = LockableStore()
         let seeded = Harness(store: store)
-        try await seeded.client.start()
-        await seeded.client.stop()
+        try await seeded.start(quiet: true)
         let installation = try #require(await seeded.client.installationID)
         let savesBefore = store.saves.withLock { $0 }
 
@@ -163,8 +162,7 @@ struct StorageTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = EncryptedFileStore(directory: directory)
         let first = Harness(store: store)
-        try await first.client.start()
-        await first.client.stop()
+        try await first.start(quiet: true)
         let installation = try #require(await first.client.installationID)
         let url = URL(fileURLWithPath: store.path(for: "tessera"))
         var bytes = try Data(contentsOf: url)
@@ -225,8 +223,7 @@ struct StorageTests {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = Harness(store: EncryptedFileStore(directory: directory))
-        try await first.client.start()
-        await first.client.stop()
+        try await first.start(quiet: true)
         let second = first.relaunch()
         try await second.client.start()
         #expect(await second.client.sessions.current == (await first.client.sessions.current))

@@ -181,7 +181,7 @@ struct RaceRun {
                     // moves, everything the client started must have ended: a heartbeat woken while a check is still
                     // being digested joins it (no request in the interval), one woken while a re-establishment winds
                     // up waits for it, and either schedules its next check one interval after the move.
-                    if await client.isWorking {
+                    if await client.work.isWorking {
                         if workWait == nil {
                             scheduler.noteEvent("the client is still at work after settling: waiting for it")
                         }

@@ -75,7 +75,7 @@ extension TesseraClient {
         case .willEnterForeground:
             enterForeground()
         case .protectedDataDidBecomeAvailable:
-            guard state == nil, startFlight == nil else { return }
+            guard state == nil, !work.isStarting else { return }
             Task { try? await self.start() }
         }
     }

@@ -47,6 +47,20 @@ enum POSIXFile {
         return .contents(data)
     }
 
+    /// The file's contents for a credential store: nil when it does not exist; any other failure means the
+    /// store cannot be read now.
+    /// - Parameter what: What the file is, for the error ("the key file").
+    static func contents(of path: String, describing what: String) throws(CredentialStoreError) -> Data? {
+        do {
+            switch try read(path) {
+            case .missing: return nil
+            case .contents(let data): return data
+            }
+        } catch {
+            throw .unavailable("cannot read \(what): \(error)")
+        }
+    }
+
     /// Writes `data` to `path` atomically with `mode`: a crash leaves the old file or the new one.
     static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o600) throws(Failure) {
         let temporary = temporaryPath(for: path)

@@ -1,16 +1,10 @@
 /// What the current session is allowed to claim about its user.
 public struct Capabilities: Sendable, Hashable, Codable {
     /// How the session was established; open to kinds a newer server may add.
+    /// Encoded as its raw string (the standard library's coding of a `RawRepresentable` string).
     public struct Kind: RawRepresentable, Sendable, Hashable, Codable {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public init(from decoder: any Decoder) throws {
-            rawValue = try decoder.singleValueContainer().decode(String.self)
-        }
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
-        }
         /// The installation's anonymous identity.
         public static let anonymous = Kind(rawValue: "anonymous")
         /// Established by a signed identity token.

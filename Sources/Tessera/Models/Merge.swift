@@ -1,16 +1,10 @@
 /// What happened to the anonymous profile when an anonymous session was identified.
 public struct Merge: Sendable, Hashable, Codable {
     /// The merge outcome; open to outcomes a newer server may add.
+    /// Encoded as its raw string (the standard library's coding of a `RawRepresentable` string).
     public struct Outcome: RawRepresentable, Sendable, Hashable, Codable {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public init(from decoder: any Decoder) throws {
-            rawValue = try decoder.singleValueContainer().decode(String.self)
-        }
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
-        }
         /// No profile had this user ID: the anonymous profile became it.
         public static let promoted = Outcome(rawValue: "promoted")
         /// A profile had it: the anonymous profile was folded into it and kept as an alias.

@@ -3,16 +3,10 @@ public import Foundation
 /// The profile the current session belongs to: anonymous (one per installation) or identified.
 public struct Profile: Sendable, Hashable, Codable, Identifiable {
     /// Whether a profile is anonymous or identified; open to kinds a newer server may add.
+    /// Encoded as its raw string (the standard library's coding of a `RawRepresentable` string).
     public struct Kind: RawRepresentable, Sendable, Hashable, Codable {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public init(from decoder: any Decoder) throws {
-            rawValue = try decoder.singleValueContainer().decode(String.self)
-        }
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
-        }
         /// The anonymous profile of one installation.
         public static let anonymous = Kind(rawValue: "anonymous")
         /// A profile with an external user ID.

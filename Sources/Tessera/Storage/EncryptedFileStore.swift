@@ -51,14 +51,8 @@ public struct EncryptedFileStore: CredentialStore {
     }
 
     public func load(_ key: String) throws(CredentialStoreError) -> Data? {
-        let sealed: Data
-        do {
-            switch try POSIXFile.read(path(for: key)) {
-            case .missing: return nil
-            case .contents(let contents): sealed = contents
-            }
-        } catch {
-            throw .unavailable("cannot read the sealed file: \(error)")
+        guard let sealed = try POSIXFile.contents(of: path(for: key), describing: "the sealed file") else {
+            return nil
         }
         guard let symmetricKey = try readKey() else {
             throw .corrupted("the sealed file exists but its key is gone")
@@ -181,16 +175,9 @@ public struct EncryptedFileStore: CredentialStore {
         switch keySource {
         case .key(let key): return key
         case .keyFile(let url):
-            let result: POSIXFile.ReadResult
-            do { result = try POSIXFile.read(url.path) } catch {
-                throw .unavailable("cannot read the key file: \(error)")
-            }
-            switch result {
-            case .missing: return nil
-            case .contents(let bytes):
-                guard bytes.count == 32 else { throw .corrupted("the key file is not 32 bytes") }
-                return SymmetricKey(data: bytes)
-            }
+            guard let bytes = try POSIXFile.contents(of: url.path, describing: "the key file") else { return nil }
+            guard bytes.count == 32 else { throw .corrupted("the key file is not 32 bytes") }
+            return SymmetricKey(data: bytes)
         }
     }
 

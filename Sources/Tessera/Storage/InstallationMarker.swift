@@ -31,17 +31,12 @@ public struct InstallationMarker: Sendable, Hashable {
 
     /// The marker's installation ID, or nil when there is no marker file.
     func read() throws(CredentialStoreError) -> String? {
-        let result: POSIXFile.ReadResult
-        do { result = try POSIXFile.read(file.path) } catch {
-            throw .unavailable("cannot read the installation marker: \(error)")
+        guard let bytes = try POSIXFile.contents(of: file.path, describing: "the installation marker") else {
+            return nil
         }
-        switch result {
-        case .missing: return nil
-        case .contents(let bytes):
-            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            // An empty or torn marker still proves that the app ran here.
-            return text.isEmpty ? "" : text
-        }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // An empty or torn marker still proves that the app ran here.
+        return text.isEmpty ? "" : text
     }
 
     /// Writes the marker with `id` unless one exists; returns the marker's ID either way.
