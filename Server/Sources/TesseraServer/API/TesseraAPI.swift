@@ -37,22 +37,22 @@ struct TesseraAPI: Sendable {
     /// The project of a request that must carry the publishable key.
     func requirePublishableKey(_ request: Request) async throws -> ProjectRuntime {
         switch Credential(headers: request.headers) {
-        case .none: throw APIError.missingCredentials
+        case .none: throw CoreError.missingCredentials
         case .publishableKey(let key):
-            guard let runtime = try await projects.runtime(publishableKey: key) else { throw APIError.invalidAPIKey }
+            guard let runtime = try await projects.runtime(publishableKey: key) else { throw CoreError.invalidAPIKey }
             return runtime
-        default: throw APIError.wrongCredential("the publishable key (pk_…)")
+        default: throw CoreError.wrongCredential("the publishable key (pk_…)")
         }
     }
 
     /// The project of a request that must carry the secret key.
     func requireSecretKey(_ request: Request) async throws -> ProjectRuntime {
         switch Credential(headers: request.headers) {
-        case .none: throw APIError.missingCredentials
+        case .none: throw CoreError.missingCredentials
         case .secretKey(let key):
-            guard let runtime = try await projects.runtime(secretKey: key) else { throw APIError.invalidAPIKey }
+            guard let runtime = try await projects.runtime(secretKey: key) else { throw CoreError.invalidAPIKey }
             return runtime
-        default: throw APIError.wrongCredential("the secret key (sk_…)")
+        default: throw CoreError.wrongCredential("the secret key (sk_…)")
         }
     }
 
@@ -60,7 +60,7 @@ struct TesseraAPI: Sendable {
     ///
     /// - Parameter allowExpiredJWT: accept a session JWT whose own `exp` has passed (authenticate only).
     func requireSession(_ request: Request, allowExpiredJWT: Bool = false) async throws -> Caller {
-        guard let credential = Credential(headers: request.headers) else { throw APIError.missingCredentials }
+        guard let credential = Credential(headers: request.headers) else { throw CoreError.missingCredentials }
         return try await session(for: credential, allowExpiredJWT: allowExpiredJWT)
     }
 
@@ -69,11 +69,11 @@ struct TesseraAPI: Sendable {
         switch credential {
         case .sessionToken(let token):
             guard let context = try await store.sessionContext(tokenHash: OpaqueToken.sha256(token)) else {
-                throw APIError.sessionNotFound
+                throw CoreError.sessionNotFound
             }
             try checkAlive(context.session, now: now.seconds)
             guard let runtime = try await projects.runtime(projectID: context.session.projectID) else {
-                throw APIError.sessionNotFound
+                throw CoreError.sessionNotFound
             }
             return Caller(runtime: runtime, context: context, sessionToken: token)
         case .jws(let token):
@@ -82,7 +82,7 @@ struct TesseraAPI: Sendable {
                 var runtime = try await projects.runtime(projectID: unverified.audience)
             else {
                 metrics.verificationFailed(code: "invalid_session_jwt")
-                throw APIError(.unauthorized, .invalidCredentials, "The session JWT is not valid.")
+                throw CoreError(.invalidCredentials, "The session JWT is not valid.")
             }
             var verified = verify(token, runtime: runtime, now: now.date, allowExpired: allowExpiredJWT)
             if case .failure(let error) = verified, error.code != .tokenExpired,
@@ -106,21 +106,21 @@ struct TesseraAPI: Sendable {
                     error.code == .tokenExpired
                     ? "The session JWT has expired; use the session token or authenticate again."
                     : "The session JWT is not valid."
-                throw APIError(.unauthorized, .invalidCredentials, message)
+                throw CoreError(.invalidCredentials, message)
             }
             guard let context = try await store.sessionContext(sessionID: claims.sessionID) else {
-                throw APIError.sessionNotFound
+                throw CoreError.sessionNotFound
             }
             // Identifiers are compared as bytes (never by Swift's canonical equivalence).
             guard context.session.projectID.utf8.elementsEqual(runtime.id.utf8),
                 context.session.profileID.utf8.elementsEqual(claims.subject.utf8)
             else {
-                throw APIError(.unauthorized, .invalidCredentials, "The session JWT is not valid.")
+                throw CoreError(.invalidCredentials, "The session JWT is not valid.")
             }
             try checkAlive(context.session, now: now.seconds)
             return Caller(runtime: runtime, context: context, sessionToken: nil)
         case .publishableKey, .secretKey, .unknown:
-            throw APIError.wrongCredential("a session token (st_…) or session JWT")
+            throw CoreError.wrongCredential("a session token (st_…) or session JWT")
         }
     }
 
@@ -137,13 +137,13 @@ struct TesseraAPI: Sendable {
     }
 
     func checkAlive(_ session: SessionRecord, now: Int64) throws {
-        if session.revokedAt != nil { throw APIError.sessionRevoked }
-        if session.expiresAt <= now { throw APIError.sessionExpired }
+        if session.revokedAt != nil { throw CoreError.sessionRevoked }
+        if session.expiresAt <= now { throw CoreError.sessionExpired }
     }
 
     /// The session as it is now, read again; or the 401 that says why it is no longer alive.
     func liveSession(id: String, now: Int64) async throws -> SessionContext {
-        guard let current = try await store.sessionContext(sessionID: id) else { throw APIError.sessionNotFound }
+        guard let current = try await store.sessionContext(sessionID: id) else { throw CoreError.sessionNotFound }
         try checkAlive(current.session, now: now)
         return current
     }
@@ -156,7 +156,7 @@ struct TesseraAPI: Sendable {
         do {
             return try await request.collectBody(upTo: configuration.maximumBodySize)
         } catch is NIOTooManyBytesError {
-            throw APIError.payloadTooLarge(configuration.maximumBodySize)
+            throw CoreError.payloadTooLarge(configuration.maximumBodySize)
         }
     }
 
@@ -164,7 +164,7 @@ struct TesseraAPI: Sendable {
     /// A body of only whitespace is not JSON and is refused like any other malformed body.
     func decode<T: RequestBody>(_ type: T.Type, from request: Request) async throws -> T {
         guard let value = try await decodeIfPresent(type, from: request) else {
-            throw APIError.invalidRequest("The request needs a JSON object body.")
+            throw CoreError.invalidRequest("The request needs a JSON object body.")
         }
         return value
     }
@@ -218,8 +218,7 @@ struct TesseraAPI: Sendable {
         let maximum = kind == .anonymous ? settings.anonymousSessionMinutes : settings.identifiedSessionMinutes
         guard let requested else { return (maximum, nil) }
         guard ProjectSettings.sessionMinutesRange.contains(requested) else {
-            throw APIError(
-                .badRequest, .invalidSessionDuration, "session_duration_minutes must be between 5 and 525600.")
+            throw CoreError(.invalidSessionDuration, "session_duration_minutes must be between 5 and 525600.")
         }
         return (min(requested, maximum), requested > maximum)
     }
@@ -288,10 +287,4 @@ struct Caller: Sendable {
     let context: SessionContext
     /// The session token, when the request presented it (a JWT does not reveal it).
     let sessionToken: String?
-}
-
-extension APIError {
-    static func payloadTooLarge(_ limit: Int) -> APIError {
-        APIError(.contentTooLarge, .payloadTooLarge, "Request bodies are limited to \(limit) bytes.")
-    }
 }

@@ -42,14 +42,14 @@ final class RateLimiter: Sendable {
     func checkBlocked(_ limits: [(key: RateLimitKey, limit: Int64?)], now: Int64) throws {
         guard !blocks.isEmpty else { return }
         let waits = limits.compactMap { blocks.retryAfter($0.key, limit: $0.limit, now: now) }
-        if let wait = waits.max() { throw APIError.rateLimited(retryAfter: wait) }
+        if let wait = waits.max() { throw CoreError.rateLimited(retryAfter: wait) }
     }
 
     /// Counts a failed attempt on every counter that has a limit and answers what to reply:
     /// `failure` itself, or `429 rate_limited` when a count passed its limit. A counter that
     /// reached its limit is blocked until its window ends.
-    func failed(_ failure: APIError, counting limits: [(key: RateLimitKey, limit: Int64?)], now: Int64) async
-        -> APIError
+    func failed(_ failure: CoreError, counting limits: [(key: RateLimitKey, limit: Int64?)], now: Int64) async
+        -> CoreError
     {
         let limited = limits.compactMap { entry in entry.limit.map { (key: entry.key, limit: $0) } }
         guard !limited.isEmpty else { return failure }
@@ -61,7 +61,7 @@ final class RateLimiter: Sendable {
             blocks.block(entry.key, until: window.end, limit: entry.limit, now: now)
             if count > entry.limit { exceeded = true }
         }
-        return exceeded ? APIError.rateLimited(retryAfter: window.retryAfter(now: now)) : failure
+        return exceeded ? CoreError.rateLimited(retryAfter: window.retryAfter(now: now)) : failure
     }
 
     /// Remembers the answer of a counted anonymous start: a count at the limit blocks the address.
@@ -91,8 +91,8 @@ final class RateLimiter: Sendable {
     }
 
     /// Counts a session credential that found no session; the error to answer instead, if any.
-    func answer(to error: any Error, of request: Request, context: TesseraRequestContext) async -> APIError? {
-        guard let error = error as? APIError, error.code == .sessionNotFound,
+    func answer(to error: any Error, of request: Request, context: TesseraRequestContext) async -> CoreError? {
+        guard let error = error as? CoreError, error.code == .sessionNotFound,
             let key = sessionLookupKey(request, context: context)
         else { return nil }
         let answer = await failed(error, counting: [(key, failedSessionLookupsPerMinute)], now: now)

@@ -37,7 +37,7 @@ private struct SettingsPatch: RequestBody {
         let all = try decoder.container(keyedBy: AnyKey.self)
         let known = Set(CodingKeys.allCases.map(\.rawValue))
         if let unknown = all.allKeys.first(where: { !known.contains($0.stringValue) }) {
-            throw APIError.invalidRequest("\(unknown.stringValue) is not a project setting.")
+            throw CoreError.invalidRequest("\(unknown.stringValue) is not a project setting.")
         }
         let container = try decoder.container(keyedBy: CodingKeys.self)
         allowUnverifiedIdentify = try container.decodeIfPresent(Bool.self, forKey: .allowUnverifiedIdentify)
@@ -67,10 +67,10 @@ private struct RateLimitsPatch: Decodable {
         for key in container.allKeys {
             let value = try container.decodeNil(forKey: key) ? nil : try container.decode(Int64.self, forKey: key)
             guard probe.set(key.stringValue, to: value) else {
-                throw APIError.invalidRequest("rate_limits.\(key.stringValue) is not a rate limit.")
+                throw CoreError.invalidRequest("rate_limits.\(key.stringValue) is not a rate limit.")
             }
             if let value, !RateLimits.range.contains(value) {
-                throw APIError.invalidRequest(
+                throw CoreError.invalidRequest(
                     "rate_limits.\(key.stringValue) must be between 1 and \(RateLimits.range.upperBound), or null (unlimited)."
                 )
             }
@@ -83,7 +83,7 @@ extension TesseraAPI {
     private func adminProfile(_ request: Request, _ profileID: String) async throws -> (ProjectRuntime, ProfileRecord) {
         let runtime = try await requireSecretKey(request)
         guard let profile = try await store.profile(projectID: runtime.id, id: profileID) else {
-            throw APIError.notFound
+            throw CoreError.notFound
         }
         return (runtime, profile)
     }
@@ -104,7 +104,7 @@ extension TesseraAPI {
         let runtime = try await requireSecretKey(request)
         guard let externalID = request.uri.queryParameters.get("external_id"), InputRules.isExternalID(externalID)
         else {
-            throw APIError.invalidRequest(
+            throw CoreError.invalidRequest(
                 "The external_id query parameter (1 to 255 Unicode scalars, no control characters) is required.")
         }
         let profiles = try await store.profiles(projectID: runtime.id, externalID: externalID)
@@ -149,7 +149,7 @@ extension TesseraAPI {
     /// `DELETE /v1/admin/profiles/{profile_id}`
     func adminEraseProfile(_ request: Request, profileID: String) async throws -> Response {
         let runtime = try await requireSecretKey(request)
-        guard try await store.eraseProfile(projectID: runtime.id, profileID: profileID) else { throw APIError.notFound }
+        guard try await store.eraseProfile(projectID: runtime.id, profileID: profileID) else { throw CoreError.notFound }
         return noContent()
     }
 
@@ -169,20 +169,20 @@ extension TesseraAPI {
         if let value = patch.requireAudience { settings.requireAudience = value }
         if let value = patch.expectedIssuer {
             if let issuer = value, !InputRules.isIssuer(issuer) {
-                throw APIError.invalidRequest(
+                throw CoreError.invalidRequest(
                     "expected_issuer must be 1 to 2048 bytes without control characters, or null.")
             }
             settings.expectedIssuer = value
         }
         if let value = patch.maxIdentityTokenLifetimeSeconds {
             guard ProjectSettings.identityTokenLifetimeRange.contains(value) else {
-                throw APIError.invalidRequest("max_identity_token_lifetime_seconds must be between 1 and 86400.")
+                throw CoreError.invalidRequest("max_identity_token_lifetime_seconds must be between 1 and 86400.")
             }
             settings.maxIdentityTokenLifetimeSeconds = value
         }
         if let value = patch.leewaySeconds {
             guard ProjectSettings.leewayRange.contains(value) else {
-                throw APIError.invalidRequest("leeway_seconds must be between 0 and 600.")
+                throw CoreError.invalidRequest("leeway_seconds must be between 0 and 600.")
             }
             settings.leewaySeconds = value
         }
@@ -191,7 +191,7 @@ extension TesseraAPI {
             (patch.identifiedSessionMinutes, "identified_session_minutes"),
         ] {
             if let value, !ProjectSettings.sessionMinutesRange.contains(value) {
-                throw APIError.invalidRequest("\(name) must be between 5 and 525600.")
+                throw CoreError.invalidRequest("\(name) must be between 5 and 525600.")
             }
         }
         if let value = patch.anonymousSessionMinutes { settings.anonymousSessionMinutes = value }
@@ -200,7 +200,7 @@ extension TesseraAPI {
         guard
             let project = try await store.updateProjectSettings(
                 projectID: runtime.id, settings: settings, now: currentTime().seconds)
-        else { throw APIError.notFound }
+        else { throw CoreError.notFound }
         projects.invalidate(projectID: runtime.id)
         let secrets = try await store.identitySecrets(projectID: runtime.id)
         return json { $0.project(project, secrets: secrets) }
@@ -228,7 +228,7 @@ extension TesseraAPI {
     /// `DELETE /v1/admin/identity-secrets/{kid}`
     func adminDeleteIdentitySecret(_ request: Request, kid: String) async throws -> Response {
         let runtime = try await requireSecretKey(request)
-        guard try await store.deleteIdentitySecret(projectID: runtime.id, kid: kid) else { throw APIError.notFound }
+        guard try await store.deleteIdentitySecret(projectID: runtime.id, kid: kid) else { throw CoreError.notFound }
         projects.invalidate(projectID: runtime.id)
         return noContent()
     }

@@ -28,14 +28,14 @@ extension TesseraAPI {
         let caller = try await requireSession(request)
         let body = try await decode(DeviceBody.self, from: request)
         guard body.platform == "apns" || body.platform == "fcm" else {
-            throw APIError.invalidRequest("platform must be apns or fcm.")
+            throw CoreError.invalidRequest("platform must be apns or fcm.")
         }
         let environment = body.environment ?? "production"
         guard environment == "sandbox" || environment == "production" else {
-            throw APIError.invalidRequest("environment must be sandbox or production.")
+            throw CoreError.invalidRequest("environment must be sandbox or production.")
         }
         guard InputRules.isPushToken(body.token) else {
-            throw APIError.invalidRequest("token must be 1 to 4096 printable ASCII characters.")
+            throw CoreError.invalidRequest("token must be 1 to 4096 printable ASCII characters.")
         }
         let device = try await store.registerDevice(
             DeviceRecord(
@@ -62,10 +62,10 @@ extension TesseraAPI {
                     $0.id.utf8.elementsEqual(deviceID.utf8)
                         && $0.sessionID.utf8.elementsEqual(caller.context.session.id.utf8)
                 })
-            else { throw APIError.notFound }
+            else { throw CoreError.notFound }
         }
         guard try await store.deleteDevice(deviceID: deviceID, profileID: caller.context.profile.id) else {
-            throw APIError.notFound
+            throw CoreError.notFound
         }
         return noContent()
     }

@@ -7,7 +7,7 @@ extension TesseraAPI {
         do {
             try await store.ping()
         } catch {
-            throw APIError(.serviceUnavailable, .serviceUnavailable, "The database does not answer.")
+            throw CoreError(.serviceUnavailable, "The database does not answer.")
         }
         return json { writer in
             writer.objectStart()
@@ -38,7 +38,7 @@ extension TesseraAPI {
     func jwks(_ request: Request, projectID: String) async throws -> Response {
         guard InputRules.isIdentifier(projectID, prefix: "prj_"),
             let runtime = try await projects.runtime(projectID: projectID)
-        else { throw APIError.notFound }
+        else { throw CoreError.notFound }
         return Response(
             status: .ok,
             headers: [.contentType: "application/json; charset=utf-8"],

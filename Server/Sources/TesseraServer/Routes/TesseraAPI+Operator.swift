@@ -80,7 +80,7 @@ extension TesseraAPI {
                 if context?.profile.id != claims.subject { context = nil }
             }
         default:
-            throw APIError.invalidRequest("Send exactly one of session_token and session_jwt (a string).")
+            throw CoreError.invalidRequest("Send exactly one of session_token and session_jwt (a string).")
         }
         guard let context, context.session.projectID == runtime.id, context.session.isAlive(now: now.seconds) else {
             return json { writer in
@@ -109,7 +109,7 @@ extension TesseraAPI {
         guard InputRules.isIdentifier(sessionID, prefix: "ses_"),
             let context = try await store.sessionContext(sessionID: sessionID),
             context.session.projectID == runtime.id
-        else { throw APIError.notFound }
+        else { throw CoreError.notFound }
         _ = try await store.revokeSession(
             sessionID: sessionID, profileID: context.session.profileID, now: currentTime().seconds)
         jwtCache.remove(sessionID: sessionID)
@@ -127,7 +127,7 @@ extension TesseraAPI {
             guard reason.unicodeScalars.count <= 500,
                 !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else {
-                throw APIError.invalidRequest("reason must be at most 500 characters without control characters.")
+                throw CoreError.invalidRequest("reason must be at most 500 characters without control characters.")
             }
         }
         return try await setBlocked(runtime: runtime, profileID: profileID, blocked: true, reason: body?.reason)
@@ -146,7 +146,7 @@ extension TesseraAPI {
             let profile = try await store.setProfileBlocked(
                 projectID: runtime.id, profileID: profileID, blocked: blocked, reason: reason,
                 now: currentTime().seconds)
-        else { throw APIError.notFound }
+        else { throw CoreError.notFound }
         return json { writer in
             writer.objectStart()
             writer.key("profile")
@@ -225,11 +225,11 @@ extension TesseraAPI {
         let runtime = try await requireSecretKey(request)
         let body = try await decode(RotateAPIKeyBody.self, from: request)
         guard let kind = APIKeyKind(rawValue: body.kind) else {
-            throw APIError.invalidRequest("kind must be publishable or secret.")
+            throw CoreError.invalidRequest("kind must be publishable or secret.")
         }
         let grace = body.graceSeconds ?? 86_400
         guard (0...maximumAPIKeyGraceSeconds).contains(grace) else {
-            throw APIError.invalidRequest("grace_seconds must be between 0 and \(maximumAPIKeyGraceSeconds).")
+            throw CoreError.invalidRequest("grace_seconds must be between 0 and \(maximumAPIKeyGraceSeconds).")
         }
         let now = currentTime().seconds
         let key = kind == .publishable ? OpaqueToken.publishableKey() : OpaqueToken.secretKey()
@@ -237,7 +237,7 @@ extension TesseraAPI {
             try await store.rotateAPIKey(
                 projectID: runtime.id, kind: kind, newKeyHash: OpaqueToken.sha256(key), graceUntil: now + grace,
                 now: now)
-        else { throw APIError.notFound }
+        else { throw CoreError.notFound }
         projects.invalidate(projectID: runtime.id)
         return json(.created) { writer in
             writer.objectStart()

@@ -25,10 +25,10 @@ extension TesseraAPI {
             let result = try await store.startAnonymousSession(start)
             limiter.counted(charge, hits: result.rateLimitHits, now: now)
             return result
-        } catch let error as APIError where error.code == .rateLimited {
+        } catch let error as CoreError where error.code == .rateLimited {
             limiter.blocks.block(charge.key, until: charge.window.end, limit: charge.limit, now: now)
             throw error
-        } catch let error as APIError {
+        } catch let error as CoreError {
             throw await limiter.failed(error, counting: [(charge.key, charge.limit)], now: now)
         }
     }
@@ -68,7 +68,7 @@ extension TesseraAPI {
     ) async throws -> IdentifyResult {
         do {
             return try await store.identify(command)
-        } catch let error as APIError where error.code == .identityTokenReplayed {
+        } catch let error as CoreError where error.code == .identityTokenReplayed {
             throw await limiter.failed(error, counting: limits, now: command.now)
         }
     }

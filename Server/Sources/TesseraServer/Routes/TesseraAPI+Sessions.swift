@@ -50,12 +50,12 @@ extension TesseraAPI {
         let runtime = try await requirePublishableKey(request)
         let body = try await decode(AnonymousBody.self, from: request)
         guard InputRules.isInstallationID(body.installationID) else {
-            throw APIError.invalidRequest("installation_id must be a lower-case UUID with dashes.")
+            throw CoreError.invalidRequest("installation_id must be a lower-case UUID with dashes.")
         }
         guard let secretBytes = Base64URL.decode(body.installationSecret), secretBytes.count >= 32,
             body.installationSecret.utf8.count <= 512
         else {
-            throw APIError.invalidRequest("installation_secret must be at least 32 random bytes in base64url.")
+            throw CoreError.invalidRequest("installation_secret must be at least 32 random bytes in base64url.")
         }
         let length = try sessionLength(
             requested: body.sessionDurationMinutes, kind: .anonymous, settings: runtime.settings)
@@ -81,7 +81,7 @@ extension TesseraAPI {
         let caller: Caller?
         switch Credential(headers: request.headers) {
         case .none:
-            throw APIError.missingCredentials
+            throw CoreError.missingCredentials
         case .publishableKey:
             runtime = try await requirePublishableKey(request)
             caller = nil
@@ -90,7 +90,7 @@ extension TesseraAPI {
             runtime = session.runtime
             caller = session
         case .secretKey, .unknown:
-            throw APIError.wrongCredential("the publishable key, a session token or a session JWT")
+            throw CoreError.wrongCredential("the publishable key, a session token or a session JWT")
         }
         let limits = failedIdentifyLimits(request, runtime: runtime, caller: caller, limiter: limiter, context: context)
         try limiter.checkBlocked(limits, now: limiter.now)
@@ -104,8 +104,7 @@ extension TesseraAPI {
         case (let token?, nil):
             guard let verifier = runtime.verifier else {
                 metrics.verificationFailed(code: "invalid_signature")
-                throw APIError(
-                    .unauthorized, .init(rawValue: "invalid_signature"), "The project has no identity secret.")
+                throw CoreError(.init(rawValue: "invalid_signature"), "The project has no identity secret.")
             }
             do {
                 let verified = try verifier.verifyReportingKey(token, now: now.date)
@@ -115,26 +114,23 @@ extension TesseraAPI {
                 }
             } catch {
                 metrics.verificationFailed(code: error.code.rawValue)
-                let failure = APIError(
-                    error.httpStatus == 400 ? .badRequest : .unauthorized, .init(rawValue: error.code.rawValue),
-                    error.message)
+                let failure = CoreError(ErrorCode(rawValue: error.code.rawValue), error.message)
                 throw await limiter.failed(failure, counting: limits, now: now.seconds)
             }
             externalID = claims!.subject
             verified = true
         case (nil, let userID?):
             guard runtime.settings.allowUnverifiedIdentify else {
-                throw APIError(
-                    .forbidden, .unverifiedIdentifyDisabled,
+                throw CoreError(.unverifiedIdentifyDisabled,
                     "This project accepts only signed identity tokens (identity_token).")
             }
             guard InputRules.isExternalID(userID) else {
-                throw APIError.invalidRequest("user_id must be 1 to 255 Unicode scalars without control characters.")
+                throw CoreError.invalidRequest("user_id must be 1 to 255 Unicode scalars without control characters.")
             }
             externalID = userID
             verified = false
         default:
-            throw APIError.invalidRequest("Send exactly one of identity_token and user_id.")
+            throw CoreError.invalidRequest("Send exactly one of identity_token and user_id.")
         }
         let kind: SessionRecord.Kind = verified ? .verified : .unverified
         let length = try sessionLength(
@@ -183,8 +179,7 @@ extension TesseraAPI {
         var capped: Bool?
         if let requested = body?.sessionDurationMinutes {
             guard caller.sessionToken != nil else {
-                throw APIError(
-                    .forbidden, .sessionTokenRequired,
+                throw CoreError(.sessionTokenRequired,
                     "Extending a session needs its session token (st_…); a session JWT only checks and refreshes itself."
                 )
             }
@@ -196,7 +191,7 @@ extension TesseraAPI {
                     sessionID: context.session.id, expiresAt: now + length.minutes * 60, now: now)
             else {
                 _ = try await liveSession(id: context.session.id, now: now)
-                throw APIError.sessionNotFound
+                throw CoreError.sessionNotFound
             }
             context = extended
         }
@@ -210,7 +205,7 @@ extension TesseraAPI {
         let caller = try await requireSession(request)
         let now = currentTime().seconds
         guard try await store.revokeSession(sessionID: caller.context.session.id, profileID: nil, now: now) else {
-            throw APIError.sessionRevoked
+            throw CoreError.sessionRevoked
         }
         jwtCache.remove(sessionID: caller.context.session.id)
         return noContent()
@@ -247,12 +242,12 @@ extension TesseraAPI {
         if caller.context.session.kind == .unverified,
             !sessionID.utf8.elementsEqual(caller.context.session.id.utf8)
         {
-            throw APIError.notFound
+            throw CoreError.notFound
         }
         guard
             try await store.revokeSession(
                 sessionID: sessionID, profileID: caller.context.profile.id, now: currentTime().seconds)
-        else { throw APIError.notFound }
+        else { throw CoreError.notFound }
         return noContent()
     }
 }
