@@ -56,6 +56,17 @@ struct LayeringTests {
         #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
     }
 
+    @Test("Only HTTP/ imports Hummingbird, HTTPTypes or NIOHTTP1")
+    func onlyHTTPImportsHTTP() throws {
+        let files = try Self.sources(under: "").filter { !$0.path.hasPrefix("/HTTP/") }
+        #expect(files.contains { $0.path == "/Core/CoreError.swift" })
+        let imports = try NSRegularExpression(pattern: Self.forbidden[0].pattern)
+        let offenders = files.filter {
+            imports.firstMatch(in: $0.text, range: NSRange($0.text.startIndex..., in: $0.text)) != nil
+        }
+        #expect(offenders.isEmpty, "\(offenders.map(\.path))")
+    }
+
     @Test("The scan sees what it looks for")
     func scanFindsHTTP() throws {
         let samples = [

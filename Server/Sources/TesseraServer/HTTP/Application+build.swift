@@ -47,7 +47,8 @@ public func buildApplication(configuration: ServerConfiguration, store: any Tess
             retiredKeyWindow: configuration.sessionJWTLifetimeSeconds + configuration.sessionJWTLeewaySeconds
                 + configuration.projectCacheSeconds,
             now: { Int64(now().timeIntervalSince1970.rounded(.down)) }),
-        configuration: configuration, metrics: metrics, issuer: configuration.issuer)
+        configuration: configuration, metrics: metrics, issuer: configuration.issuer,
+        addresses: ClientAddressReader(configuration: configuration))
     let router = TesseraRouter.build(api: api)
     return Application(
         router: router,

@@ -14,6 +14,8 @@ struct TesseraAPI: Sendable {
     let configuration: ServerConfiguration
     let metrics: ServerMetrics
     let issuer: String
+    /// Reads the client address that rate limits count.
+    let addresses: ClientAddressReader
     /// Session JWTs signed in the current second, by session.
     let jwtCache = SessionJWTCache()
     /// When identify next records an identity secret's `last_used_at`.

@@ -16,6 +16,7 @@ struct TesseraMiddleware: RouterMiddleware {
     let metrics: ServerMetrics
     let maximumBodySize: Int
     let rateLimiter: RateLimiter
+    let addresses: ClientAddressReader
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -40,10 +41,15 @@ struct TesseraMiddleware: RouterMiddleware {
             if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximumBodySize {
                 throw CoreError.payloadTooLarge(maximumBodySize)
             }
-            try rateLimiter.admit(request, context: context)
+            if !rateLimiter.blocks.isEmpty, Credential.isSession(request.headers) {
+                try rateLimiter.admitSessionLookup(from: addresses.key(request, context: context))
+            }
             response = try await next(request, context)
         } catch {
-            let limited = await rateLimiter.answer(to: error, of: request, context: context)
+            var limited: CoreError?
+            if let failure = error as? CoreError, failure.code == .sessionNotFound, Credential.isSession(request.headers) {
+                limited = await rateLimiter.failedSessionLookup(failure, from: addresses.key(request, context: context))
+            }
             response = errorResponse(limited ?? error, request: request, context: context)
         }
         response.headers[.xRequestID] = requestID

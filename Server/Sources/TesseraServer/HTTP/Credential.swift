@@ -10,6 +10,14 @@ enum Credential: Sendable {
     /// Something that is none of the above.
     case unknown
 
+    /// Whether the request carries a session credential (a session token or a JWS).
+    static func isSession(_ headers: HTTPFields) -> Bool {
+        switch Credential(headers: headers) {
+        case .sessionToken, .jws: true
+        default: false
+        }
+    }
+
     /// The request's credential; nil when there is no `Authorization` header.
     ///
     /// The scheme is matched case-insensitively; spaces around the value are ignored. This runs on

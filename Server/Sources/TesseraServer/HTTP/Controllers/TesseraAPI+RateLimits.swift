@@ -3,13 +3,13 @@ import Hummingbird
 /// The rate limits of anonymous starts and identifies (see ``RateLimiter``).
 extension TesseraAPI {
     /// The anonymous start's hit on its client address's counter, or nil when the project sets no
-    /// limit; throws `429 rate_limited` at once for an address this node knows to be blocked.
+    /// limit; throws `rate_limited` at once for an address this node knows to be blocked.
     func anonymousStartCharge(
         _ request: Request, runtime: ProjectRuntime, limiter: RateLimiter, context: TesseraRequestContext, now: Int64
     ) throws -> RateLimitCharge? {
         guard let limit = runtime.settings.rateLimits.anonymousStartsPerMinute else { return nil }
         let key = RateLimitKey(
-            projectID: runtime.id, bucket: .anonymousStart, key: limiter.clientAddress(request, context: context))
+            projectID: runtime.id, bucket: .anonymousStart, key: addresses.key(request, context: context))
         try limiter.checkBlocked([(key, limit)], now: now)
         return RateLimitCharge(key: key, window: RateLimitWindow(containing: now), limit: limit)
     }
@@ -46,7 +46,7 @@ extension TesseraAPI {
                 (
                     RateLimitKey(
                         projectID: runtime.id, bucket: .failedIdentifyByAddress,
-                        key: limiter.clientAddress(request, context: context)),
+                        key: addresses.key(request, context: context)),
                     limits.failedIdentifiesPerMinute
                 ))
         }

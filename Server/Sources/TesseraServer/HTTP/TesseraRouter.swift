@@ -123,7 +123,7 @@ enum TesseraRouter {
         router.add(
             middleware: TesseraMiddleware(
                 routes: table, metrics: api.metrics, maximumBodySize: api.configuration.maximumBodySize,
-                rateLimiter: limiter))
+                rateLimiter: limiter, addresses: api.addresses))
         for (method, path, handler) in endpoints {
             router.on(RouterPath(path), method: method) { request, context in try await handler(request, context) }
         }
