@@ -55,6 +55,7 @@ extension CoreError {
     static let lastIdentitySecret = CoreError(
         .lastIdentitySecret, "This is the project's only identity secret; create another first.")
     static func identitySecretLimitReached(_ limit: Int) -> CoreError {
-        CoreError(.identitySecretLimitReached, "A project has at most \(limit) active identity secrets; delete one first.")
+        CoreError(
+            .identitySecretLimitReached, "A project has at most \(limit) active identity secrets; delete one first.")
     }
 }

@@ -1,5 +1,5 @@
-public import Logging
 import Foundation
+public import Logging
 
 /// The embedded SQLite backend: WAL, `synchronous=FULL`, foreign keys, one serialised writer with
 /// group commit, and a pool of concurrent readers.
