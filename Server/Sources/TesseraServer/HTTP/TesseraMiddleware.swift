@@ -7,8 +7,8 @@ import NIOHTTP1
 /// Wraps every request: assigns its request ID (echoed in `X-Request-Id`), answers every error
 /// in the JSON error shape, tells 404 from 405, and records metrics.
 ///
-/// It also refuses session credentials from a client blocked for guessing, and counts the session
-/// credentials that find no session (see ``RateLimiter``).
+/// It also refuses session credentials from a client blocked for guessing them, on every path (the
+/// ``Authenticator`` of each endpoint counts the ones that find no session; see ``RateLimiter``).
 struct TesseraMiddleware: RouterMiddleware {
     typealias Context = TesseraRequestContext
 
@@ -46,11 +46,7 @@ struct TesseraMiddleware: RouterMiddleware {
             }
             response = try await next(request, context)
         } catch {
-            var limited: CoreError?
-            if let failure = error as? CoreError, failure.code == .sessionNotFound, Credential.isSession(request.headers) {
-                limited = await rateLimiter.failedSessionLookup(failure, from: addresses.key(request, context: context))
-            }
-            response = errorResponse(limited ?? error, request: request, context: context)
+            response = errorResponse(error, request: request, context: context)
         }
         response.headers[.xRequestID] = requestID
         // Answers of the API hold credentials and personal data: no cache may keep them. (The JWKS too:

@@ -9,11 +9,15 @@ private struct DeviceBody: RequestBody {
     var environment: String?
 }
 
-extension TesseraAPI {
+/// `/v1/me` and `/v1/devices`: the calling session's profile and its push devices.
+struct MeController: Sendable {
+    let core: TesseraCore
+    let bodies: BodyReader
+
     /// `GET /v1/me`
-    func me(_ request: Request) async throws -> Response {
-        let caller = try await requireSession(request)
-        return json { writer in
+    func me(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let caller = try context.session()
+        return .json { writer in
             writer.objectStart()
             writer.key("profile")
             writer.profile(caller.context.profile)
@@ -24,9 +28,9 @@ extension TesseraAPI {
     }
 
     /// `POST /v1/devices`
-    func registerDevice(_ request: Request) async throws -> Response {
-        let caller = try await requireSession(request)
-        let body = try await decode(DeviceBody.self, from: request)
+    func registerDevice(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let caller = try context.session()
+        let body = try await bodies.decode(DeviceBody.self, from: request)
         guard body.platform == "apns" || body.platform == "fcm" else {
             throw CoreError.invalidRequest("platform must be apns or fcm.")
         }
@@ -37,12 +41,12 @@ extension TesseraAPI {
         guard InputRules.isPushToken(body.token) else {
             throw CoreError.invalidRequest("token must be 1 to 4096 printable ASCII characters.")
         }
-        let device = try await store.registerDevice(
+        let device = try await core.store.registerDevice(
             DeviceRecord(
                 id: OpaqueToken.identifier(prefix: "dev_"), projectID: caller.runtime.id,
                 sessionID: caller.context.session.id, profileID: caller.context.profile.id, platform: body.platform,
-                environment: environment, token: body.token, createdAt: currentTime().seconds))
-        return json(.created) { writer in
+                environment: environment, token: body.token, createdAt: core.currentTime().seconds))
+        return .json(.created) { writer in
             writer.objectStart()
             writer.key("device")
             writer.device(device, includeToken: false)
@@ -52,11 +56,14 @@ extension TesseraAPI {
 
     /// `DELETE /v1/devices/{device_id}`
     ///
-    /// An unverified session removes only the devices it registered itself (see ``listSessions(_:)``).
-    func deleteDevice(_ request: Request, deviceID: String) async throws -> Response {
-        let caller = try await requireSession(request)
+    /// An unverified session removes only the devices it registered itself (as it lists only itself
+    /// among sessions: ``SessionsController/listSessions(_:context:)``).
+    func deleteDevice(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let deviceID = try context.parameters.require("device_id")
+        let caller = try context.session()
         if caller.context.session.kind == .unverified {
-            let devices = try await store.liveDevices(profileID: caller.context.profile.id, now: currentTime().seconds)
+            let devices = try await core.store.liveDevices(
+                profileID: caller.context.profile.id, now: core.currentTime().seconds)
             guard
                 devices.contains(where: {
                     $0.id.utf8.elementsEqual(deviceID.utf8)
@@ -64,9 +71,9 @@ extension TesseraAPI {
                 })
             else { throw CoreError.notFound }
         }
-        guard try await store.deleteDevice(deviceID: deviceID, profileID: caller.context.profile.id) else {
+        guard try await core.store.deleteDevice(deviceID: deviceID, profileID: caller.context.profile.id) else {
             throw CoreError.notFound
         }
-        return noContent()
+        return .noContent
     }
 }
