@@ -1,5 +1,4 @@
 import HTTPTypes
-import Hummingbird
 import NIOCore
 
 /// The address a request comes from, as the key of its rate-limit counters.
@@ -73,20 +72,5 @@ enum ClientAddress {
         while text.first == " " || text.first == "\t" { text = text.dropFirst() }
         while text.last == " " || text.last == "\t" { text = text.dropLast() }
         return text
-    }
-}
-
-/// How this server reads a request's client address (``ClientAddress``): from the socket's peer,
-/// or from the trusted proxy header when one is configured.
-struct ClientAddressReader: Sendable {
-    let trustedHeader: HTTPField.Name?
-
-    init(configuration: ServerConfiguration) {
-        trustedHeader = configuration.trustedProxyHeader.flatMap { HTTPField.Name($0) }
-    }
-
-    /// The counter key of the request's client.
-    func key(_ request: Request, context: TesseraRequestContext) -> String {
-        ClientAddress.key(headers: request.headers, remote: context.remoteAddress, trustedHeader: trustedHeader)
     }
 }
