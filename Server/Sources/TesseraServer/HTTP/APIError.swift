@@ -48,8 +48,8 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
         case .serviceUnavailable: .serviceUnavailable
         case .internalError: .internalServerError
         default:
-            // An identity-token failure: the status its code has in the contract.
-            HTTPResponse.Status(code: TokenError(.init(rawValue: code.rawValue), "").httpStatus)
+            // An identity-token failure: the status its code has in the contract (400 or 401).
+            TokenError(.init(rawValue: code.rawValue), "").httpStatus == 400 ? .badRequest : .unauthorized
         }
     }
 
