@@ -10,7 +10,8 @@ import Testing
 struct EndpointTableTests {
     @Test("The router registers exactly the endpoint table; every /v1 route but JWKS names a credential")
     func routerMatchesTable() async throws {
-        let environment = try await TestEnvironment.make()
+        // The router, not the store, is under test: SQLite, so no PostgreSQL pool is left open.
+        let environment = try await TestEnvironment.make(backend: .sqlite)
         let core = TesseraCore(
             store: environment.store, configuration: environment.configuration, metrics: ServerMetrics())
         let endpoints = EndpointTable.endpoints(
