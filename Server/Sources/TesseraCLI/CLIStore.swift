@@ -20,7 +20,7 @@ enum CLIStore {
             let result = try await body(store)
             try await store.close()
             return result
-        } catch let error as APIError {
+        } catch let error as CoreError {
             try? await store.close()
             throw CLIError(description: error.message)
         } catch let error as MasterKeyError {

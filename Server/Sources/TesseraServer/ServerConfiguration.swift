@@ -1,5 +1,4 @@
 public import Foundation
-import HTTPTypes
 public import Logging
 
 /// Everything `buildApplication(configuration:)` needs, with a default for every field.
@@ -99,7 +98,7 @@ public struct ServerConfiguration: Sendable {
 
     /// A header name for ``trustedProxyHeader``.
     public static func validatedProxyHeader(_ name: String) throws -> String {
-        guard HTTPField.Name(name) != nil else { throw ConfigurationError("\(name) is not an HTTP header name") }
+        guard InputRules.isHeaderName(name) else { throw ConfigurationError("\(name) is not an HTTP header name") }
         return name
     }
 

@@ -39,7 +39,7 @@ struct DeviceSessionRaceTests {
         let now = environment.clock.seconds
         let context = try await started(environment)
         #expect(try await store.revokeSession(sessionID: context.session.id, profileID: nil, now: now))
-        await #expect(throws: APIError.sessionRevoked) {
+        await #expect(throws: CoreError.sessionRevoked) {
             _ = try await store.registerDevice(device(context, at: now))
         }
         #expect(try await store.liveDevices(profileID: context.profile.id, now: now).isEmpty)
@@ -52,7 +52,7 @@ struct DeviceSessionRaceTests {
         let now = environment.clock.seconds
         let context = try await started(environment)
         #expect(try await store.eraseProfile(projectID: context.session.projectID, profileID: context.profile.id))
-        await #expect(throws: APIError.sessionNotFound) {
+        await #expect(throws: CoreError.sessionNotFound) {
             _ = try await store.registerDevice(device(context, at: now))
         }
     }
@@ -65,7 +65,7 @@ struct DeviceSessionRaceTests {
         let context = try await started(environment, minutes: 5)
         let registered = try await store.registerDevice(device(context, at: now))
         #expect(try await store.liveDevices(profileID: context.profile.id, now: now).map(\.id) == [registered.id])
-        await #expect(throws: APIError.sessionExpired) {
+        await #expect(throws: CoreError.sessionExpired) {
             _ = try await store.registerDevice(device(context, at: now + 5 * 60))
         }
     }

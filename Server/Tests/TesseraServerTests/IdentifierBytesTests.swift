@@ -44,7 +44,7 @@ struct IdentifierBytesTests {
         let caller = ProfileRecord(
             id: "usr_1", projectID: "prj_1", kind: .identified, externalID: Self.nfc, verified: true, createdAt: 0,
             updatedAt: 0)
-        #expect(throws: APIError.self) {
+        #expect(throws: CoreError.self) {
             try IdentifyPlan.decide(caller: caller, existing: nil, externalID: Self.nfd, verified: true)
         }
         #expect(

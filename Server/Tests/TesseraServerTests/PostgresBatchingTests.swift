@@ -26,7 +26,7 @@ private final class GatedFetch: Sendable {
                 $0.gates.append(gate)
             }
         }
-        if state.withLock({ $0.failing }) { throw APIError.sessionNotFound }
+        if state.withLock({ $0.failing }) { throw CoreError.sessionNotFound }
         var values: [String: String] = [:]
         for key in keys where !key.hasPrefix("missing") { values[key] = "value of \(key)" }
         return values
@@ -145,7 +145,7 @@ struct PostgresBatchingTests {
         try await gate.waitForBatches(1)
         let queued = Task { try await batcher.load("queued") }
         #expect(watchdog.sweep(now: .now + .seconds(1)) == 1)
-        await #expect(throws: APIError.self) { try await stuck.value }
+        await #expect(throws: CoreError.self) { try await stuck.value }
         #expect(expired.withLock { $0 } == 1)
         // The read that queued behind the stuck batch went out in a batch of its own.
         try await gate.waitForBatches(2)

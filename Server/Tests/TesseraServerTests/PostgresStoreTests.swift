@@ -147,7 +147,7 @@ struct PostgresStoreTests {
             return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
         #expect(accepted == 1)
-        await #expect(throws: APIError.self) {
+        await #expect(throws: CoreError.self) {
             _ = try await identify(one, project: project, sub: "again", jti: "shared-jti")
         }
         try await one.close()
@@ -286,12 +286,12 @@ struct PostgresStoreTests {
         configuration.operationTimeout = .seconds(1)
         let store = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
         let started = ContinuousClock.now
-        await #expect(throws: APIError.self) { try await store.ping() }
+        await #expect(throws: CoreError.self) { try await store.ping() }
         do {
             _ = try await store.projectCount()
             Issue.record("expected a failure")
-        } catch let error as APIError {
-            #expect(error.status == .serviceUnavailable)
+        } catch let error as CoreError {
+            #expect(APIError(error).status == .serviceUnavailable)
             #expect(error.code == .serviceUnavailable)
         }
         #expect(ContinuousClock.now - started < .seconds(10))

@@ -65,7 +65,7 @@ struct StoreConformanceTests {
                 == project.project.id)
         #expect(try await store.project(secretKeyHash: OpaqueToken.sha256(project.secretKey))?.id == project.project.id)
         #expect(try await store.project(secretKeyHash: OpaqueToken.sha256(project.publishableKey)) == nil)
-        await #expect(throws: APIError.self) {
+        await #expect(throws: CoreError.self) {
             _ = try await ProjectProvisioner.create(name: "Dup", slug: project.project.slug, store: store)
         }
         var settings = ProjectSettings()
@@ -86,7 +86,7 @@ struct StoreConformanceTests {
                 projectID: projectID, secret: IdentitySecretRecord(kid: "k\(index)", value: "v", createdAt: 1), limit: 3
             )
         }
-        await #expect(throws: APIError.self) {
+        await #expect(throws: CoreError.self) {
             try await store.addIdentitySecret(
                 projectID: projectID, secret: IdentitySecretRecord(kid: "k9", value: "v", createdAt: 1), limit: 3)
         }
@@ -94,7 +94,7 @@ struct StoreConformanceTests {
         #expect(try await store.deleteIdentitySecret(projectID: projectID, kid: "k0"))
         #expect(try await !store.deleteIdentitySecret(projectID: projectID, kid: "k0"))
         #expect(try await store.deleteIdentitySecret(projectID: projectID, kid: "k1"))
-        await #expect(throws: APIError.self) {
+        await #expect(throws: CoreError.self) {
             _ = try await store.deleteIdentitySecret(projectID: projectID, kid: environment.project.identitySecret.kid)
         }
     }
@@ -109,7 +109,7 @@ struct StoreConformanceTests {
         #expect(first.createdInstallation)
         #expect(!second.createdInstallation)
         #expect(first.context.profile.id == second.context.profile.id)
-        await #expect(throws: APIError.self) {
+        await #expect(throws: CoreError.self) {
             _ = try await start(environment, installationID: installationID, secretHash: OpaqueToken.sha256("other"))
         }
     }
@@ -138,11 +138,11 @@ struct StoreConformanceTests {
 
         let unchanged = try await identify(environment, externalID: "a", caller: merged.context.session.id)
         #expect(unchanged.merge?.outcome == .unchanged)
-        await #expect(throws: APIError.self) {
+        await #expect(throws: CoreError.self) {
             _ = try await identify(environment, externalID: "b", caller: unchanged.context.session.id)
         }
         _ = try await identify(environment, externalID: "c", jti: "j")
-        await #expect(throws: APIError.self) { _ = try await identify(environment, externalID: "c", jti: "j") }
+        await #expect(throws: CoreError.self) { _ = try await identify(environment, externalID: "c", jti: "j") }
     }
 
     @Test("Sessions: extend is max(), revoke keeps the row, alive checks", arguments: StoreBackend.allCases)
@@ -278,8 +278,8 @@ struct StoreConformanceTests {
         #expect(try await start(charge: charge).rateLimitHits == 2)
         #expect(try await start(charge: nil).rateLimitHits == nil)
         let refused = UUID().uuidString.lowercased()
-        await #expect(throws: APIError.rateLimited(retryAfter: 20)) { _ = try await start(refused, charge: charge) }
-        await #expect(throws: APIError.rateLimited(retryAfter: 20)) { _ = try await start(refused, charge: charge) }
+        await #expect(throws: CoreError.rateLimited(retryAfter: 20)) { _ = try await start(refused, charge: charge) }
+        await #expect(throws: CoreError.rateLimited(retryAfter: 20)) { _ = try await start(refused, charge: charge) }
         #expect(try await environment.store.hitRateLimits([charge.key], window: window) == [3])
         var next = charge
         next.window = RateLimitWindow(containing: window.end)

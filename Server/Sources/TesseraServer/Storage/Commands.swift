@@ -8,7 +8,7 @@ public struct AnonymousStart: Sendable {
     public var newSession: SessionRecord
     public var sessionTokenHash: [UInt8]
     /// The start's own hit on the client address's counter, counted in the same transaction; a
-    /// start that would exceed the limit is refused (`429 rate_limited`) and changes nothing.
+    /// start that would exceed the limit is refused (`rate_limited`) and changes nothing.
     public var rateLimit: RateLimitCharge?
 
     public init(

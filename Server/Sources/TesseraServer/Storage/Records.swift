@@ -87,7 +87,7 @@ public struct ProfileRecord: Sendable, Hashable {
     /// When an admin blocked the profile; nil when it is not blocked.
     public var blockedAt: Int64?
 
-    /// Whether identify and anonymous restore refuse the profile (`403 profile_blocked`).
+    /// Whether identify and anonymous restore refuse the profile (`profile_blocked`).
     public var blocked: Bool { blockedAt != nil }
 
     public init(

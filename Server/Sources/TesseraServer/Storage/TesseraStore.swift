@@ -2,8 +2,9 @@
 /// the routes.
 ///
 /// Every method is one atomic unit: a backend runs each write in one transaction and returns only
-/// after it committed. Times are Unix seconds. Domain failures are thrown as ``APIError`` (for
-/// example `installation_conflict`), storage failures as the backend's own errors (answered 503).
+/// after it committed. Times are Unix seconds. Every failure is thrown as a ``CoreError``: a
+/// domain failure with its code (for example `installation_conflict`), and a database that cannot
+/// answer as ``CoreError/unavailable``, whichever the backend.
 public protocol TesseraStore: Sendable {
     /// Brings the schema to the current version.
     func migrate() async throws
@@ -24,9 +25,9 @@ public protocol TesseraStore: Sendable {
     /// Replaces the settings; nil when the project does not exist.
     func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64) async throws -> ProjectRecord?
     func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord]
-    /// Adds a secret unless the project already has `limit` (`409 identity_secret_limit_reached`).
+    /// Adds a secret unless the project already has `limit` (`identity_secret_limit_reached`).
     func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int) async throws
-    /// Deletes a secret; false when unknown; `409 last_identity_secret` for the only one.
+    /// Deletes a secret; false when unknown; `last_identity_secret` for the only one.
     func deleteIdentitySecret(projectID: String, kid: String) async throws -> Bool
     /// The signing keys: the current one (not retired) and retired ones.
     func sessionKeys(projectID: String) async throws -> [SessionKeyRecord]

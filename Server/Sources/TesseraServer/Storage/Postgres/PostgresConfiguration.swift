@@ -32,7 +32,7 @@ public struct PostgresConfiguration: Sendable, Hashable {
     /// How long one connection attempt may take.
     public var connectTimeout = Duration.seconds(3)
     /// How long one store operation may take, waiting for a connection included, before it fails
-    /// with `503 service_unavailable`.
+    /// with `service_unavailable`.
     public var operationTimeout = Duration.seconds(5)
     /// How many times a transaction that lost a race (serialization failure, deadlock, a unique
     /// key taken concurrently) is run again.

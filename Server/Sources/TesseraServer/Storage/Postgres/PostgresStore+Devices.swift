@@ -11,9 +11,9 @@ extension PostgresStore {
                 let session = try await connection.first(
                     "SELECT revoked_at, expires_at FROM sessions WHERE id = \(device.sessionID) FOR SHARE",
                     logger: logger)
-            else { throw APIError.sessionNotFound }
-            if try session.optionalInt(0) != nil { throw APIError.sessionRevoked }
-            if try session.int(1) <= device.createdAt { throw APIError.sessionExpired }
+            else { throw CoreError.sessionNotFound }
+            if try session.optionalInt(0) != nil { throw CoreError.sessionRevoked }
+            if try session.int(1) <= device.createdAt { throw CoreError.sessionExpired }
             try await connection.rows(
                 """
                 DELETE FROM devices

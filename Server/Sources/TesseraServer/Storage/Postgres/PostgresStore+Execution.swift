@@ -1,4 +1,3 @@
-import HTTPTypes
 import Logging
 import PostgresNIO
 import Synchronization
@@ -8,15 +7,13 @@ extension PostgresStore {
     /// then finds the winner's row.
     static let racedConstraints: Set<String> = ["profiles_external_id", "installations_pkey", "devices_token"]
 
-    /// The answer while the database cannot be reached: `503 service_unavailable`.
-    static let unavailable = APIError(
-        .serviceUnavailable, .serviceUnavailable, "The database is not available.",
-        headers: [HTTPField.Name("Retry-After")!: "1"])
+    /// The error while the database cannot be reached: the core's ``CoreError/unavailable``.
+    static let unavailable = CoreError.unavailable
 
     /// Runs `body` in one transaction, within the operation timeout, again when it lost a race.
     ///
-    /// Domain errors (``APIError``) thrown by `body` roll the transaction back and pass through;
-    /// connection failures and timeouts become `503`.
+    /// Domain errors (``CoreError``) thrown by `body` roll the transaction back and pass through;
+    /// connection failures and timeouts become ``CoreError/unavailable``.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T
     {
         try await retrying {
@@ -38,7 +35,7 @@ extension PostgresStore {
     }
 
     /// Runs `attempt` again while it lost a race (at most `maximumRetries` times); domain errors
-    /// (``APIError``) pass through, everything else becomes `503`.
+    /// (``CoreError``) pass through, everything else becomes ``CoreError/unavailable``.
     static func retrying<T: Sendable>(
         maximumRetries: Int, logger: Logger, _ attempt: @Sendable () async throws -> T
     ) async throws -> T {
@@ -48,7 +45,7 @@ extension PostgresStore {
                 return try await attempt()
             } catch {
                 let cause = Self.cause(of: error)
-                if let error = cause as? APIError { throw error }
+                if let error = cause as? CoreError { throw error }
                 if cause is PostgresTimeout || cause is CancellationError {
                     logger.warning("database operation timed out or was cancelled")
                     throw unavailable

@@ -16,9 +16,7 @@ extension PostgresStore {
             var profileID = try existing?.optionalText(1)
             if let existing {
                 guard OpaqueToken.constantTimeEquals(try existing.bytes(0), request.installationSecretHash) else {
-                    throw APIError(
-                        .conflict, .installationConflict,
-                        "This installation ID is registered with another installation secret.")
+                    throw CoreError.installationConflict
                 }
             }
             var profile: ProfileRecord
@@ -29,7 +27,7 @@ extension PostgresStore {
                     logger: logger)
             {
                 profile = try Self.profile(current)
-                if profile.blocked { throw APIError.profileBlocked }
+                if profile.blocked { throw CoreError.profileBlocked }
             } else {
                 profile = ProfileRecord(
                     id: request.newProfileID, projectID: request.projectID, kind: .anonymous, externalID: nil,
@@ -82,7 +80,7 @@ extension PostgresStore {
                     ON CONFLICT DO NOTHING RETURNING jti
                     """, logger: logger)
                 guard !inserted.isEmpty else {
-                    throw APIError(.unauthorized, .identityTokenReplayed, "This identity token has already been used.")
+                    throw CoreError.identityTokenReplayed
                 }
             }
             var caller: SessionContext?
@@ -94,9 +92,9 @@ extension PostgresStore {
                         WHERE s.id = \(callerSessionID) FOR UPDATE
                         """, logger: logger
                     ).map(Self.context)
-                else { throw APIError.sessionNotFound }
-                if context.session.revokedAt != nil { throw APIError.sessionRevoked }
-                if context.session.expiresAt <= now { throw APIError.sessionExpired }
+                else { throw CoreError.sessionNotFound }
+                if context.session.revokedAt != nil { throw CoreError.sessionRevoked }
+                if context.session.expiresAt <= now { throw CoreError.sessionExpired }
                 caller = context
             }
             let existing = try await connection.first(

@@ -9,7 +9,7 @@ import PostgresNIO
 /// conditional `UPDATE`s; races between nodes are settled by unique keys and row locks, and a
 /// transaction that lost one runs again. Only hashes of session tokens and installation secrets
 /// are stored. A database that cannot be reached makes operations fail with
-/// `503 service_unavailable` after ``PostgresConfiguration/operationTimeout``, and the pool
+/// `service_unavailable` after ``PostgresConfiguration/operationTimeout``, and the pool
 /// reconnects by itself when it returns.
 ///
 /// The store owns its `PostgresClient` and runs the client's `run()` from the moment it is opened
@@ -263,7 +263,7 @@ public final class PostgresStore: TesseraStore {
                         \(project.publishableKeyHash.bytea), \(project.secretKeyHash.bytea))
                     """, logger: logger)
             } catch  where Self.isUniqueViolation(error, constraint: "projects_slug_key") {
-                throw APIError(.conflict, .slugTaken, "A project with this slug already exists.")
+                throw CoreError.slugTaken
             }
             let secret = project.identitySecret
             let sealedSecret = keys.sealIdentitySecret(secret.value, projectID: record.id, kid: secret.kid)
@@ -369,9 +369,7 @@ public final class PostgresStore: TesseraStore {
                     "SELECT COUNT(*) FROM identity_secrets WHERE project_id = \(projectID)", logger: logger)?.int(0)
                 ?? 0
             guard count < limit else {
-                throw APIError(
-                    .conflict, .identitySecretLimitReached,
-                    "A project has at most \(limit) active identity secrets; delete one first.")
+                throw CoreError.identitySecretLimitReached(limit)
             }
             try await connection.rows(
                 """
@@ -390,8 +388,7 @@ public final class PostgresStore: TesseraStore {
             ).map { try $0.text(0) }
             guard kids.contains(kid) else { return false }
             guard kids.count > 1 else {
-                throw APIError(
-                    .conflict, .lastIdentitySecret, "This is the project's only identity secret; create another first.")
+                throw CoreError.lastIdentitySecret
             }
             try await connection.rows(
                 "DELETE FROM identity_secrets WHERE project_id = \(projectID) AND kid = \(kid)", logger: logger)

@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// Read-only connections handed to one caller at a time; in WAL mode they read while the writer writes.
@@ -9,15 +10,26 @@ final class SQLiteReaderPool: Sendable {
     private let busyTimeoutMilliseconds: Int32
     private let idle = Mutex<[SQLiteConnection]>([])
     private let maximumIdle: Int
+    private let logger: Logger
 
-    init(path: String, busyTimeoutMilliseconds: Int32, maximumIdle: Int = 16) {
+    init(path: String, busyTimeoutMilliseconds: Int32, maximumIdle: Int = 16, logger: Logger) {
         self.path = path
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.maximumIdle = maximumIdle
+        self.logger = logger
     }
 
-    /// Runs `body` with a connection of its own, in one implicit read transaction per statement.
+    /// Runs `body` with a connection of its own, in one implicit read transaction per statement;
+    /// a failure of the database is thrown as ``CoreError/unavailable``.
     func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        do {
+            return try readOnConnection(body)
+        } catch {
+            throw SQLiteFailure.surfaced(error, logger: logger)
+        }
+    }
+
+    private func readOnConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         let connection =
             try idle.withLock { $0.popLast() }
             ?? SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, queryOnly: true)

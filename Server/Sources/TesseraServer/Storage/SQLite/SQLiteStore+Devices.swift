@@ -6,9 +6,9 @@ extension SQLiteStore {
             guard
                 let session = try connection.queryFirst(
                     "SELECT revoked_at, expires_at FROM sessions WHERE id = ?", [.init(device.sessionID)])
-            else { throw APIError.sessionNotFound }
-            if session.optionalInt(0) != nil { throw APIError.sessionRevoked }
-            if session.int(1) <= device.createdAt { throw APIError.sessionExpired }
+            else { throw CoreError.sessionNotFound }
+            if session.optionalInt(0) != nil { throw CoreError.sessionRevoked }
+            if session.int(1) <= device.createdAt { throw CoreError.sessionExpired }
             try connection.run(
                 "DELETE FROM devices WHERE project_id = ? AND platform = ? AND token = ?",
                 [.init(device.projectID), .init(device.platform), .init(device.token)])

@@ -16,16 +16,14 @@ extension SQLiteStore {
             var profileID = existing?.optionalText(1)
             if let existing {
                 guard OpaqueToken.constantTimeEquals(existing.blob(0), request.installationSecretHash) else {
-                    throw APIError(
-                        .conflict, .installationConflict,
-                        "This installation ID is registered with another installation secret.")
+                    throw CoreError.installationConflict
                 }
             }
             if let profileID,
                 try connection.queryFirst("SELECT blocked_at FROM profiles WHERE id = ?", [.init(profileID)])?
                     .optionalInt(0) != nil
             {
-                throw APIError.profileBlocked
+                throw CoreError.profileBlocked
             }
             if profileID == nil {
                 let profile = ProfileRecord(
@@ -74,7 +72,7 @@ extension SQLiteStore {
                         "INSERT INTO used_token_ids (project_id, jti, expires_at) VALUES (?, ?, ?)",
                         [.init(command.projectID), .init(tokenID.value), .init(tokenID.expiresAt)])
                 } catch let error as SQLiteError where error.isUniqueViolation {
-                    throw APIError(.unauthorized, .identityTokenReplayed, "This identity token has already been used.")
+                    throw CoreError.identityTokenReplayed
                 }
             }
             var caller: SessionContext?
@@ -84,9 +82,9 @@ extension SQLiteStore {
                         Self.contextByIDSQL,
                         [.init(callerSessionID)]
                     ).map(Self.context)
-                else { throw APIError.sessionNotFound }
-                if context.session.revokedAt != nil { throw APIError.sessionRevoked }
-                if context.session.expiresAt <= now { throw APIError.sessionExpired }
+                else { throw CoreError.sessionNotFound }
+                if context.session.revokedAt != nil { throw CoreError.sessionRevoked }
+                if context.session.expiresAt <= now { throw CoreError.sessionExpired }
                 caller = context
             }
             let existing = try connection.queryFirst(

@@ -1,4 +1,5 @@
 import Foundation
+public import Logging
 
 /// The embedded SQLite backend: WAL, `synchronous=FULL`, foreign keys, one serialised writer with
 /// group commit, and a pool of concurrent readers.
@@ -15,7 +16,11 @@ public final class SQLiteStore: TesseraStore {
     ///   - path: the database file.
     ///   - masterKeys: the keys that seal identity secrets and signing keys.
     ///   - busyTimeoutMilliseconds: how long a connection waits for a lock before failing.
-    public init(path: String, masterKeys: MasterKeyring, busyTimeoutMilliseconds: Int32 = 5000) throws {
+    ///   - logger: where the store reports database failures (never credentials or query parameters).
+    public init(
+        path: String, masterKeys: MasterKeyring, busyTimeoutMilliseconds: Int32 = 5000,
+        logger: Logger = Logger(label: "tessera.sqlite")
+    ) throws {
         self.masterKeys = masterKeys
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
@@ -28,8 +33,8 @@ public final class SQLiteStore: TesseraStore {
         guard mode?.lowercased() == "wal" else {
             throw SQLiteError(code: 1, message: "cannot switch \(path) to WAL mode")
         }
-        self.writer = SQLiteWriter(connection: connection)
-        self.readers = SQLiteReaderPool(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        self.writer = SQLiteWriter(connection: connection, logger: logger)
+        self.readers = SQLiteReaderPool(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, logger: logger)
     }
 
     deinit {
@@ -88,7 +93,7 @@ public final class SQLiteStore: TesseraStore {
                         .init(project.secretKeyHash),
                     ])
             } catch let error as SQLiteError where error.isUniqueViolation {
-                throw APIError(.conflict, .slugTaken, "A project with this slug already exists.")
+                throw CoreError.slugTaken
             }
             try connection.run(
                 "INSERT INTO identity_secrets (project_id, kid, secret, created_at) VALUES (?, ?, ?, ?)",
@@ -193,9 +198,7 @@ public final class SQLiteStore: TesseraStore {
                 try connection.queryFirst(
                     "SELECT COUNT(*) FROM identity_secrets WHERE project_id = ?", [.init(projectID)])?.int(0) ?? 0
             guard count < limit else {
-                throw APIError(
-                    .conflict, .identitySecretLimitReached,
-                    "A project has at most \(limit) active identity secrets; delete one first.")
+                throw CoreError.identitySecretLimitReached(limit)
             }
             try connection.run(
                 "INSERT INTO identity_secrets (project_id, kid, secret, created_at) VALUES (?, ?, ?, ?)",
@@ -213,8 +216,7 @@ public final class SQLiteStore: TesseraStore {
                 .map { $0.text(0) }
             guard kids.contains(kid) else { return false }
             guard kids.count > 1 else {
-                throw APIError(
-                    .conflict, .lastIdentitySecret, "This is the project's only identity secret; create another first.")
+                throw CoreError.lastIdentitySecret
             }
             try connection.run(
                 "DELETE FROM identity_secrets WHERE project_id = ? AND kid = ?", [.init(projectID), .init(kid)])

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Logging
 import Synchronization
 
 /// The one writer of an SQLite database: a dedicated thread that runs write jobs in order.
@@ -25,14 +26,20 @@ final class SQLiteWriter: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let maximumBatch: Int
     private let checkpointer: SQLiteCheckpointer?
+    private let logger: Logger
 
     /// - Parameters:
     ///   - connection: the read-write connection this writer owns.
     ///   - maximumBatch: the most jobs grouped into one transaction.
     ///   - checkpointInBackground: copy the WAL back into the database on a thread of its own
     ///     instead of inside the commit that crosses SQLite's auto-checkpoint threshold.
-    init(connection: SQLiteConnection, maximumBatch: Int = 256, checkpointInBackground: Bool = true) {
+    ///   - logger: where failures of the database are reported.
+    init(
+        connection: SQLiteConnection, maximumBatch: Int = 256, checkpointInBackground: Bool = true,
+        logger: Logger
+    ) {
         self.connection = connection
+        self.logger = logger
         self.maximumBatch = maximumBatch
         if checkpointInBackground, let checkpointer = try? SQLiteCheckpointer(like: connection) {
             // The writer never checkpoints itself, and never shrinks the WAL file either: truncating a
@@ -49,15 +56,17 @@ final class SQLiteWriter: Sendable {
         thread.start()
     }
 
-    /// Runs `body` in a write transaction and returns its value once the transaction committed.
+    /// Runs `body` in a write transaction and returns its value once the transaction committed; a
+    /// failure of the database is thrown as ``CoreError/unavailable``.
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        let logger = logger
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let job = Job(
                 run: { connection in
                     let value = try body(connection)
                     return { continuation.resume(returning: value) }
                 },
-                fail: { continuation.resume(throwing: $0) }
+                fail: { continuation.resume(throwing: SQLiteFailure.surfaced($0, logger: logger)) }
             )
             let accepted = state.withLock { state -> Bool in
                 guard !state.stopped else { return false }
@@ -67,7 +76,9 @@ final class SQLiteWriter: Sendable {
             if accepted {
                 signal.signal()
             } else {
-                continuation.resume(throwing: SQLiteError(code: 21, message: "the database is closed"))
+                continuation.resume(
+                    throwing: SQLiteFailure.surfaced(
+                        SQLiteError(code: 21, message: "the database is closed"), logger: logger))
             }
         }
     }

@@ -7,8 +7,8 @@ import NIOHTTP1
 /// Wraps every request: assigns its request ID (echoed in `X-Request-Id`), answers every error
 /// in the JSON error shape, tells 404 from 405, and records metrics.
 ///
-/// It also refuses session credentials from a client blocked for guessing, and counts the session
-/// credentials that find no session (see ``RateLimiter``).
+/// It also refuses session credentials from a client blocked for guessing them, on every path (the
+/// ``Authenticator`` of each endpoint counts the ones that find no session; see ``RateLimiter``).
 struct TesseraMiddleware: RouterMiddleware {
     typealias Context = TesseraRequestContext
 
@@ -16,6 +16,7 @@ struct TesseraMiddleware: RouterMiddleware {
     let metrics: ServerMetrics
     let maximumBodySize: Int
     let rateLimiter: RateLimiter
+    let addresses: ClientAddressReader
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -34,17 +35,18 @@ struct TesseraMiddleware: RouterMiddleware {
         var response: Response
         do {
             if request.headers[Self.invalidHost] != nil {
-                throw APIError.invalidRequest(
+                throw CoreError.invalidRequest(
                     "An HTTP/1.1 request needs exactly one Host header with a valid value (RFC 9112, section 3.2).")
             }
             if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximumBodySize {
-                throw APIError.payloadTooLarge(maximumBodySize)
+                throw CoreError.payloadTooLarge(maximumBodySize)
             }
-            try rateLimiter.admit(request, context: context)
+            if !rateLimiter.blocks.isEmpty, Credential.isSession(request.headers) {
+                try rateLimiter.admitSessionLookup(from: addresses.key(request, context: context))
+            }
             response = try await next(request, context)
         } catch {
-            let limited = await rateLimiter.answer(to: error, of: request, context: context)
-            response = errorResponse(limited ?? error, request: request, context: context)
+            response = errorResponse(error, request: request, context: context)
         }
         response.headers[.xRequestID] = requestID
         // Answers of the API hold credentials and personal data: no cache may keep them. (The JWKS too:
@@ -68,12 +70,16 @@ struct TesseraMiddleware: RouterMiddleware {
         return response
     }
 
+    /// The answer to an error: core errors through their one mapping (``APIError/init(_:)``), and
+    /// what only HTTP knows (framing, 404 or 405) here.
     private func errorResponse(_ error: any Error, request: Request, context: Context) -> Response {
         switch error {
+        case let error as CoreError:
+            return APIError(error).response()
         case let error as APIError:
             return error.response()
         case is NIOTooManyBytesError:
-            return APIError.payloadTooLarge(maximumBodySize).response()
+            return APIError(CoreError.payloadTooLarge(maximumBodySize)).response()
         case is HTTPParserError:
             // Malformed framing inside the body (a bad chunk size, a missing chunk CRLF, a body cut
             // short of its Content-Length): the client's fault, answered while the connection can
@@ -85,7 +91,7 @@ struct TesseraMiddleware: RouterMiddleware {
         case let error as HTTPError where error.status == .notFound:
             let allowed = routes.allowedMethods(for: request.uri.path)
             if allowed.isEmpty || allowed.contains(request.method) {
-                return APIError(.notFound, .notFound, "There is no such resource.").response()
+                return APIError(CoreError(.notFound, "There is no such resource.")).response()
             }
             return APIError(
                 .methodNotAllowed, .methodNotAllowed, "\(request.method) is not allowed here.",
@@ -93,18 +99,14 @@ struct TesseraMiddleware: RouterMiddleware {
             ).response()
         case let error as HTTPError where error.status.code < 500:
             return APIError(error.status, .invalidRequest, error.body ?? "The request is not valid.").response()
-        case let error as SQLiteError:
-            context.logger.error("database error", metadata: ["error": "\(error)"])
-            return APIError(.serviceUnavailable, .serviceUnavailable, "The database is not available.").response()
         case let error as MasterKeyError:
             // A value sealed under a key this node lacks (a node left out of a key rotation): the
             // message names key IDs only.
             context.logger.error("cannot open a sealed secret", metadata: ["error": "\(error)"])
-            return APIError(.serviceUnavailable, .serviceUnavailable, "The server cannot open this project's keys.")
-                .response()
+            return APIError(CoreError(.serviceUnavailable, "The server cannot open this project's keys.")).response()
         default:
             context.logger.error("unexpected error", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            return APIError(.internalServerError, .internalError, "An internal error occurred.").response()
+            return APIError(CoreError(.internalError, "An internal error occurred.")).response()
         }
     }
 

@@ -37,18 +37,8 @@ public func buildApplication(configuration: ServerConfiguration, store: any Tess
             name: "Development", slug: "development", store: store, now: configuration.now())
         configuration.announce("Created a development project on an empty database.\n\(project.text)")
     }
-    let now = configuration.now
-    let metrics = ServerMetrics()
-    let api = TesseraAPI(
-        store: store,
-        projects: ProjectCache(
-            store: store, timeToLiveSeconds: configuration.projectCacheSeconds,
-            // Another node may sign with a retired key until its cache reloads the project.
-            retiredKeyWindow: configuration.sessionJWTLifetimeSeconds + configuration.sessionJWTLeewaySeconds
-                + configuration.projectCacheSeconds,
-            now: { Int64(now().timeIntervalSince1970.rounded(.down)) }),
-        configuration: configuration, metrics: metrics, issuer: configuration.issuer)
-    let router = TesseraRouter.build(api: api)
+    let core = TesseraCore(store: store, configuration: configuration, metrics: ServerMetrics())
+    let router = TesseraRouter.build(core: core)
     return Application(
         router: router,
         server: .tesseraHTTP1,

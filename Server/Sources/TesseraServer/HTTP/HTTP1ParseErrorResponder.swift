@@ -49,7 +49,7 @@ final class HTTP1ParseErrorResponder: ChannelDuplexHandler, RemovableChannelHand
         writer.objectStart()
         writer.key("error")
         writer.objectStart()
-        writer.field("code", APIError.Code.invalidRequest.rawValue)
+        writer.field("code", ErrorCode.invalidRequest.rawValue)
         writer.field("message", "The request is not valid HTTP/1.1.")
         writer.objectEnd()
         writer.objectEnd()

@@ -65,4 +65,21 @@ enum InputRules {
         guard !bytes.isEmpty, bytes.count <= 64, bytes.first != UInt8(ascii: "-") else { return false }
         return bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D }
     }
+
+    /// An HTTP field name (RFC 9110 `token`): one or more of `!#$%&'*+-.^_`|~`, digits and letters.
+    static func isHeaderName(_ value: String) -> Bool {
+        !value.isEmpty
+            && value.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
+                    UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+                    UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"),
+                    UInt8(ascii: "|"), UInt8(ascii: "~"):
+                    return true
+                default:
+                    return false
+                }
+            }
+    }
 }

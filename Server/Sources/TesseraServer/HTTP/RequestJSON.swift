@@ -9,24 +9,24 @@ protocol RequestBody: Decodable {
 
 /// Decodes request bodies; every failure is a `400 invalid_request` that says what was wrong.
 enum RequestJSON {
-    static func decode<T: RequestBody>(_ type: T.Type, from bytes: [UInt8]) throws(APIError) -> T {
+    static func decode<T: RequestBody>(_ type: T.Type, from bytes: [UInt8]) throws(CoreError) -> T {
         guard bytes.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) == UInt8(ascii: "{")
         else {
-            throw APIError.invalidRequest("The request body must be a JSON object.")
+            throw CoreError.invalidRequest("The request body must be a JSON object.")
         }
         do {
             try StrictRequestJSON.validate(bytes, readMembers: T.readMembers)
         } catch {
-            throw APIError.invalidRequest(error.message)
+            throw CoreError.invalidRequest(error.message)
         }
         do {
             return try JSONDecoder().decode(type, from: Data(bytes))
-        } catch let error as APIError {
+        } catch let error as CoreError {
             throw error
         } catch let error as DecodingError {
-            throw APIError.invalidRequest(message(for: error))
+            throw CoreError.invalidRequest(message(for: error))
         } catch {
-            throw APIError.invalidRequest("The request body is not valid JSON.")
+            throw CoreError.invalidRequest("The request body is not valid JSON.")
         }
     }
 

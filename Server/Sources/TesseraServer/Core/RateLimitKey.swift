@@ -1,5 +1,3 @@
-import HTTPTypes
-
 /// One counter of the rate limiter: what is counted, and for whom.
 public struct RateLimitKey: Sendable, Hashable, Comparable {
     /// What a counter counts.
@@ -58,17 +56,8 @@ public struct RateLimitCharge: Sendable, Hashable {
         self.limit = limit
     }
 
-    /// The error of a refused hit at `now`: `429 rate_limited` with `Retry-After`.
-    public func exceeded(now: Int64) -> APIError {
-        APIError.rateLimited(retryAfter: window.retryAfter(now: now))
-    }
-}
-
-extension APIError {
-    /// `429 rate_limited` with `Retry-After: seconds`.
-    static func rateLimited(retryAfter seconds: Int64) -> APIError {
-        APIError(
-            .tooManyRequests, .rateLimited, "Too many requests; retry after \(seconds) seconds.",
-            headers: [.retryAfter: String(seconds)])
+    /// The error of a refused hit at `now`: `rate_limited`, to retry when the window ends.
+    public func exceeded(now: Int64) -> CoreError {
+        CoreError.rateLimited(retryAfter: window.retryAfter(now: now))
     }
 }

@@ -37,7 +37,7 @@ private struct SettingsPatch: RequestBody {
         let all = try decoder.container(keyedBy: AnyKey.self)
         let known = Set(CodingKeys.allCases.map(\.rawValue))
         if let unknown = all.allKeys.first(where: { !known.contains($0.stringValue) }) {
-            throw APIError.invalidRequest("\(unknown.stringValue) is not a project setting.")
+            throw CoreError.invalidRequest("\(unknown.stringValue) is not a project setting.")
         }
         let container = try decoder.container(keyedBy: CodingKeys.self)
         allowUnverifiedIdentify = try container.decodeIfPresent(Bool.self, forKey: .allowUnverifiedIdentify)
@@ -67,10 +67,10 @@ private struct RateLimitsPatch: Decodable {
         for key in container.allKeys {
             let value = try container.decodeNil(forKey: key) ? nil : try container.decode(Int64.self, forKey: key)
             guard probe.set(key.stringValue, to: value) else {
-                throw APIError.invalidRequest("rate_limits.\(key.stringValue) is not a rate limit.")
+                throw CoreError.invalidRequest("rate_limits.\(key.stringValue) is not a rate limit.")
             }
             if let value, !RateLimits.range.contains(value) {
-                throw APIError.invalidRequest(
+                throw CoreError.invalidRequest(
                     "rate_limits.\(key.stringValue) must be between 1 and \(RateLimits.range.upperBound), or null (unlimited)."
                 )
             }
@@ -79,19 +79,26 @@ private struct RateLimitsPatch: Decodable {
     }
 }
 
-extension TesseraAPI {
-    private func adminProfile(_ request: Request, _ profileID: String) async throws -> (ProjectRuntime, ProfileRecord) {
-        let runtime = try await requireSecretKey(request)
-        guard let profile = try await store.profile(projectID: runtime.id, id: profileID) else {
-            throw APIError.notFound
+/// `/v1/admin`: the secret-key API of a project — profiles, sessions, devices, settings, identity
+/// secrets, signing keys and API keys.
+struct AdminController: Sendable {
+    let core: TesseraCore
+    let bodies: BodyReader
+
+    /// The project of the secret key and its profile named in the path; 404 for another's or none.
+    private func namedProfile(_ context: TesseraRequestContext) async throws -> (ProjectRuntime, ProfileRecord) {
+        let profileID = try context.parameters.require("profile_id")
+        let runtime = try context.project()
+        guard let profile = try await core.store.profile(projectID: runtime.id, id: profileID) else {
+            throw CoreError.notFound
         }
         return (runtime, profile)
     }
 
     /// `GET /v1/admin/profiles/{profile_id}`
-    func adminGetProfile(_ request: Request, profileID: String) async throws -> Response {
-        let (_, profile) = try await adminProfile(request, profileID)
-        return json { writer in
+    func getProfile(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (_, profile) = try await namedProfile(context)
+        return .json { writer in
             writer.objectStart()
             writer.key("profile")
             writer.profile(profile, admin: true)
@@ -100,15 +107,15 @@ extension TesseraAPI {
     }
 
     /// `GET /v1/admin/profiles?external_id=…`
-    func adminFindProfiles(_ request: Request) async throws -> Response {
-        let runtime = try await requireSecretKey(request)
+    func findProfiles(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let runtime = try context.project()
         guard let externalID = request.uri.queryParameters.get("external_id"), InputRules.isExternalID(externalID)
         else {
-            throw APIError.invalidRequest(
+            throw CoreError.invalidRequest(
                 "The external_id query parameter (1 to 255 Unicode scalars, no control characters) is required.")
         }
-        let profiles = try await store.profiles(projectID: runtime.id, externalID: externalID)
-        return json { writer in
+        let profiles = try await core.store.profiles(projectID: runtime.id, externalID: externalID)
+        return .json { writer in
             writer.objectStart()
             writer.key("profiles")
             writer.arrayStart()
@@ -119,24 +126,25 @@ extension TesseraAPI {
     }
 
     /// `GET /v1/admin/profiles/{profile_id}/sessions`
-    func adminListSessions(_ request: Request, profileID: String) async throws -> Response {
-        let (_, profile) = try await adminProfile(request, profileID)
-        let sessions = try await store.liveSessions(profileID: profile.id, now: currentTime().seconds)
-        return json { $0.sessions(sessions) }
+    func listSessions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (_, profile) = try await namedProfile(context)
+        let sessions = try await core.store.liveSessions(profileID: profile.id, now: core.currentTime().seconds)
+        return .json { $0.sessions(sessions) }
     }
 
     /// `POST /v1/admin/profiles/{profile_id}/sessions/revoke`
-    func adminRevokeSessions(_ request: Request, profileID: String) async throws -> Response {
-        let (runtime, profile) = try await adminProfile(request, profileID)
-        _ = try await store.revokeSessions(projectID: runtime.id, profileID: profile.id, now: currentTime().seconds)
-        return noContent()
+    func revokeSessions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (runtime, profile) = try await namedProfile(context)
+        _ = try await core.store.revokeSessions(
+            projectID: runtime.id, profileID: profile.id, now: core.currentTime().seconds)
+        return .noContent
     }
 
     /// `GET /v1/admin/profiles/{profile_id}/devices`
-    func adminListDevices(_ request: Request, profileID: String) async throws -> Response {
-        let (_, profile) = try await adminProfile(request, profileID)
-        let devices = try await store.liveDevices(profileID: profile.id, now: currentTime().seconds)
-        return json { writer in
+    func listDevices(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (_, profile) = try await namedProfile(context)
+        let devices = try await core.store.liveDevices(profileID: profile.id, now: core.currentTime().seconds)
+        return .json { writer in
             writer.objectStart()
             writer.key("devices")
             writer.arrayStart()
@@ -147,42 +155,45 @@ extension TesseraAPI {
     }
 
     /// `DELETE /v1/admin/profiles/{profile_id}`
-    func adminEraseProfile(_ request: Request, profileID: String) async throws -> Response {
-        let runtime = try await requireSecretKey(request)
-        guard try await store.eraseProfile(projectID: runtime.id, profileID: profileID) else { throw APIError.notFound }
-        return noContent()
+    func eraseProfile(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let profileID = try context.parameters.require("profile_id")
+        let runtime = try context.project()
+        guard try await core.store.eraseProfile(projectID: runtime.id, profileID: profileID) else {
+            throw CoreError.notFound
+        }
+        return .noContent
     }
 
     /// `GET /v1/admin/project`
-    func adminGetProject(_ request: Request) async throws -> Response {
-        let runtime = try await requireSecretKey(request)
-        let secrets = try await store.identitySecrets(projectID: runtime.id)
-        return json { $0.project(runtime.project, secrets: secrets) }
+    func getProject(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let runtime = try context.project()
+        let secrets = try await core.store.identitySecrets(projectID: runtime.id)
+        return .json { $0.project(runtime.project, secrets: secrets) }
     }
 
     /// `PATCH /v1/admin/project`
-    func adminUpdateProject(_ request: Request) async throws -> Response {
-        let runtime = try await requireSecretKey(request)
-        let patch = try await decode(SettingsPatch.self, from: request)
+    func updateProject(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let runtime = try context.project()
+        let patch = try await bodies.decode(SettingsPatch.self, from: request)
         var settings = runtime.settings
         if let value = patch.allowUnverifiedIdentify { settings.allowUnverifiedIdentify = value }
         if let value = patch.requireAudience { settings.requireAudience = value }
         if let value = patch.expectedIssuer {
             if let issuer = value, !InputRules.isIssuer(issuer) {
-                throw APIError.invalidRequest(
+                throw CoreError.invalidRequest(
                     "expected_issuer must be 1 to 2048 bytes without control characters, or null.")
             }
             settings.expectedIssuer = value
         }
         if let value = patch.maxIdentityTokenLifetimeSeconds {
             guard ProjectSettings.identityTokenLifetimeRange.contains(value) else {
-                throw APIError.invalidRequest("max_identity_token_lifetime_seconds must be between 1 and 86400.")
+                throw CoreError.invalidRequest("max_identity_token_lifetime_seconds must be between 1 and 86400.")
             }
             settings.maxIdentityTokenLifetimeSeconds = value
         }
         if let value = patch.leewaySeconds {
             guard ProjectSettings.leewayRange.contains(value) else {
-                throw APIError.invalidRequest("leeway_seconds must be between 0 and 600.")
+                throw CoreError.invalidRequest("leeway_seconds must be between 0 and 600.")
             }
             settings.leewaySeconds = value
         }
@@ -191,29 +202,29 @@ extension TesseraAPI {
             (patch.identifiedSessionMinutes, "identified_session_minutes"),
         ] {
             if let value, !ProjectSettings.sessionMinutesRange.contains(value) {
-                throw APIError.invalidRequest("\(name) must be between 5 and 525600.")
+                throw CoreError.invalidRequest("\(name) must be between 5 and 525600.")
             }
         }
         if let value = patch.anonymousSessionMinutes { settings.anonymousSessionMinutes = value }
         if let value = patch.identifiedSessionMinutes { settings.identifiedSessionMinutes = value }
         for change in patch.rateLimits?.changes ?? [] { _ = settings.rateLimits.set(change.name, to: change.value) }
         guard
-            let project = try await store.updateProjectSettings(
-                projectID: runtime.id, settings: settings, now: currentTime().seconds)
-        else { throw APIError.notFound }
-        projects.invalidate(projectID: runtime.id)
-        let secrets = try await store.identitySecrets(projectID: runtime.id)
-        return json { $0.project(project, secrets: secrets) }
+            let project = try await core.store.updateProjectSettings(
+                projectID: runtime.id, settings: settings, now: core.currentTime().seconds)
+        else { throw CoreError.notFound }
+        core.projects.invalidate(projectID: runtime.id)
+        let secrets = try await core.store.identitySecrets(projectID: runtime.id)
+        return .json { $0.project(project, secrets: secrets) }
     }
 
     /// `POST /v1/admin/identity-secrets`
-    func adminCreateIdentitySecret(_ request: Request) async throws -> Response {
-        let runtime = try await requireSecretKey(request)
+    func createIdentitySecret(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let runtime = try context.project()
         let secret = IdentitySecret.generate()
-        let record = IdentitySecretRecord(kid: secret.kid, value: secret.value, createdAt: currentTime().seconds)
-        try await store.addIdentitySecret(projectID: runtime.id, secret: record, limit: 3)
-        projects.invalidate(projectID: runtime.id)
-        return json(.created) { writer in
+        let record = IdentitySecretRecord(kid: secret.kid, value: secret.value, createdAt: core.currentTime().seconds)
+        try await core.store.addIdentitySecret(projectID: runtime.id, secret: record, limit: 3)
+        core.projects.invalidate(projectID: runtime.id)
+        return .json(.created) { writer in
             writer.objectStart()
             writer.key("identity_secret")
             writer.objectStart()
@@ -226,10 +237,13 @@ extension TesseraAPI {
     }
 
     /// `DELETE /v1/admin/identity-secrets/{kid}`
-    func adminDeleteIdentitySecret(_ request: Request, kid: String) async throws -> Response {
-        let runtime = try await requireSecretKey(request)
-        guard try await store.deleteIdentitySecret(projectID: runtime.id, kid: kid) else { throw APIError.notFound }
-        projects.invalidate(projectID: runtime.id)
-        return noContent()
+    func deleteIdentitySecret(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let kid = try context.parameters.require("kid")
+        let runtime = try context.project()
+        guard try await core.store.deleteIdentitySecret(projectID: runtime.id, kid: kid) else {
+            throw CoreError.notFound
+        }
+        core.projects.invalidate(projectID: runtime.id)
+        return .noContent
     }
 }

@@ -1,34 +1,35 @@
 import Hummingbird
 
 /// The rate limits of anonymous starts and identifies (see ``RateLimiter``).
-extension TesseraAPI {
+extension SessionsController {
     /// The anonymous start's hit on its client address's counter, or nil when the project sets no
-    /// limit; throws `429 rate_limited` at once for an address this node knows to be blocked.
+    /// limit; throws `rate_limited` at once for an address this node knows to be blocked.
     func anonymousStartCharge(
-        _ request: Request, runtime: ProjectRuntime, limiter: RateLimiter, context: TesseraRequestContext, now: Int64
+        _ request: Request, runtime: ProjectRuntime, context: TesseraRequestContext, now: Int64
     ) throws -> RateLimitCharge? {
         guard let limit = runtime.settings.rateLimits.anonymousStartsPerMinute else { return nil }
         let key = RateLimitKey(
-            projectID: runtime.id, bucket: .anonymousStart, key: limiter.clientAddress(request, context: context))
-        try limiter.checkBlocked([(key, limit)], now: now)
+            projectID: runtime.id, bucket: .anonymousStart, key: addresses.key(request, context: context))
+        try core.rateLimiter.checkBlocked([(key, limit)], now: now)
         return RateLimitCharge(key: key, window: RateLimitWindow(containing: now), limit: limit)
     }
 
     /// Starts an anonymous session that counts itself; a count at the limit blocks the address here.
     ///
-    /// A refused start (`409 installation_conflict`: a wrong installation secret) rolls back with the
+    /// A refused start (`installation_conflict`: a wrong installation secret) rolls back with the
     /// hit it counted in its transaction, so it is counted again in a write of its own: otherwise
     /// guessing a known installation's secret would be answered 409 forever, never 429.
-    func startCounted(_ start: AnonymousStart, limiter: RateLimiter, now: Int64) async throws -> AnonymousStartResult {
-        guard let charge = start.rateLimit else { return try await store.startAnonymousSession(start) }
+    func startCounted(_ start: AnonymousStart, now: Int64) async throws -> AnonymousStartResult {
+        let limiter = core.rateLimiter
+        guard let charge = start.rateLimit else { return try await core.store.startAnonymousSession(start) }
         do {
-            let result = try await store.startAnonymousSession(start)
+            let result = try await core.store.startAnonymousSession(start)
             limiter.counted(charge, hits: result.rateLimitHits, now: now)
             return result
-        } catch let error as APIError where error.code == .rateLimited {
+        } catch let error as CoreError where error.code == .rateLimited {
             limiter.blocks.block(charge.key, until: charge.window.end, limit: charge.limit, now: now)
             throw error
-        } catch let error as APIError {
+        } catch let error as CoreError {
             throw await limiter.failed(error, counting: [(charge.key, charge.limit)], now: now)
         }
     }
@@ -36,8 +37,7 @@ extension TesseraAPI {
     /// The counters a failed identify adds to: the client address, and the installation of the
     /// calling anonymous session, if any.
     func failedIdentifyLimits(
-        _ request: Request, runtime: ProjectRuntime, caller: Caller?, limiter: RateLimiter,
-        context: TesseraRequestContext
+        _ request: Request, runtime: ProjectRuntime, caller: Caller?, context: TesseraRequestContext
     ) -> [(key: RateLimitKey, limit: Int64?)] {
         let limits = runtime.settings.rateLimits
         var counters: [(key: RateLimitKey, limit: Int64?)] = []
@@ -46,7 +46,7 @@ extension TesseraAPI {
                 (
                     RateLimitKey(
                         projectID: runtime.id, bucket: .failedIdentifyByAddress,
-                        key: limiter.clientAddress(request, context: context)),
+                        key: addresses.key(request, context: context)),
                     limits.failedIdentifiesPerMinute
                 ))
         }
@@ -63,13 +63,13 @@ extension TesseraAPI {
     }
 
     /// Runs an identify; a replayed identity token counts as a failed identify.
-    func identifyCounted(
-        _ command: IdentifyCommand, limits: [(key: RateLimitKey, limit: Int64?)], limiter: RateLimiter
-    ) async throws -> IdentifyResult {
+    func identifyCounted(_ command: IdentifyCommand, limits: [(key: RateLimitKey, limit: Int64?)]) async throws
+        -> IdentifyResult
+    {
         do {
-            return try await store.identify(command)
-        } catch let error as APIError where error.code == .identityTokenReplayed {
-            throw await limiter.failed(error, counting: limits, now: command.now)
+            return try await core.store.identify(command)
+        } catch let error as CoreError where error.code == .identityTokenReplayed {
+            throw await core.rateLimiter.failed(error, counting: limits, now: command.now)
         }
     }
 }

@@ -42,60 +42,51 @@ private struct DurationBody: RequestBody {
     }
 }
 
-extension TesseraAPI {
+/// `/v1/sessions`: start, identify, authenticate, revoke, list and end sessions.
+struct SessionsController: Sendable {
+    let core: TesseraCore
+    let bodies: BodyReader
+    let addresses: ClientAddressReader
+
     /// `POST /v1/sessions/anonymous`
-    func startAnonymous(_ request: Request, limiter: RateLimiter, context: TesseraRequestContext) async throws
-        -> Response
-    {
-        let runtime = try await requirePublishableKey(request)
-        let body = try await decode(AnonymousBody.self, from: request)
+    func startAnonymous(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let runtime = try context.project()
+        let body = try await bodies.decode(AnonymousBody.self, from: request)
         guard InputRules.isInstallationID(body.installationID) else {
-            throw APIError.invalidRequest("installation_id must be a lower-case UUID with dashes.")
+            throw CoreError.invalidRequest("installation_id must be a lower-case UUID with dashes.")
         }
         guard let secretBytes = Base64URL.decode(body.installationSecret), secretBytes.count >= 32,
             body.installationSecret.utf8.count <= 512
         else {
-            throw APIError.invalidRequest("installation_secret must be at least 32 random bytes in base64url.")
+            throw CoreError.invalidRequest("installation_secret must be at least 32 random bytes in base64url.")
         }
-        let length = try sessionLength(
+        let length = try core.sessions.sessionLength(
             requested: body.sessionDurationMinutes, kind: .anonymous, settings: runtime.settings)
-        let minutes = length.minutes
-        let now = currentTime().seconds
-        let charge = try anonymousStartCharge(request, runtime: runtime, limiter: limiter, context: context, now: now)
-        let session = newSession(projectID: runtime.id, kind: .anonymous, minutes: minutes, now: now)
+        let now = core.currentTime().seconds
+        let charge = try anonymousStartCharge(request, runtime: runtime, context: context, now: now)
+        let session = core.sessions.newSession(
+            projectID: runtime.id, kind: .anonymous, minutes: length.minutes, now: now)
         let result = try await startCounted(
             AnonymousStart(
                 projectID: runtime.id, installationID: body.installationID,
                 installationSecretHash: OpaqueToken.sha256(body.installationSecret),
                 newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session.record,
-                sessionTokenHash: session.tokenHash, rateLimit: charge), limiter: limiter, now: now)
-        metrics.sessionCreated(kind: "anonymous")
+                sessionTokenHash: session.tokenHash, rateLimit: charge), now: now)
+        core.metrics.sessionCreated(kind: "anonymous")
         return envelope(
             result.createdInstallation ? .created : .ok, context: result.context, token: session.token,
             runtime: runtime, now: now, extensionCapped: length.capped)
     }
 
     /// `POST /v1/sessions/identify`
-    func identify(_ request: Request, limiter: RateLimiter, context: TesseraRequestContext) async throws -> Response {
-        let runtime: ProjectRuntime
-        let caller: Caller?
-        switch Credential(headers: request.headers) {
-        case .none:
-            throw APIError.missingCredentials
-        case .publishableKey:
-            runtime = try await requirePublishableKey(request)
-            caller = nil
-        case .sessionToken, .jws:
-            let session = try await requireSession(request)
-            runtime = session.runtime
-            caller = session
-        case .secretKey, .unknown:
-            throw APIError.wrongCredential("the publishable key, a session token or a session JWT")
-        }
-        let limits = failedIdentifyLimits(request, runtime: runtime, caller: caller, limiter: limiter, context: context)
+    func identify(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let runtime = try context.project()
+        let caller = context.caller
+        let limiter = core.rateLimiter
+        let limits = failedIdentifyLimits(request, runtime: runtime, caller: caller, context: context)
         try limiter.checkBlocked(limits, now: limiter.now)
-        let body = try await decode(IdentifyBody.self, from: request)
-        let now = currentTime()
+        let body = try await bodies.decode(IdentifyBody.self, from: request)
+        let now = core.currentTime()
         let externalID: String
         let verified: Bool
         var claims: IdentityClaims?
@@ -103,43 +94,40 @@ extension TesseraAPI {
         switch (body.identityToken, body.userID) {
         case (let token?, nil):
             guard let verifier = runtime.verifier else {
-                metrics.verificationFailed(code: "invalid_signature")
-                throw APIError(
-                    .unauthorized, .init(rawValue: "invalid_signature"), "The project has no identity secret.")
+                core.metrics.verificationFailed(code: "invalid_signature")
+                throw CoreError(.init(rawValue: "invalid_signature"), "The project has no identity secret.")
             }
             do {
                 let verified = try verifier.verifyReportingKey(token, now: now.date)
                 claims = verified.claims
-                if secretUsage.shouldRecord(projectID: runtime.id, kid: verified.keyID, now: now.seconds) {
+                if core.secretUsage.shouldRecord(projectID: runtime.id, kid: verified.keyID, now: now.seconds) {
                     recordSecretUse = verified.keyID
                 }
             } catch {
-                metrics.verificationFailed(code: error.code.rawValue)
-                let failure = APIError(
-                    error.httpStatus == 400 ? .badRequest : .unauthorized, .init(rawValue: error.code.rawValue),
-                    error.message)
+                core.metrics.verificationFailed(code: error.code.rawValue)
+                let failure = CoreError(ErrorCode(rawValue: error.code.rawValue), error.message)
                 throw await limiter.failed(failure, counting: limits, now: now.seconds)
             }
             externalID = claims!.subject
             verified = true
         case (nil, let userID?):
             guard runtime.settings.allowUnverifiedIdentify else {
-                throw APIError(
-                    .forbidden, .unverifiedIdentifyDisabled,
-                    "This project accepts only signed identity tokens (identity_token).")
+                throw CoreError(
+                    .unverifiedIdentifyDisabled, "This project accepts only signed identity tokens (identity_token).")
             }
             guard InputRules.isExternalID(userID) else {
-                throw APIError.invalidRequest("user_id must be 1 to 255 Unicode scalars without control characters.")
+                throw CoreError.invalidRequest("user_id must be 1 to 255 Unicode scalars without control characters.")
             }
             externalID = userID
             verified = false
         default:
-            throw APIError.invalidRequest("Send exactly one of identity_token and user_id.")
+            throw CoreError.invalidRequest("Send exactly one of identity_token and user_id.")
         }
         let kind: SessionRecord.Kind = verified ? .verified : .unverified
-        let length = try sessionLength(
+        let length = try core.sessions.sessionLength(
             requested: body.sessionDurationMinutes, kind: kind, settings: runtime.settings)
-        let session = newSession(projectID: runtime.id, kind: kind, minutes: length.minutes, now: now.seconds)
+        let session = core.sessions.newSession(
+            projectID: runtime.id, kind: kind, minutes: length.minutes, now: now.seconds)
         let tokenID = claims?.tokenID.map { jti in
             (
                 value: jti,
@@ -154,14 +142,14 @@ extension TesseraAPI {
         command.recordSecretUse = recordSecretUse
         let result: IdentifyResult
         do {
-            result = try await identifyCounted(command, limits: limits, limiter: limiter)
+            result = try await identifyCounted(command, limits: limits)
         } catch {
             // The record rolled back with the identify: let the next identify with this secret write it.
-            if let kid = recordSecretUse { secretUsage.recordFailed(projectID: runtime.id, kid: kid) }
+            if let kid = recordSecretUse { core.secretUsage.recordFailed(projectID: runtime.id, kid: kid) }
             throw error
         }
-        metrics.sessionCreated(kind: kind.rawValue)
-        metrics.identified(
+        core.metrics.sessionCreated(kind: kind.rawValue)
+        core.metrics.identified(
             outcome: result.merge?.outcome.rawValue ?? (result.createdProfile ? "created" : "signed_in"))
         return envelope(
             .ok, context: result.context, token: session.token, runtime: runtime, now: now.seconds,
@@ -174,85 +162,86 @@ extension TesseraAPI {
     /// and caches of other systems, so it may only check and refresh itself (an expired one within its
     /// session's life). Otherwise a leaked JWT, even long expired, could keep its session alive to the
     /// project's maximum.
-    func authenticate(_ request: Request) async throws -> Response {
-        let caller = try await requireSession(request, allowExpiredJWT: true)
+    func authenticate(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let caller = try context.session()
         // The heartbeat has no body: nothing to decode.
-        let body = try await decodeIfPresent(DurationBody.self, from: request)
-        let now = currentTime().seconds
-        var context = caller.context
+        let body = try await bodies.decodeIfPresent(DurationBody.self, from: request)
+        let now = core.currentTime().seconds
+        var session = caller.context
         var capped: Bool?
         if let requested = body?.sessionDurationMinutes {
             guard caller.sessionToken != nil else {
-                throw APIError(
-                    .forbidden, .sessionTokenRequired,
+                throw CoreError(
+                    .sessionTokenRequired,
                     "Extending a session needs its session token (st_…); a session JWT only checks and refreshes itself."
                 )
             }
-            let length = try sessionLength(
-                requested: requested, kind: context.session.kind, settings: caller.runtime.settings)
+            let length = try core.sessions.sessionLength(
+                requested: requested, kind: session.session.kind, settings: caller.runtime.settings)
             capped = length.capped
             guard
-                let extended = try await store.extendSession(
-                    sessionID: context.session.id, expiresAt: now + length.minutes * 60, now: now)
+                let extended = try await core.store.extendSession(
+                    sessionID: session.session.id, expiresAt: now + length.minutes * 60, now: now)
             else {
-                _ = try await liveSession(id: context.session.id, now: now)
-                throw APIError.sessionNotFound
+                _ = try await core.credentials.liveSession(id: session.session.id, now: now)
+                throw CoreError.sessionNotFound
             }
-            context = extended
+            session = extended
         }
         return envelope(
-            .ok, context: context, token: caller.sessionToken, runtime: caller.runtime, now: now, shareSecond: true,
+            .ok, context: session, token: caller.sessionToken, runtime: caller.runtime, now: now, shareSecond: true,
             extensionCapped: capped)
     }
 
     /// `POST /v1/sessions/revoke`
-    func revoke(_ request: Request) async throws -> Response {
-        let caller = try await requireSession(request)
-        let now = currentTime().seconds
-        guard try await store.revokeSession(sessionID: caller.context.session.id, profileID: nil, now: now) else {
-            throw APIError.sessionRevoked
+    func revoke(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let caller = try context.session()
+        let now = core.currentTime().seconds
+        guard try await core.store.revokeSession(sessionID: caller.context.session.id, profileID: nil, now: now) else {
+            throw CoreError.sessionRevoked
         }
-        jwtCache.remove(sessionID: caller.context.session.id)
-        return noContent()
+        core.sessions.ended(sessionID: caller.context.session.id)
+        return .noContent
     }
 
     /// `GET /v1/sessions`
     ///
     /// An unverified session sees only itself: its user ID is asserted by a client holding only the
     /// publishable key, so it proves nothing about the profile's other sessions.
-    func listSessions(_ request: Request) async throws -> Response {
-        let caller = try await requireSession(request)
-        let now = currentTime().seconds
+    func listSessions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let caller = try context.session()
+        let now = core.currentTime().seconds
         if caller.context.session.kind == .unverified {
-            return json { $0.sessions([caller.context.session]) }
+            return .json { $0.sessions([caller.context.session]) }
         }
-        var sessions = try await store.liveSessions(profileID: caller.context.profile.id, now: now)
+        var sessions = try await core.store.liveSessions(profileID: caller.context.profile.id, now: now)
         let own = caller.context.session.id
         if !sessions.contains(where: { $0.id.utf8.elementsEqual(own.utf8) }) {
             // The caller's session ended (a revoke, an erasure, its expiry) or changed profile between
             // the two reads. Answer as of the second read: 401 if it is gone, else its profile's list.
-            let current = try await liveSession(id: own, now: now)
+            let current = try await core.credentials.liveSession(id: own, now: now)
             if !current.profile.id.utf8.elementsEqual(caller.context.profile.id.utf8) {
-                sessions = try await store.liveSessions(profileID: current.profile.id, now: now)
+                sessions = try await core.store.liveSessions(profileID: current.profile.id, now: now)
             }
         }
-        return json { $0.sessions(sessions) }
+        return .json { $0.sessions(sessions) }
     }
 
     /// `DELETE /v1/sessions/{session_id}`
     ///
     /// An unverified session may end only itself; any other session is `404`, as if it did not exist.
-    func deleteSession(_ request: Request, sessionID: String) async throws -> Response {
-        let caller = try await requireSession(request)
+    func deleteSession(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let sessionID = try context.parameters.require("session_id")
+        let caller = try context.session()
         if caller.context.session.kind == .unverified,
             !sessionID.utf8.elementsEqual(caller.context.session.id.utf8)
         {
-            throw APIError.notFound
+            throw CoreError.notFound
         }
         guard
-            try await store.revokeSession(
-                sessionID: sessionID, profileID: caller.context.profile.id, now: currentTime().seconds)
-        else { throw APIError.notFound }
-        return noContent()
+            try await core.store.revokeSession(
+                sessionID: sessionID, profileID: caller.context.profile.id, now: core.currentTime().seconds)
+        else { throw CoreError.notFound }
+        return .noContent
     }
 }

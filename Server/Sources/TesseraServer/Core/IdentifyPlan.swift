@@ -27,12 +27,12 @@ public enum IdentifyPlan: Sendable, Equatable {
     ///
     /// External IDs are compared byte for byte, as the storage compares them: `é` (NFC) and `e` with a
     /// combining acute (NFD) are two users, never one (Swift's `==` would say one).
-    /// - Throws: `409 external_user_id_changed` when the caller is another identified user;
-    ///   `403 profile_blocked` when the profile signed in to, merged into or carried over is blocked.
+    /// - Throws: `external_user_id_changed` when the caller is another identified user;
+    ///   `profile_blocked` when the profile signed in to, merged into or carried over is blocked.
     public static func decide(
         caller: ProfileRecord?, existing: ProfileRecord?, externalID: String, verified: Bool
-    ) throws(APIError) -> IdentifyPlan {
-        if existing?.blocked == true || caller?.blocked == true { throw APIError.profileBlocked }
+    ) throws(CoreError) -> IdentifyPlan {
+        if existing?.blocked == true || caller?.blocked == true { throw CoreError.profileBlocked }
         guard let caller else {
             return existing.map { .useExisting($0) } ?? .create
         }
@@ -46,8 +46,8 @@ public enum IdentifyPlan: Sendable, Equatable {
                 // An unverified session proving its user ID: the asserted profile upgrades.
                 return existing.map { .merge(anonymous: caller, into: $0) } ?? .upgrade(unverified: caller)
             }
-            throw APIError(
-                .conflict, .externalUserIDChanged,
+            throw CoreError(
+                .externalUserIDChanged,
                 "This session belongs to another user; sign out before identifying a different one.")
         case .anonymous:
             if let existing {

@@ -2,11 +2,13 @@ import HTTPTypes
 
 /// The server's routes as templates, to tell `404 not_found` (no such path) from
 /// `405 method_not_allowed` (the path exists, with other methods).
+///
+/// Made from the one endpoint table the router registers, so it cannot drift from the routes.
 struct RouteTable: Sendable {
-    private var routes: [(method: HTTPRequest.Method, segments: [Substring])] = []
+    private let routes: [(method: HTTPRequest.Method, segments: [Substring])]
 
-    mutating func add(_ method: HTTPRequest.Method, _ path: String) {
-        routes.append((method, path.split(separator: "/")))
+    init(_ endpoints: [Endpoint]) {
+        routes = endpoints.map { ($0.method, $0.path.split(separator: "/")) }
     }
 
     /// The methods that the routes matching `path` answer; empty when no route matches.

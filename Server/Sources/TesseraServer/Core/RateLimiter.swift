@@ -1,6 +1,4 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
 
 /// The server's rate limits: counters in the shared store, so limits hold across nodes, and the
 /// blocks they lead to remembered in this process, so a blocked client costs no database work.
@@ -12,19 +10,17 @@ import Hummingbird
 ///   server, since a session token names no project; counted when they fail.
 ///
 /// A successful heartbeat never touches a counter. While a client is blocked, every request it
-/// makes of that kind is answered `429 rate_limited` before the attempt is tried, whether or not
+/// makes of that kind is answered `rate_limited` before the attempt is tried, whether or not
 /// the credential would be valid: otherwise the answer to a lucky guess would still tell it apart.
 final class RateLimiter: Sendable {
     let store: any TesseraStore
     let blocks: RateLimitBlocks
-    let trustedHeader: HTTPField.Name?
     let failedSessionLookupsPerMinute: Int64?
     private let clock: @Sendable () -> Int64
 
     init(store: any TesseraStore, configuration: ServerConfiguration, blocks: RateLimitBlocks = RateLimitBlocks()) {
         self.store = store
         self.blocks = blocks
-        self.trustedHeader = configuration.trustedProxyHeader.flatMap { HTTPField.Name($0) }
         self.failedSessionLookupsPerMinute = configuration.failedSessionLookupsPerMinute
         let now = configuration.now
         self.clock = { Int64(now().timeIntervalSince1970.rounded(.down)) }
@@ -33,23 +29,18 @@ final class RateLimiter: Sendable {
     /// The current time in Unix seconds.
     var now: Int64 { clock() }
 
-    /// The counter key of the request's client.
-    func clientAddress(_ request: Request, context: TesseraRequestContext) -> String {
-        ClientAddress.key(headers: request.headers, remote: context.remoteAddress, trustedHeader: trustedHeader)
-    }
-
-    /// Throws `429 rate_limited` when any of the counters is blocked at `now` under its limit.
+    /// Throws `rate_limited` when any of the counters is blocked at `now` under its limit.
     func checkBlocked(_ limits: [(key: RateLimitKey, limit: Int64?)], now: Int64) throws {
         guard !blocks.isEmpty else { return }
         let waits = limits.compactMap { blocks.retryAfter($0.key, limit: $0.limit, now: now) }
-        if let wait = waits.max() { throw APIError.rateLimited(retryAfter: wait) }
+        if let wait = waits.max() { throw CoreError.rateLimited(retryAfter: wait) }
     }
 
     /// Counts a failed attempt on every counter that has a limit and answers what to reply:
-    /// `failure` itself, or `429 rate_limited` when a count passed its limit. A counter that
+    /// `failure` itself, or `rate_limited` when a count passed its limit. A counter that
     /// reached its limit is blocked until its window ends.
-    func failed(_ failure: APIError, counting limits: [(key: RateLimitKey, limit: Int64?)], now: Int64) async
-        -> APIError
+    func failed(_ failure: CoreError, counting limits: [(key: RateLimitKey, limit: Int64?)], now: Int64) async
+        -> CoreError
     {
         let limited = limits.compactMap { entry in entry.limit.map { (key: entry.key, limit: $0) } }
         guard !limited.isEmpty else { return failure }
@@ -61,7 +52,7 @@ final class RateLimiter: Sendable {
             blocks.block(entry.key, until: window.end, limit: entry.limit, now: now)
             if count > entry.limit { exceeded = true }
         }
-        return exceeded ? APIError.rateLimited(retryAfter: window.retryAfter(now: now)) : failure
+        return exceeded ? CoreError.rateLimited(retryAfter: window.retryAfter(now: now)) : failure
     }
 
     /// Remembers the answer of a counted anonymous start: a count at the limit blocks the address.
@@ -71,31 +62,25 @@ final class RateLimiter: Sendable {
         }
     }
 
-    // MARK: Session lookups (the middleware)
+    // MARK: Session lookups
 
-    private func sessionLookupKey(_ request: Request, context: TesseraRequestContext) -> RateLimitKey? {
+    /// The counter of the session lookups from `clientAddress`; nil when they are not limited.
+    private func sessionLookupKey(_ clientAddress: String) -> RateLimitKey? {
         guard failedSessionLookupsPerMinute != nil else { return nil }
-        switch Credential(headers: request.headers) {
-        case .sessionToken, .jws:
-            return RateLimitKey(
-                projectID: "", bucket: .failedSessionLookup, key: clientAddress(request, context: context))
-        default:
-            return nil
-        }
+        return RateLimitKey(projectID: "", bucket: .failedSessionLookup, key: clientAddress)
     }
 
-    /// Refuses a request with a session credential from a client blocked for failed lookups.
-    func admit(_ request: Request, context: TesseraRequestContext) throws {
-        guard !blocks.isEmpty, let key = sessionLookupKey(request, context: context) else { return }
+    /// Refuses a session credential from a client blocked for failed lookups.
+    func admitSessionLookup(from clientAddress: String) throws {
+        guard !blocks.isEmpty, let key = sessionLookupKey(clientAddress) else { return }
         try checkBlocked([(key, failedSessionLookupsPerMinute)], now: now)
     }
 
-    /// Counts a session credential that found no session; the error to answer instead, if any.
-    func answer(to error: any Error, of request: Request, context: TesseraRequestContext) async -> APIError? {
-        guard let error = error as? APIError, error.code == .sessionNotFound,
-            let key = sessionLookupKey(request, context: context)
-        else { return nil }
-        let answer = await failed(error, counting: [(key, failedSessionLookupsPerMinute)], now: now)
+    /// Counts a session credential from `clientAddress` that found no session (`failure`); the
+    /// `rate_limited` error to answer instead when the count passed its limit, else nil.
+    func failedSessionLookup(_ failure: CoreError, from clientAddress: String) async -> CoreError? {
+        guard failure.code == .sessionNotFound, let key = sessionLookupKey(clientAddress) else { return nil }
+        let answer = await failed(failure, counting: [(key, failedSessionLookupsPerMinute)], now: now)
         return answer.code == .rateLimited ? answer : nil
     }
 }

@@ -33,14 +33,14 @@ private struct RotateAPIKeyBody: RequestBody {
 /// The longest grace period of a rotated API key: 30 days.
 let maximumAPIKeyGraceSeconds: Int64 = 2_592_000
 
-extension TesseraAPI {
+extension AdminController {
     // MARK: Identity secrets
 
     /// `GET /v1/admin/identity-secrets`
-    func adminListIdentitySecrets(_ request: Request) async throws -> Response {
-        let runtime = try await requireSecretKey(request)
-        let secrets = try await store.identitySecrets(projectID: runtime.id)
-        return json { writer in
+    func listIdentitySecrets(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let runtime = try context.project()
+        let secrets = try await core.store.identitySecrets(projectID: runtime.id)
+        return .json { writer in
             writer.objectStart()
             writer.key("identity_secrets")
             writer.arrayStart()
@@ -60,82 +60,85 @@ extension TesseraAPI {
 
     /// `POST /v1/admin/sessions/introspect`: whether a session token or session JWT is active now,
     /// for a session of the key's project (RFC 7662 style: anything else is just `active: false`).
-    func adminIntrospect(_ request: Request) async throws -> Response {
-        let runtime = try await requireSecretKey(request)
-        let body = try await decode(IntrospectBody.self, from: request)
-        let now = currentTime()
-        var context: SessionContext?
+    func introspect(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let runtime = try context.project()
+        let body = try await bodies.decode(IntrospectBody.self, from: request)
+        let now = core.currentTime()
+        var found: SessionContext?
         switch (body.sessionToken, body.sessionJWT) {
         case (let token?, nil):
             if token.hasPrefix("st_"), token.utf8.count <= 512 {
-                context = try await store.sessionContext(tokenHash: OpaqueToken.sha256(token))
+                found = try await core.store.sessionContext(tokenHash: OpaqueToken.sha256(token))
             }
         case (nil, let jwt?):
             // Verified with this project's keys only: another project's JWT does not verify.
             if jwt.utf8.count <= 8192,
                 let claims = try? runtime.keyRing.verify(
-                    jwt, now: now.date, leeway: Double(configuration.sessionJWTLeewaySeconds))
+                    jwt, now: now.date, leeway: Double(core.configuration.sessionJWTLeewaySeconds))
             {
-                context = try await store.sessionContext(sessionID: claims.sessionID)
-                if context?.profile.id != claims.subject { context = nil }
+                found = try await core.store.sessionContext(sessionID: claims.sessionID)
+                if found?.profile.id != claims.subject { found = nil }
             }
         default:
-            throw APIError.invalidRequest("Send exactly one of session_token and session_jwt (a string).")
+            throw CoreError.invalidRequest("Send exactly one of session_token and session_jwt (a string).")
         }
-        guard let context, context.session.projectID == runtime.id, context.session.isAlive(now: now.seconds) else {
-            return json { writer in
+        guard let found, found.session.projectID == runtime.id, found.session.isAlive(now: now.seconds) else {
+            return .json { writer in
                 writer.objectStart()
                 writer.field("active", false)
                 writer.objectEnd()
             }
         }
-        return json { writer in
+        return .json { writer in
             writer.objectStart()
             writer.field("active", true)
             writer.key("session")
-            writer.session(context.session)
+            writer.session(found.session)
             writer.key("profile")
-            writer.profile(context.profile, admin: true)
+            writer.profile(found.profile, admin: true)
             writer.key("capabilities")
-            writer.capabilities(context.session)
+            writer.capabilities(found.session)
             writer.objectEnd()
         }
     }
 
     /// `DELETE /v1/admin/sessions/{session_id}`: ends a session of the key's project (idempotent
     /// for a session that already ended); 404 for an unknown session or another project's.
-    func adminDeleteSession(_ request: Request, sessionID: String) async throws -> Response {
-        let runtime = try await requireSecretKey(request)
+    func deleteSession(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let sessionID = try context.parameters.require("session_id")
+        let runtime = try context.project()
         guard InputRules.isIdentifier(sessionID, prefix: "ses_"),
-            let context = try await store.sessionContext(sessionID: sessionID),
-            context.session.projectID == runtime.id
-        else { throw APIError.notFound }
-        _ = try await store.revokeSession(
-            sessionID: sessionID, profileID: context.session.profileID, now: currentTime().seconds)
-        jwtCache.remove(sessionID: sessionID)
-        return noContent()
+            let target = try await core.store.sessionContext(sessionID: sessionID),
+            target.session.projectID == runtime.id
+        else { throw CoreError.notFound }
+        _ = try await core.store.revokeSession(
+            sessionID: sessionID, profileID: target.session.profileID, now: core.currentTime().seconds)
+        core.sessions.ended(sessionID: sessionID)
+        return .noContent
     }
 
     // MARK: Blocking
 
     /// `POST /v1/admin/profiles/{profile_id}/block`
-    func adminBlockProfile(_ request: Request, profileID: String) async throws -> Response {
-        let runtime = try await requireSecretKey(request)
-        let body = try await decodeIfPresent(BlockBody.self, from: request)
+    func blockProfile(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let profileID = try context.parameters.require("profile_id")
+        let runtime = try context.project()
+        let body = try await bodies.decodeIfPresent(BlockBody.self, from: request)
         if let reason = body?.reason {
             // Counted in code points, as JSON Schema's maxLength counts them.
             guard reason.unicodeScalars.count <= 500,
                 !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else {
-                throw APIError.invalidRequest("reason must be at most 500 characters without control characters.")
+                throw CoreError.invalidRequest("reason must be at most 500 characters without control characters.")
             }
         }
         return try await setBlocked(runtime: runtime, profileID: profileID, blocked: true, reason: body?.reason)
     }
 
     /// `POST /v1/admin/profiles/{profile_id}/unblock`
-    func adminUnblockProfile(_ request: Request, profileID: String) async throws -> Response {
-        let runtime = try await requireSecretKey(request)
+    func unblockProfile(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let profileID = try context.parameters.require("profile_id")
+        let runtime = try context.project()
         return try await setBlocked(runtime: runtime, profileID: profileID, blocked: false, reason: nil)
     }
 
@@ -143,11 +146,11 @@ extension TesseraAPI {
         -> Response
     {
         guard
-            let profile = try await store.setProfileBlocked(
+            let profile = try await core.store.setProfileBlocked(
                 projectID: runtime.id, profileID: profileID, blocked: blocked, reason: reason,
-                now: currentTime().seconds)
-        else { throw APIError.notFound }
-        return json { writer in
+                now: core.currentTime().seconds)
+        else { throw CoreError.notFound }
+        return .json { writer in
             writer.objectStart()
             writer.key("profile")
             writer.profile(profile, admin: true)
@@ -158,12 +161,12 @@ extension TesseraAPI {
     // MARK: Signing keys
 
     /// `GET /v1/admin/signing-keys`: the session-JWT signing keys, never their private parts.
-    func adminListSigningKeys(_ request: Request) async throws -> Response {
-        let runtime = try await requireSecretKey(request)
-        let keys = try await store.sessionKeys(projectID: runtime.id)
-        let now = currentTime().seconds
+    func listSigningKeys(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let runtime = try context.project()
+        let keys = try await core.store.sessionKeys(projectID: runtime.id)
+        let now = core.currentTime().seconds
         let current = keys.last(where: { $0.retiredAt == nil })?.kid
-        return json { writer in
+        return .json { writer in
             writer.objectStart()
             writer.key("signing_keys")
             writer.arrayStart()
@@ -179,13 +182,13 @@ extension TesseraAPI {
                 let status: String
                 if key.kid == current {
                     status = "current"
-                } else if let retiredAt = key.retiredAt, retiredAt + retiredSigningKeyWindow > now {
+                } else if let retiredAt = key.retiredAt, retiredAt + core.retiredSigningKeyWindow > now {
                     status = "retired"
                 } else {
                     status = "expired"
                 }
                 writer.field("status", status)
-                writer.time("published_until", key.retiredAt.map { $0 + retiredSigningKeyWindow })
+                writer.time("published_until", key.retiredAt.map { $0 + core.retiredSigningKeyWindow })
                 writer.objectEnd()
             }
             writer.arrayEnd()
@@ -195,14 +198,14 @@ extension TesseraAPI {
 
     /// `POST /v1/admin/signing-keys/rotate`: a new ES256 key signs from now on; the old one stays in
     /// the JWKS until every JWT it signed has expired.
-    func adminRotateSigningKey(_ request: Request) async throws -> Response {
-        let runtime = try await requireSecretKey(request)
-        let now = currentTime().seconds
+    func rotateSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let runtime = try context.project()
+        let now = core.currentTime().seconds
         let key = SessionSigningKey.generate()
         let record = SessionKeyRecord(kid: key.kid, privateKey: key.privateKeyRawRepresentation, createdAt: now)
-        try await store.rotateSessionKey(projectID: runtime.id, newKey: record, now: now)
-        projects.invalidate(projectID: runtime.id)
-        return json(.created) { writer in
+        try await core.store.rotateSessionKey(projectID: runtime.id, newKey: record, now: now)
+        core.projects.invalidate(projectID: runtime.id)
+        return .json(.created) { writer in
             writer.objectStart()
             writer.key("signing_key")
             writer.objectStart()
@@ -221,25 +224,25 @@ extension TesseraAPI {
 
     /// `POST /v1/admin/api-keys/rotate`: a new key of the kind, shown once; the old one keeps working
     /// until the grace period ends.
-    func adminRotateAPIKey(_ request: Request) async throws -> Response {
-        let runtime = try await requireSecretKey(request)
-        let body = try await decode(RotateAPIKeyBody.self, from: request)
+    func rotateAPIKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let runtime = try context.project()
+        let body = try await bodies.decode(RotateAPIKeyBody.self, from: request)
         guard let kind = APIKeyKind(rawValue: body.kind) else {
-            throw APIError.invalidRequest("kind must be publishable or secret.")
+            throw CoreError.invalidRequest("kind must be publishable or secret.")
         }
         let grace = body.graceSeconds ?? 86_400
         guard (0...maximumAPIKeyGraceSeconds).contains(grace) else {
-            throw APIError.invalidRequest("grace_seconds must be between 0 and \(maximumAPIKeyGraceSeconds).")
+            throw CoreError.invalidRequest("grace_seconds must be between 0 and \(maximumAPIKeyGraceSeconds).")
         }
-        let now = currentTime().seconds
+        let now = core.currentTime().seconds
         let key = kind == .publishable ? OpaqueToken.publishableKey() : OpaqueToken.secretKey()
         guard
-            try await store.rotateAPIKey(
+            try await core.store.rotateAPIKey(
                 projectID: runtime.id, kind: kind, newKeyHash: OpaqueToken.sha256(key), graceUntil: now + grace,
                 now: now)
-        else { throw APIError.notFound }
-        projects.invalidate(projectID: runtime.id)
-        return json(.created) { writer in
+        else { throw CoreError.notFound }
+        core.projects.invalidate(projectID: runtime.id)
+        return .json(.created) { writer in
             writer.objectStart()
             writer.key("api_key")
             writer.objectStart()

@@ -1,15 +1,18 @@
 import Hummingbird
 import NIOCore
 
-extension TesseraAPI {
+/// What operators and app backends read without a credential: health, metrics, the contract, JWKS.
+struct OperationsController: Sendable {
+    let core: TesseraCore
+
     /// `GET /health`: 200 when the database answers, else 503.
-    func health(_ request: Request) async throws -> Response {
+    func health(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         do {
-            try await store.ping()
+            try await core.store.ping()
         } catch {
-            throw APIError(.serviceUnavailable, .serviceUnavailable, "The database does not answer.")
+            throw CoreError(.serviceUnavailable, "The database does not answer.")
         }
-        return json { writer in
+        return .json { writer in
             writer.objectStart()
             writer.field("status", "ok")
             writer.objectEnd()
@@ -17,14 +20,14 @@ extension TesseraAPI {
     }
 
     /// `GET /metrics`: the Prometheus text format.
-    func metricsExposition(_ request: Request) -> Response {
+    func metricsExposition(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+            body: .init(byteBuffer: ByteBuffer(bytes: core.metrics.exposition())))
     }
 
     /// `GET /openapi.json`
-    func openAPI(_ request: Request) -> Response {
+    func openAPI(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
@@ -35,10 +38,11 @@ extension TesseraAPI {
     /// `Cache-Control: no-store`, like every `/v1` answer: a rotated signing key signs at once, and a
     /// backend that meets its `kid` refetches the JWKS; an HTTP cache between them would hand it the old
     /// set for as long as it kept it. Verifiers cache the keys themselves (and refetch on an unknown `kid`).
-    func jwks(_ request: Request, projectID: String) async throws -> Response {
+    func jwks(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let projectID = try context.parameters.require("project_id")
         guard InputRules.isIdentifier(projectID, prefix: "prj_"),
-            let runtime = try await projects.runtime(projectID: projectID)
-        else { throw APIError.notFound }
+            let runtime = try await core.projects.runtime(projectID: projectID)
+        else { throw CoreError.notFound }
         return Response(
             status: .ok,
             headers: [.contentType: "application/json; charset=utf-8"],

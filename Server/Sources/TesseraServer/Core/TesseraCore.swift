@@ -1,0 +1,48 @@
+import Foundation
+
+/// The domain the HTTP layer calls: the store, the project cache, credentials, session issuing,
+/// rate limits and metrics, built once per application.
+struct TesseraCore: Sendable {
+    let store: any TesseraStore
+    let projects: ProjectCache
+    let configuration: ServerConfiguration
+    let metrics: ServerMetrics
+    let credentials: CredentialResolver
+    let sessions: SessionIssuer
+    let rateLimiter: RateLimiter
+    /// When identify next records an identity secret's `last_used_at`.
+    let secretUsage = IdentitySecretUsage()
+
+    init(store: any TesseraStore, configuration: ServerConfiguration, metrics: ServerMetrics) {
+        let now = configuration.now
+        let projects = ProjectCache(
+            store: store, timeToLiveSeconds: configuration.projectCacheSeconds,
+            // Another node may sign with a retired key until its cache reloads the project.
+            retiredKeyWindow: configuration.sessionJWTLifetimeSeconds + configuration.sessionJWTLeewaySeconds
+                + configuration.projectCacheSeconds,
+            now: { CredentialResolver.seconds(now()) })
+        self.store = store
+        self.projects = projects
+        self.configuration = configuration
+        self.metrics = metrics
+        self.credentials = CredentialResolver(
+            store: store, projects: projects, metrics: metrics,
+            jwtLeewaySeconds: configuration.sessionJWTLeewaySeconds, now: now)
+        self.sessions = SessionIssuer(
+            issuer: configuration.issuer, jwtLifetimeSeconds: configuration.sessionJWTLifetimeSeconds)
+        self.rateLimiter = RateLimiter(store: store, configuration: configuration)
+    }
+
+    /// The current time as a `Date` and as whole Unix seconds.
+    func currentTime() -> (date: Date, seconds: Int64) {
+        let date = configuration.now()
+        return (date, CredentialResolver.seconds(date))
+    }
+
+    /// How long a retired signing key stays in the JWKS after its retirement: every JWT it signed,
+    /// on any node (whose cached project may sign with it until it reloads), has expired by then.
+    var retiredSigningKeyWindow: Int64 {
+        configuration.sessionJWTLifetimeSeconds + configuration.sessionJWTLeewaySeconds
+            + configuration.projectCacheSeconds
+    }
+}

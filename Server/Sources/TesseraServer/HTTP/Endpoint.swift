@@ -1,0 +1,23 @@
+import HTTPTypes
+import Hummingbird
+
+/// One route of the API: its method and path, the credential it accepts, and its handler.
+///
+/// ``EndpointTable`` lists them all; ``TesseraRouter`` registers them, each behind an
+/// ``Authenticator`` for its credential, and derives the 404/405 table from the same list.
+struct Endpoint: Sendable {
+    typealias Handler = @Sendable (Request, TesseraRequestContext) async throws -> Response
+
+    let method: HTTPRequest.Method
+    /// The path template (`/v1/sessions/:session_id`).
+    let path: String
+    let accepts: CredentialRequirement
+    let handler: Handler
+
+    init(_ method: HTTPRequest.Method, _ path: String, accepts: CredentialRequirement, _ handler: @escaping Handler) {
+        self.method = method
+        self.path = path
+        self.accepts = accepts
+        self.handler = handler
+    }
+}

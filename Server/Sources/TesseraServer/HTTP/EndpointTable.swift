@@ -1,0 +1,48 @@
+/// The one endpoint table: every route of the API, the credential it accepts, and the controller
+/// method that answers it.
+///
+/// ``TesseraRouter`` registers it, each route behind an ``Authenticator`` for its credential, and
+/// makes the 404/405 table (``RouteTable``) from it.
+enum EndpointTable {
+    static func endpoints(core: TesseraCore, addresses: ClientAddressReader) -> [Endpoint] {
+        let bodies = BodyReader(maximumBodySize: core.configuration.maximumBodySize)
+        let sessions = SessionsController(core: core, bodies: bodies, addresses: addresses)
+        let me = MeController(core: core, bodies: bodies)
+        let admin = AdminController(core: core, bodies: bodies)
+        let operations = OperationsController(core: core)
+        return [
+            Endpoint(.post, "/v1/sessions/anonymous", accepts: .publishableKey, sessions.startAnonymous),
+            Endpoint(.post, "/v1/sessions/identify", accepts: .publishableKeyOrSession, sessions.identify),
+            Endpoint(.post, "/v1/sessions/authenticate", accepts: .sessionOrExpiredJWT, sessions.authenticate),
+            Endpoint(.post, "/v1/sessions/revoke", accepts: .session, sessions.revoke),
+            Endpoint(.get, "/v1/sessions", accepts: .session, sessions.listSessions),
+            Endpoint(.delete, "/v1/sessions/:session_id", accepts: .session, sessions.deleteSession),
+            Endpoint(.get, "/v1/me", accepts: .session, me.me),
+            Endpoint(.post, "/v1/devices", accepts: .session, me.registerDevice),
+            Endpoint(.delete, "/v1/devices/:device_id", accepts: .session, me.deleteDevice),
+            Endpoint(.get, "/v1/admin/profiles", accepts: .secretKey, admin.findProfiles),
+            Endpoint(.get, "/v1/admin/profiles/:profile_id", accepts: .secretKey, admin.getProfile),
+            Endpoint(.delete, "/v1/admin/profiles/:profile_id", accepts: .secretKey, admin.eraseProfile),
+            Endpoint(.get, "/v1/admin/profiles/:profile_id/sessions", accepts: .secretKey, admin.listSessions),
+            Endpoint(
+                .post, "/v1/admin/profiles/:profile_id/sessions/revoke", accepts: .secretKey, admin.revokeSessions),
+            Endpoint(.get, "/v1/admin/profiles/:profile_id/devices", accepts: .secretKey, admin.listDevices),
+            Endpoint(.get, "/v1/admin/project", accepts: .secretKey, admin.getProject),
+            Endpoint(.patch, "/v1/admin/project", accepts: .secretKey, admin.updateProject),
+            Endpoint(.post, "/v1/admin/identity-secrets", accepts: .secretKey, admin.createIdentitySecret),
+            Endpoint(.delete, "/v1/admin/identity-secrets/:kid", accepts: .secretKey, admin.deleteIdentitySecret),
+            Endpoint(.get, "/v1/admin/identity-secrets", accepts: .secretKey, admin.listIdentitySecrets),
+            Endpoint(.post, "/v1/admin/sessions/introspect", accepts: .secretKey, admin.introspect),
+            Endpoint(.delete, "/v1/admin/sessions/:session_id", accepts: .secretKey, admin.deleteSession),
+            Endpoint(.post, "/v1/admin/profiles/:profile_id/block", accepts: .secretKey, admin.blockProfile),
+            Endpoint(.post, "/v1/admin/profiles/:profile_id/unblock", accepts: .secretKey, admin.unblockProfile),
+            Endpoint(.get, "/v1/admin/signing-keys", accepts: .secretKey, admin.listSigningKeys),
+            Endpoint(.post, "/v1/admin/signing-keys/rotate", accepts: .secretKey, admin.rotateSigningKey),
+            Endpoint(.post, "/v1/admin/api-keys/rotate", accepts: .secretKey, admin.rotateAPIKey),
+            Endpoint(.get, "/v1/projects/:project_id/jwks.json", accepts: .none, operations.jwks),
+            Endpoint(.get, "/health", accepts: .none, operations.health),
+            Endpoint(.get, "/metrics", accepts: .none, operations.metricsExposition),
+            Endpoint(.get, "/openapi.json", accepts: .none, operations.openAPI),
+        ]
+    }
+}
