@@ -7,13 +7,24 @@ import TesseraTokens
 /// Every failure is a ``CoreError``: `invalid_api_key` for an unknown key, `invalid_credentials` for
 /// a session JWT that does not verify, and `session_not_found`, `session_expired` or
 /// `session_revoked` for a session that is not alive.
-struct CredentialResolver: Sendable {
+final class CredentialResolver: Sendable {
     let store: any TesseraStore
     let projects: ProjectCache
     let metrics: ServerMetrics
     /// The leeway on a session JWT's `exp` and `nbf`.
     let jwtLeewaySeconds: Int64
     let now: @Sendable () -> Date
+
+    init(
+        store: any TesseraStore, projects: ProjectCache, metrics: ServerMetrics, jwtLeewaySeconds: Int64,
+        now: @escaping @Sendable () -> Date
+    ) {
+        self.store = store
+        self.projects = projects
+        self.metrics = metrics
+        self.jwtLeewaySeconds = jwtLeewaySeconds
+        self.now = now
+    }
 
     /// The project of a publishable key.
     func project(publishableKey key: String) async throws -> ProjectRuntime {

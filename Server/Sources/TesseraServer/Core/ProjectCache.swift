@@ -93,9 +93,10 @@ final class ProjectCache: Sendable {
             try await store.rotateSessionKey(projectID: project.id, newKey: record, now: now())
             keys = try await store.sessionKeys(projectID: project.id)
         }
-        var runtime = try Self.makeRuntime(
-            project: project, secrets: secrets, keys: keys, now: now(), retiredKeyWindow: retiredKeyWindow)
-        runtime.apiKeys = try await store.apiKeyHashes(projectID: project.id, now: now())
+        let apiKeys = try await store.apiKeyHashes(projectID: project.id, now: now())
+        let runtime = try Self.makeRuntime(
+            project: project, secrets: secrets, keys: keys, apiKeys: apiKeys, now: now(),
+            retiredKeyWindow: retiredKeyWindow)
         state.withLock {
             if $0.invalidations == started { $0.byID[project.id] = runtime }
         }
@@ -103,8 +104,8 @@ final class ProjectCache: Sendable {
     }
 
     static func makeRuntime(
-        project: ProjectRecord, secrets: [IdentitySecretRecord], keys: [SessionKeyRecord], now: Int64,
-        retiredKeyWindow: Int64
+        project: ProjectRecord, secrets: [IdentitySecretRecord], keys: [SessionKeyRecord],
+        apiKeys: [APIKeyHashRecord], now: Int64, retiredKeyWindow: Int64
     ) throws -> ProjectRuntime {
         let settings = project.settings
         let identitySecrets = try secrets.map { try IdentitySecret(kid: $0.kid, value: $0.value) }
@@ -127,6 +128,7 @@ final class ProjectCache: Sendable {
         }.map { try SessionSigningKey(kid: $0.kid, privateKeyRawRepresentation: $0.privateKey).publicJWK }
         let keyRing = try SessionKeyRing(signingKey: signingKey, retiredKeys: retired)
         return ProjectRuntime(
-            project: project, verifier: verifier, keyRing: keyRing, jwksJSON: keyRing.jwks.jsonData(), loadedAt: .now)
+            project: project, verifier: verifier, keyRing: keyRing, jwksJSON: keyRing.jwks.jsonData(), loadedAt: .now,
+            apiKeys: apiKeys)
     }
 }

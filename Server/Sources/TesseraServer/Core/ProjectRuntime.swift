@@ -2,7 +2,10 @@ import TesseraTokens
 
 /// A project with what requests need from it ready to use: its identity-token verifier, its
 /// session key ring and its JWKS document.
-struct ProjectRuntime: Sendable {
+///
+/// Immutable and shared by reference: the cache hands the same instance to every request of the
+/// project, and a request's context holds one reference instead of a copy of every field.
+final class ProjectRuntime: Sendable {
     let project: ProjectRecord
     /// Nil only when the project has no identity secret.
     let verifier: IdentityTokenVerifier?
@@ -10,7 +13,19 @@ struct ProjectRuntime: Sendable {
     let jwksJSON: [UInt8]
     let loadedAt: ContinuousClock.Instant
     /// The API keys the project accepts: current ones, and rotated-out ones until their grace ends.
-    var apiKeys: [APIKeyHashRecord] = []
+    let apiKeys: [APIKeyHashRecord]
+
+    init(
+        project: ProjectRecord, verifier: IdentityTokenVerifier?, keyRing: SessionKeyRing, jwksJSON: [UInt8],
+        loadedAt: ContinuousClock.Instant, apiKeys: [APIKeyHashRecord]
+    ) {
+        self.project = project
+        self.verifier = verifier
+        self.keyRing = keyRing
+        self.jwksJSON = jwksJSON
+        self.loadedAt = loadedAt
+        self.apiKeys = apiKeys
+    }
 
     var id: String { project.id }
     var settings: ProjectSettings { project.settings }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The domain the HTTP layer calls: the store, the project cache, credentials, session issuing,
-/// rate limits and metrics, built once per application.
-struct TesseraCore: Sendable {
+/// rate limits and metrics, built once per application and shared by reference.
+final class TesseraCore: Sendable {
     let store: any TesseraStore
     let projects: ProjectCache
     let configuration: ServerConfiguration
