@@ -128,6 +128,28 @@ def serve(tessera: Path, database: str, port: int, log: Path, environment: dict[
     return harness.serve(tessera, database, port, "--log-level", "warning", log=open(log, "w"), environment=environment)
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User plus system CPU time the processes have used so far (from /proc; 0 where it is not there)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat(5))
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def measured(run, pids: list[int]) -> dict:
+    """A wrk result with the server's CPU time per answered request in microseconds (`cpu_us`): a figure
+    that other load on the machine disturbs far less than requests/s, to compare two builds."""
+    before = cpu_seconds(pids)
+    result = run()
+    requests = result.get("requests") or 0
+    result["cpu_us"] = (cpu_seconds(pids) - before) * 1e6 / requests if requests else 0.0
+    return result
+
+
 def errors_of(result: dict) -> int:
     return result["connect_errors"] + result["read_errors"] + result["write_errors"] + result["timeouts"]
 
@@ -330,8 +352,8 @@ def main() -> int:
             if arguments.database == "postgres":
                 settle_postgres(database)
             print(f"› hello-world GET / for {arguments.duration} s{label}", file=sys.stderr)
-            results["hello-world"] = run_wrk_split(
-                hello_urls, HERE / "plain.lua", no_args, arguments, arguments.duration)
+            results["hello-world"] = measured(lambda: run_wrk_split(
+                hello_urls, HERE / "plain.lua", no_args, arguments, arguments.duration), [hello.pid])
             for name in scenarios:
                 urls = [f"http://127.0.0.1:{port}{paths[name]}" for port in tessera_ports]
                 script_args = [
@@ -345,7 +367,9 @@ def main() -> int:
                     Perf([node.pid for node in nodes], work / f"perf-{name}.data")
                     if name in profiled and round_index == 0 else None
                 )
-                results[name] = run_wrk_split(urls, HERE / "replay.lua", script_args, arguments, arguments.duration)
+                results[name] = measured(
+                    lambda: run_wrk_split(urls, HERE / "replay.lua", script_args, arguments, arguments.duration),
+                    [node.pid for node in nodes])
                 if perf is not None:
                     results[name]["perf"] = perf.stop()
                 if any(node.poll() is not None for node in nodes):
@@ -363,7 +387,7 @@ def main() -> int:
                   f"p50/p99 the worse of the {arguments.nodes}")
         print(f"load average (1/5/15 min): {load_before} before, {load_after} after")
         header = (f"{'scenario':<12} {'requests/s':>11} {'p50 ms':>8} {'p99 ms':>8} {'vs hello':>9} {'non-2xx':>8} "
-                  f"{'errors':>7}")
+                  f"{'errors':>7} {'cpu µs/req':>10}")
 
         if rounds > 1:
             print(f"\n{rounds} rounds, interleaved (each ratio against the hello-world of its own round):")
@@ -374,7 +398,7 @@ def main() -> int:
                     ratio = result["rps"] / baseline if baseline else 0
                     print(f"{round_index + 1:<6} {name:<12} {result['rps']:>11,.0f} {result['p50_us'] / 1000:>8.2f} "
                           f"{result['p99_us'] / 1000:>8.2f} {ratio:>8.0%} {result['non_2xx']:>8} "
-                          f"{errors_of(result):>7}")
+                          f"{errors_of(result):>7} {result['cpu_us']:>10.1f}")
             print(f"\nmedian of the {rounds} rounds:")
         print(f"{header}  target")
         missed = []
@@ -406,8 +430,9 @@ def main() -> int:
                 target = f"≥ 5,000/s: {'met' if ok else 'MISSED'}"
                 if not ok:
                     missed.append(name)
+            cpu = statistics.median(result["cpu_us"] for result in runs)
             print(f"{name:<12} {rps:>11,.0f} {p50:>8.2f} {p99:>8.2f} {ratio:>8.0%} "
-                  f"{non_2xx:>8} {errors:>7}  {target}")
+                  f"{non_2xx:>8} {errors:>7} {cpu:>10.1f}  {target}")
             if non_2xx or errors:
                 failed.append(name)
             if wrapped and name != "heartbeat":  # heartbeats reuse their sessions by design
