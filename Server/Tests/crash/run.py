@@ -177,6 +177,8 @@ class Model:
         self._seq = itertools.count(1)
         self.sessions: dict[str, SessionFact] = {}
         self.profiles: dict[str, ProfileFact] = {}
+        # Profiles merged into another (their merged_into is set): aliases, for block_state.
+        self.merged_profiles: set[str] = set()
         self.sub_profile: dict[str, str] = {}  # the last profile an acknowledged identify of the sub gave
         self.installations: set[str] = set()  # acknowledged at least once
         self.identify_tokens: list[tuple[str, int, int]] = []  # (token, exp, ack seq)
@@ -305,18 +307,25 @@ class Model:
         Unblocked: never blocked, or an unblock was acknowledged and no block could have run after it
         was sent. Call under the lock."""
         blocks = [e for e in record.events if e.kind == "block"]
-        # An unblock sent to a profile's alias (a profile merged into it, perhaps while the unblock was
-        # in flight) acts on the profile the alias resolves to: this one.
-        aliases = [p for p in self.profiles.values() if p.merged_into == record.pid]
-        unblocks = [e for r in [record, *aliases] for e in r.events if e.kind == "unblock"]
+        # A block or unblock sent to a profile that was merged into this one, perhaps while the request
+        # was in flight, acts on the profile the alias resolves to: this one. A merge whose answer was
+        # lost may have made any profile with an unknown identify an alias of this one.
+        candidates = self.merged_profiles | {caller.profile_id for caller, _ in self.unknown_identifies}
+        aliases = [p for p in map(self.profiles.get, candidates) if p is not None and p is not record and (
+            p.merged_into == record.pid or any(e.kind == "identify_unknown" for e in p.events))]
+        # Those only ever weaken a claim: "blocked" and "unblocked" each rest on this profile's own events.
+        unblocks = [e for e in record.events if e.kind == "unblock"]
+        alias_unblocks = [e for r in aliases for e in r.events if e.kind == "unblock"]
+        alias_blocks = [e for r in aliases for e in r.events if e.kind == "block"]
         for block in blocks:
-            if block.acked and block.end < before and not any(self.effective_end(u) > block.send for u in unblocks):
+            if block.acked and block.end < before \
+                    and not any(self.effective_end(u) > block.send for u in unblocks + alias_unblocks):
                 return "blocked"
-        if not blocks:
+        if not blocks and not alias_blocks:
             return "unblocked"
         for unblock in unblocks:
             if unblock.acked and unblock.end < before \
-                    and not any(self.effective_end(b) > unblock.send for b in blocks):
+                    and not any(self.effective_end(b) > unblock.send for b in blocks + alias_blocks):
                 return "unblocked"
         return "unknown"
 
@@ -608,6 +617,7 @@ class Worker(threading.Thread):
             elif outcome_name == "merged":
                 with self.model.lock:
                     self.model.profile(caller.profile_id).merged_into = fact.profile_id
+                    self.model.merged_profiles.add(caller.profile_id)
                 self.model.profile_event(caller.profile_id, Event("merge", send, end, True, fact.profile_id))
             else:
                 if fact.profile_id != caller.profile_id:
