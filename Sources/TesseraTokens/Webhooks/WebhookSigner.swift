@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 
 /// Signs webhook deliveries as Standard Webhooks v1 does, so its libraries verify them unchanged.
 ///
@@ -29,10 +30,10 @@ public struct WebhookSigner: Sendable {
     static func signature<Body: Collection<UInt8>>(id: String, timestamp: Int64, body: Body, secret: WebhookSecret)
         -> String
     {
-        let mac = mac(id: id, timestamp: timestamp, body: body, secret: secret)
-        return "v1," + Base64.standard(mac)
+        "v1," + Data(mac(id: id, timestamp: timestamp, body: body, secret: secret)).base64EncodedString()
     }
 
+    /// The HMAC-SHA256 of `id.timestamp.body` under the secret: what a `v1` signature encodes.
     static func mac<Body: Collection<UInt8>>(id: String, timestamp: Int64, body: Body, secret: WebhookSecret)
         -> HMAC<SHA256>.MAC
     {
@@ -43,28 +44,5 @@ public struct WebhookSigner: Sendable {
         hmac.update(data: [0x2E])
         hmac.update(data: Array(body))
         return hmac.finalize()
-    }
-}
-
-/// Standard base64 (RFC 4648 §4), padded, as Standard Webhooks writes signatures.
-enum Base64 {
-    static func standard<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        let input = Array(bytes)
-        var output: [UInt8] = []
-        output.reserveCapacity((input.count + 2) / 3 * 4)
-        var i = 0
-        while i < input.count {
-            let b0 = UInt32(input[i])
-            let b1 = i + 1 < input.count ? UInt32(input[i + 1]) : 0
-            let b2 = i + 2 < input.count ? UInt32(input[i + 2]) : 0
-            let n = b0 << 16 | b1 << 8 | b2
-            output.append(alphabet[Int(n >> 18 & 63)])
-            output.append(alphabet[Int(n >> 12 & 63)])
-            output.append(i + 1 < input.count ? alphabet[Int(n >> 6 & 63)] : 0x3D)
-            output.append(i + 2 < input.count ? alphabet[Int(n & 63)] : 0x3D)
-            i += 3
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 }

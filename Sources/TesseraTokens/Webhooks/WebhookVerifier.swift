@@ -88,16 +88,9 @@ public struct WebhookVerifier: Sendable {
                 return Data(base64Encoded: String(entry.dropFirst(3)))
             }
         for secret in secrets {
-            let key = SymmetricKey(data: secret.bytes)
-            var content: [UInt8] = []
-            content.reserveCapacity(id.utf8.count + 20 + body.count + 2)
-            content += id.utf8
-            content.append(0x2E)
-            content += String(seconds).utf8
-            content.append(0x2E)
-            content += body
-            for candidate in candidates
-            where HMAC<SHA256>.isValidAuthenticationCode(candidate, authenticating: content, using: key) {
+            // The same bytes the signer MACs; `==` against bytes is swift-crypto's constant-time compare.
+            let expected = WebhookSigner.mac(id: id, timestamp: seconds, body: body, secret: secret)
+            if candidates.contains(where: { expected == $0 }) {
                 return Delivery(id: id, timestamp: signedAt)
             }
         }
