@@ -257,10 +257,35 @@ class Model:
         with self.lock:
             record = self.profile(pid)
             record.events.append(event)
-            stamp = int(min(event.end, 1 << 60)) if event.end != INF else next(self._seq)
-            record.touched = stamp
-            for sid in record.sessions:
-                self.sessions[sid].touched = stamp
+            self.touch(record, event)
+
+    def touch(self, record: "ProfileFact", event: Event) -> None:
+        """Call under the lock."""
+        stamp = int(min(event.end, 1 << 60)) if event.end != INF else next(self._seq)
+        record.touched = stamp
+        for sid in record.sessions:
+            self.sessions[sid].touched = stamp
+
+    def begin_profile_event(self, pid: str, kind: str) -> Event:
+        """An event recorded before its request is sent: until `settle_profile_event`, it may run at any
+        time (end INF, not acknowledged). A check made while a block or unblock is in flight, or between
+        its reply and the worker's recording it, must count it (an unblock the server applied and
+        answered, not yet recorded, made an identify sent after its reply look like a session of a
+        blocked profile: a false 'BLOCK UNDONE')."""
+        with self.lock:
+            event = Event(kind, next(self._seq), INF, False)
+            self.profile(pid).events.append(event)
+            return event
+
+    def settle_profile_event(self, pid: str, event: Event, reply: Reply, send: int, end: float) -> None:
+        """The reply of a `begin_profile_event` request: a rejected one did nothing and is forgotten."""
+        with self.lock:
+            record = self.profile(pid)
+            if reply.outcome == "rejected":
+                record.events.remove(event)
+                return
+            event.send, event.end, event.acked = send, end, reply.ok
+            self.touch(record, event)
 
     # Status of a session: ("dead", why) / ("alive", "") / ("unknown", why). Call under the lock.
     def session_status(self, fact: SessionFact, resolved: tuple | None = None) -> tuple[str, str]:
@@ -729,10 +754,10 @@ class Worker(threading.Thread):
         target = self.pick_profile(device)
         if not self.blockable(target):
             return
+        event = self.model.begin_profile_event(target, "block")
         reply, send, end = self.request("block", "POST", f"/v1/admin/profiles/{target}/block", self.run_.sk(),
                                         {"reason": "crash test"})
-        if reply.outcome != "rejected":
-            self.model.profile_event(target, Event("block", send, end, reply.ok))
+        self.model.settle_profile_event(target, event, reply, send, end)
         if reply.ok:
             self.model.checks += 1
             if reply.body.get("profile", {}).get("blocked") is not True:
@@ -747,9 +772,9 @@ class Worker(threading.Thread):
         if not blocked:
             return
         target = self.rng.choice(blocked)
+        event = self.model.begin_profile_event(target, "unblock")
         reply, send, end = self.request("unblock", "POST", f"/v1/admin/profiles/{target}/unblock", self.run_.sk(), {})
-        if reply.outcome != "rejected":
-            self.model.profile_event(target, Event("unblock", send, end, reply.ok))
+        self.model.settle_profile_event(target, event, reply, send, end)
 
     def op_rotate_api_key(self, device: Device) -> None:
         """Rotates an API key the workers use: they switch to the new key once the rotation is
