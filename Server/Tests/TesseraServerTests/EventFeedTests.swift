@@ -18,7 +18,7 @@ struct EventFeedTests {
             let anonymousProfile = try #require(anonymous.profileID)
             let user = try await client.identify(
                 token: environment.identityToken(sub: "feed-user", name: "Feed"),
-                bearer: try #require(anonymous.sessionToken))
+                bearer: anonymous.sessionToken)
             #expect(user.status == .ok)
             #expect(try await client.send(.post, "/v1/sessions/revoke", bearer: user.sessionToken).status == .noContent)
             #expect(try await client.admin(.patch, "/v1/admin/project", body: #"{"leeway_seconds":30}"#).status == .ok)
