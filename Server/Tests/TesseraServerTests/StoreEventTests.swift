@@ -469,6 +469,38 @@ struct StoreEventTests {
     }
 
     @Test(
+        "Retention of anonymous profiles tells each deletion: profile.erased, with its expired session and device",
+        arguments: StoreBackend.allCases)
+    func anonymousRetention(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let store = environment.store
+        let events = Reader(environment)
+        let old = try await start(environment, minutes: 5)
+        let oldDevice = try await store.registerDevice(
+            device(old.context, token: "old", now: environment.clock.seconds), origin: .system)
+        _ = try await events.next()
+        environment.clock.advance(seconds: 31 * 86_400)
+        let now = environment.clock.seconds
+        let counts = try await store.deleteStale(now: now, anonymousCreatedBefore: now - 30 * 86_400, batchSize: 10)
+        #expect(counts.anonymousProfiles == 1)
+        let profileID = old.context.profile.id
+        #expect(
+            try await events.next() == [
+                Seen(
+                    type: "session.ended",
+                    data: ["session_id": old.context.session.id, "profile_id": profileID, "reason": "expired"],
+                    actor: .cleanup),
+                Seen(
+                    type: "device.removed",
+                    data: ["device_id": oldDevice.id, "profile_id": profileID, "session_id": old.context.session.id],
+                    actor: .cleanup),
+                Seen(
+                    type: "profile.erased", data: ["profile_id": profileID, "external_id": "null", "alias_ids": ""],
+                    actor: .cleanup),
+            ])
+    }
+
+    @Test(
         "The feed filters by type and profile, pages with after, and retention deletes old events",
         arguments: StoreBackend.allCases)
     func feedAndRetention(backend: StoreBackend) async throws {

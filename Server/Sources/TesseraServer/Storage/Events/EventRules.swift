@@ -98,6 +98,32 @@ struct EventBatch: Sendable {
         return batches.keys.sorted().compactMap { batches[$0] }
     }
 
+    /// The events of anonymous profiles deleted by retention, one batch per project in project order:
+    /// for each project, `session.ended` (`expired`) for their sessions never revoked, `device.removed`
+    /// for their devices, then `profile.erased` for each profile (in ID order), all as the cleanup service.
+    static func retired(
+        profiles: [(id: String, projectID: String)], aliases: [(id: String, profileID: String)],
+        sessions: [(id: String, projectID: String, profileID: String, revoked: Bool)],
+        devices: [(id: String, profileID: String, sessionID: String)], now: Int64
+    ) -> [EventBatch] {
+        let projectOf = Dictionary(profiles.map { ($0.id, $0.projectID) }, uniquingKeysWith: { first, _ in first })
+        var batches: [EventBatch] = []
+        for projectID in Set(profiles.map(\.projectID)).sorted() {
+            var batch = EventBatch(projectID: projectID, origin: .cleanup, now: now)
+            batch.ended(
+                sessions: sessions.filter { $0.projectID == projectID && !$0.revoked }.map { ($0.id, $0.profileID) },
+                devices: devices.filter { projectOf[$0.profileID] == projectID }, reason: .expired)
+            for profile in profiles.filter({ $0.projectID == projectID }).sorted(by: { $0.id < $1.id }) {
+                batch.append(
+                    .profileErased(
+                        profileID: profile.id, externalID: nil,
+                        aliasIDs: aliases.filter { $0.profileID == profile.id }.map(\.id).sorted()))
+            }
+            batches.append(batch)
+        }
+        return batches
+    }
+
     /// Devices that were deleted, in ID order.
     mutating func removed(devices: [(id: String, profileID: String, sessionID: String)]) {
         for device in devices.sorted(by: { $0.id < $1.id }) {
