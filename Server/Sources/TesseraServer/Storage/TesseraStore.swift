@@ -102,6 +102,9 @@ public protocol TesseraStore: Sendable {
 
     // MARK: Events
 
+    /// The events this store committed since it opened, by type (for `/metrics`).
+    var eventTally: EventTally { get }
+
     /// The feed: a project's events after `query.after`, in sequence order, at most `query.limit`.
     func events(_ query: EventQuery) async throws -> [EventRecord]
     /// Deletes up to `batchSize` events created before `createdBefore` (retention); returns how many.

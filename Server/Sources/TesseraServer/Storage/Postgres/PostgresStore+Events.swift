@@ -19,6 +19,7 @@ extension PostgresStore {
     /// a gap). Taking the counter last keeps the lock short: only the commit's own latency.
     static func append(_ batch: EventBatch, in connection: PostgresConnection, logger: Logger) async throws {
         guard !batch.drafts.isEmpty else { return }
+        EventCollector.current?.add(batch)
         let count = Int64(batch.drafts.count)
         let ids = batch.drafts.map(\.id)
         let types = batch.drafts.map(\.type.rawValue)

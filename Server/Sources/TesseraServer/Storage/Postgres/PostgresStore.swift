@@ -17,6 +17,7 @@ import PostgresNIO
 /// run before the service group starts, and a client whose `run()` is not running hangs every query.)
 public final class PostgresStore: TesseraStore {
     let client: PostgresClient
+    public let eventTally = EventTally()
     let configuration: PostgresConfiguration
     let logger: Logger
     public let masterKeys: MasterKeyring

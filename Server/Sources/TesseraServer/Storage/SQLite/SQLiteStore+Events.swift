@@ -9,6 +9,7 @@ extension SQLiteStore {
     /// PostgreSQL keeps both backends alike.
     static func append(_ batch: EventBatch, in connection: SQLiteConnection) throws {
         guard !batch.drafts.isEmpty else { return }
+        connection.appendedEvents += batch.drafts.map(\.type)
         let count = Int64(batch.drafts.count)
         try connection.run(
             """

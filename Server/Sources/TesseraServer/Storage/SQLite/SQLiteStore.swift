@@ -7,6 +7,7 @@ public final class SQLiteStore: TesseraStore {
     let writer: SQLiteWriter
     let readers: SQLiteReaderPool
     public let masterKeys: MasterKeyring
+    public var eventTally: EventTally { writer.eventTally }
     /// The database file.
     public let path: String
 
