@@ -91,18 +91,36 @@ extension PostgresStore {
     public func events(_ query: EventQuery) async throws -> [EventRecord] {
         let logger = logger
         let limit = Int64(query.limit)
-        let types = query.types
-        return try await statement { client in
-            try await client.rows(
-                """
-                SELECT \(unescaped: Self.eventColumns) FROM events
-                WHERE project_id = \(query.projectID) AND sequence > \(query.after)
-                    AND (cardinality(\(types)::text[]) = 0 OR type = ANY(\(types)::text[]))
-                    AND (\(query.profileID)::text IS NULL OR profile_id = \(query.profileID))
+        let columns = Self.eventColumns
+        let (projectID, after, types) = (query.projectID, query.after, query.types)
+        // Only the filters asked for, so the planner sees plain conditions (and the profile's index).
+        let select: PostgresQuery
+        switch (types.isEmpty, query.profileID) {
+        case (true, nil):
+            select = """
+                SELECT \(unescaped: columns) FROM events WHERE project_id = \(projectID) AND sequence > \(after)
                 ORDER BY sequence LIMIT \(limit)
-                """, logger: logger
-            ).map(Self.event)
+                """
+        case (false, nil):
+            select = """
+                SELECT \(unescaped: columns) FROM events WHERE project_id = \(projectID) AND sequence > \(after)
+                    AND type = ANY(\(types))
+                ORDER BY sequence LIMIT \(limit)
+                """
+        case (true, let profileID?):
+            select = """
+                SELECT \(unescaped: columns) FROM events WHERE project_id = \(projectID) AND sequence > \(after)
+                    AND profile_id = \(profileID)
+                ORDER BY sequence LIMIT \(limit)
+                """
+        case (false, let profileID?):
+            select = """
+                SELECT \(unescaped: columns) FROM events WHERE project_id = \(projectID) AND sequence > \(after)
+                    AND type = ANY(\(types)) AND profile_id = \(profileID)
+                ORDER BY sequence LIMIT \(limit)
+                """
         }
+        return try await statement { client in try await client.rows(select, logger: logger).map(Self.event) }
     }
 
     public func deleteEvents(createdBefore: Int64, batchSize: Int) async throws -> Int {

@@ -347,13 +347,6 @@ extension PostgresStore {
         ).map { try $0.text(0) }
         batch.append(.profileMerged(profileID: target, from: source, externalID: externalID, aliasIDs: aliases))
     }
-
-    /// Ends a session now and deletes the devices it registered.
-    static func end(sessionID: String, now: Int64, in connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.rows(
-            "UPDATE sessions SET revoked_at = \(now) WHERE id = \(sessionID) AND revoked_at IS NULL", logger: logger)
-        try await connection.rows("DELETE FROM devices WHERE session_id = \(sessionID)", logger: logger)
-    }
 }
 
 /// A row the transaction itself just wrote is missing: never expected.
