@@ -170,6 +170,7 @@ enum PostgresMigrations {
                 PRIMARY KEY (project_id, sequence)
             );
             CREATE INDEX events_profile ON events (project_id, profile_id, sequence) WHERE profile_id IS NOT NULL;
+            CREATE INDEX events_type ON events (project_id, type, sequence);
             CREATE INDEX events_created_at ON events (created_at);
             """
         ),
