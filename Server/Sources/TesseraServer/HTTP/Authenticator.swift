@@ -8,7 +8,7 @@ import Hummingbird
 /// A session credential that finds no session — here or later in the handler — is counted for the
 /// rate limiter (``RateLimiter/failedSessionLookup(_:from:)``), which may answer `rate_limited`
 /// instead.
-struct Authenticator: RouterMiddleware {
+struct Authenticator: Sendable {
     /// The credential of the endpoint.
     let accepts: CredentialRequirement
     let credentials: CredentialResolver
@@ -16,19 +16,28 @@ struct Authenticator: RouterMiddleware {
     let rateLimiter: RateLimiter
     let addresses: ClientAddressReader
 
-    func handle(
-        _ request: Request, context: TesseraRequestContext,
-        next: (Request, TesseraRequestContext) async throws -> Response
-    ) async throws -> Response {
-        guard accepts != .none else { return try await next(request, context) }
-        let credential = Credential(headers: request.headers)
-        do {
-            var context = context
-            context.authentication = try await authenticate(credential)
-            return try await next(request, context)
-        } catch let failure as CoreError where failure.code == .sessionNotFound && credential?.isSession == true {
-            throw await rateLimiter.failedSessionLookup(failure, from: addresses.key(request, context: context))
-                ?? failure
+    /// The route's responder: `handler` behind this authenticator.
+    ///
+    /// One closure that authenticates and then calls the handler, rather than a middleware with a
+    /// `next`: every request of an authenticated endpoint runs through it, and one async frame fewer
+    /// keeps a request's frames inside its task's first allocation slab (measured: one `malloc` and
+    /// about 1 KB fewer per heartbeat).
+    func responder(
+        for handler: @escaping @Sendable (Request, TesseraRequestContext) async throws -> Response
+    ) -> @Sendable (Request, TesseraRequestContext) async throws -> Response {
+        guard accepts != .none else { return handler }
+        return { request, context in
+            let credential = Credential(headers: request.headers)
+            do {
+                var context = context
+                context.authentication = try await authenticate(credential)
+                return try await handler(request, context)
+            } catch let failure as CoreError
+                where failure.code == .sessionNotFound && credential?.isSession == true
+            {
+                throw await rateLimiter.failedSessionLookup(failure, from: addresses.key(request, context: context))
+                    ?? failure
+            }
         }
     }
 

@@ -25,13 +25,16 @@ struct BodyReader: Sendable {
         return value
     }
 
+    /// Whether the request may carry a body: HTTP/1.1 with no `Transfer-Encoding` and no (or a zero)
+    /// `Content-Length` has none.
+    static func mayHaveBody(_ request: Request) -> Bool {
+        request.headers[.transferEncoding] != nil || request.headers[.contentLength].map({ $0 != "0" }) ?? false
+    }
+
     /// Decodes a JSON object body, or returns nil for an empty body (zero bytes) without decoding anything.
     func decodeIfPresent<T: RequestBody>(_ type: T.Type, from request: Request) async throws -> T? {
-        // HTTP/1.1: no Transfer-Encoding and no (or a zero) Content-Length means no body. Waiting for
-        // the end of a body stream that cannot have one still suspends the handler; skip it.
-        if request.headers[.transferEncoding] == nil, request.headers[.contentLength].map({ $0 == "0" }) ?? true {
-            return nil
-        }
+        // Waiting for the end of a body stream that cannot have one still suspends the handler; skip it.
+        guard Self.mayHaveBody(request) else { return nil }
         var buffer = try await body(of: request)
         guard buffer.readableBytes > 0 else { return nil }
         let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []

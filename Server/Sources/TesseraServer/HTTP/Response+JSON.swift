@@ -7,9 +7,14 @@ extension Response {
     static func json(_ status: HTTPResponse.Status = .ok, _ write: (inout JSONWriter) -> Void) -> Response {
         var writer = JSONWriter()
         write(&writer)
+        // Room for the fields added on the way out (Hummingbird's `Content-Length`, `X-Request-Id`,
+        // `Cache-Control`, and what the server adds as it writes the head), so that none of them grows
+        // the storage; `consume` hands the one storage over (a copy would lose the capacity).
+        var headers = HTTPFields()
+        headers.reserveCapacity(6)
+        headers[.contentType] = "application/json; charset=utf-8"
         return Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
+            status: status, headers: consume headers, body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
     }
 
     /// An empty `204` answer.

@@ -22,36 +22,59 @@ struct TesseraMiddleware: RouterMiddleware {
         -> Response
     {
         let start = ContinuousClock.now
-        var context = context
         // Hummingbird already gave the request an ID in the logger's metadata (TesseraLogHandler
         // prints it as `request_id`); it is replaced only when the client sent one of its own.
-        let requestID: String
-        if let supplied = Self.requestID(from: request.headers) {
-            context.logger[metadataKey: TesseraLogHandler.requestIDKey] = .string(supplied)
-            requestID = supplied
-        } else {
-            requestID = context.id
-        }
+        let supplied = Self.requestID(from: request.headers)
         var response: Response
         do {
-            if request.headers[Self.invalidHost] != nil {
-                throw CoreError.invalidRequest(
-                    "An HTTP/1.1 request needs exactly one Host header with a valid value (RFC 9112, section 3.2).")
+            try admit(request, context: context)
+            if let supplied {
+                var context = context
+                context.logger[metadataKey: TesseraLogHandler.requestIDKey] = .string(supplied)
+                response = try await next(request, context)
+            } else {
+                response = try await next(request, context)
             }
-            if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximumBodySize {
-                throw CoreError.payloadTooLarge(maximumBodySize)
-            }
-            if !rateLimiter.blocks.isEmpty, Credential.isSession(request.headers) {
-                try rateLimiter.admitSessionLookup(from: addresses.key(request, context: context))
-            }
-            response = try await next(request, context)
         } catch {
             response = errorResponse(error, request: request, context: context)
         }
+        // Everything after the handler is synchronous, in a function of its own: this async frame, live
+        // for the whole request, holds only what crosses the handler's suspension points.
+        finish(&response, requestID: supplied ?? context.id, start: start, request: request, context: context)
+        return response
+    }
+
+    /// Checks made before the handler: the `Host` mark, the declared body size, a client blocked for
+    /// guessing session credentials.
+    @inline(never)
+    private func admit(_ request: Request, context: Context) throws {
+        if request.headers[Self.invalidHost] != nil {
+            throw CoreError.invalidRequest(
+                "An HTTP/1.1 request needs exactly one Host header with a valid value (RFC 9112, section 3.2).")
+        }
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximumBodySize {
+            throw CoreError.payloadTooLarge(maximumBodySize)
+        }
+        if !rateLimiter.blocks.isEmpty, Credential.isSession(request.headers) {
+            try rateLimiter.admitSessionLookup(from: addresses.key(request, context: context))
+        }
+    }
+
+    /// The request ID, `Cache-Control`, metrics and the log line of an answer.
+    @inline(never)
+    private func finish(
+        _ response: inout Response, requestID: String, start: ContinuousClock.Instant, request: Request,
+        context: Context
+    ) {
         response.headers[.xRequestID] = requestID
         // Answers of the API hold credentials and personal data: no cache may keep them. (The JWKS too:
         // a rotated key signs at once, and a cached key set would refuse its JWTs at app backends.)
-        if request.uri.path.hasPrefix("/v1/"), response.headers[.cacheControl] == nil {
+        // The path's bytes as received, or the route matched (a percent-encoded spelling of `/v1/`):
+        // `request.uri.path` would build a String on every request.
+        if request.head.path?.utf8.starts(with: "/v1/".utf8) == true
+            || context.endpointPath?.utf8.starts(with: "/v1/".utf8) == true,
+            response.headers[.cacheControl] == nil
+        {
             response.headers[.cacheControl] = "no-store"
         }
         let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? "unmatched"
@@ -67,11 +90,11 @@ struct TesseraMiddleware: RouterMiddleware {
                 "request",
                 metadata: ["method": "\(request.method)", "route": "\(route)", "status": "\(response.status.code)"])
         }
-        return response
     }
 
     /// The answer to an error: core errors through their one mapping (``APIError/init(_:)``), and
     /// what only HTTP knows (framing, 404 or 405) here.
+    @inline(never)
     private func errorResponse(_ error: any Error, request: Request, context: Context) -> Response {
         switch error {
         case let error as CoreError:

@@ -14,17 +14,11 @@ enum TesseraRouter {
                 maximumBodySize: core.configuration.maximumBodySize, rateLimiter: core.rateLimiter,
                 addresses: addresses))
         for endpoint in endpoints {
-            let handler = endpoint.handler
-            guard endpoint.accepts != .none else {
-                router.on(RouterPath(endpoint.path), method: endpoint.method, use: handler)
-                continue
-            }
             let authenticator = Authenticator(
                 accepts: endpoint.accepts, credentials: core.credentials, rateLimiter: core.rateLimiter,
                 addresses: addresses)
-            router.on(RouterPath(endpoint.path), method: endpoint.method) { request, context in
-                try await authenticator.handle(request, context: context, next: handler)
-            }
+            router.on(
+                RouterPath(endpoint.path), method: endpoint.method, use: authenticator.responder(for: endpoint.handler))
         }
         return router
     }

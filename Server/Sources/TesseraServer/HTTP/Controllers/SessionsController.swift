@@ -166,7 +166,18 @@ struct SessionsController: Sendable {
     /// project's maximum.
     func authenticate(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let caller = try context.session()
-        // The heartbeat has no body: nothing to decode.
+        // The heartbeat has no body: nothing to decode, nothing to await. Answered here, in a frame with
+        // nothing held across a suspension, it leaves its task's frames inside the first allocation slab.
+        guard BodyReader.mayHaveBody(request) else {
+            return envelope(
+                .ok, context: caller.context, token: caller.sessionToken, runtime: caller.runtime,
+                now: core.currentTime().seconds, shareSecond: true, extensionCapped: nil)
+        }
+        return try await extend(request, caller: caller)
+    }
+
+    /// `POST /v1/sessions/authenticate` with a body: a heartbeat that may extend the session.
+    private func extend(_ request: Request, caller: Caller) async throws -> Response {
         let body = try await bodies.decodeIfPresent(DurationBody.self, from: request)
         let now = core.currentTime().seconds
         var session = caller.context

@@ -40,6 +40,9 @@ final class SQLiteConnection: @unchecked Sendable {
         guard qpsg == SQLITE_OK else { throw error(qpsg) }
         try execute("PRAGMA foreign_keys = ON")
         try execute("PRAGMA synchronous = FULL")
+        // Savepoint journals (one per write job of a batch) and temporary b-trees in memory: in a
+        // file they cost a write system call for every page a job changes.
+        try execute("PRAGMA temp_store = MEMORY")
         if queryOnly {
             try execute("PRAGMA query_only = ON")
         }
