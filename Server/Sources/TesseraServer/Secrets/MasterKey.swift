@@ -70,20 +70,8 @@ public struct MasterKey: Sendable {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: .min ... .max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw .unreadableFile("cannot create the master key file \(path): \(reason)")
-        }
+        try writeExclusively(to: temporary, keyFile: path)
         defer { unlink(temporary) }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        do {
-            try handle.write(contentsOf: Data((encoded + "\n").utf8))
-            try handle.synchronize()
-            try handle.close()
-        } catch {
-            throw .unreadableFile("cannot write the master key file \(path)")
-        }
         if link(temporary, path) != 0 {
             let failure = errno
             // A file system without hard links: written in place (still never over an existing file).
@@ -91,7 +79,7 @@ public struct MasterKey: Sendable {
                 throw .unreadableFile(
                     "cannot create the master key file \(path): \(String(cString: strerror(failure)))")
             }
-            try writeInPlace(path)
+            try writeExclusively(to: path, keyFile: path)
         }
         // The new name itself survives a crash once its directory is synced.
         let directoryDescriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY)
@@ -101,10 +89,13 @@ public struct MasterKey: Sendable {
         }
     }
 
-    private func writeInPlace(_ path: String) throws(MasterKeyError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+    /// Creates `file` (mode 0600, failing when it exists), writes the key and syncs it; a file it could
+    /// not finish is removed. Errors name `keyFile`, the master key file being made.
+    private func writeExclusively(to file: String, keyFile: String) throws(MasterKeyError) {
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else {
-            throw .unreadableFile("cannot create the master key file \(path): \(String(cString: strerror(errno)))")
+            throw .unreadableFile(
+                "cannot create the master key file \(keyFile): \(String(cString: strerror(errno)))")
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
@@ -112,8 +103,8 @@ public struct MasterKey: Sendable {
             try handle.synchronize()
             try handle.close()
         } catch {
-            unlink(path)
-            throw .unreadableFile("cannot write the master key file \(path)")
+            unlink(file)
+            throw .unreadableFile("cannot write the master key file \(keyFile)")
         }
     }
 

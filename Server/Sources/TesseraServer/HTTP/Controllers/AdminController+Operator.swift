@@ -42,16 +42,13 @@ extension AdminController {
         let secrets = try await core.store.identitySecrets(projectID: runtime.id)
         return .json { writer in
             writer.objectStart()
-            writer.key("identity_secrets")
-            writer.arrayStart()
-            for secret in secrets {
+            writer.array("identity_secrets", secrets) { writer, secret in
                 writer.objectStart()
                 writer.field("kid", secret.kid)
                 writer.time("created_at", secret.createdAt)
                 writer.time("last_used_at", secret.lastUsedAt)
                 writer.objectEnd()
             }
-            writer.arrayEnd()
             writer.objectEnd()
         }
     }
@@ -171,14 +168,12 @@ extension AdminController {
         let keys = try await core.store.sessionKeys(projectID: runtime.id)
         let now = core.currentTime().seconds
         let current = keys.last(where: { $0.retiredAt == nil })?.kid
+        // The current key first, then the retired ones, most recently retired first (keys made
+        // within one second have equal created_at, so that alone does not order them).
+        let ordered = keys.sorted { ($0.retiredAt ?? .max, $0.createdAt) > ($1.retiredAt ?? .max, $1.createdAt) }
         return .json { writer in
             writer.objectStart()
-            writer.key("signing_keys")
-            writer.arrayStart()
-            // The current key first, then the retired ones, most recently retired first (keys made
-            // within one second have equal created_at, so that alone does not order them).
-            let ordered = keys.sorted { ($0.retiredAt ?? .max, $0.createdAt) > ($1.retiredAt ?? .max, $1.createdAt) }
-            for key in ordered {
+            writer.array("signing_keys", ordered) { writer, key in
                 writer.objectStart()
                 writer.field("kid", key.kid)
                 writer.field("algorithm", "ES256")
@@ -196,7 +191,6 @@ extension AdminController {
                 writer.time("published_until", key.retiredAt.map { $0 + core.retiredSigningKeyWindow })
                 writer.objectEnd()
             }
-            writer.arrayEnd()
             writer.objectEnd()
         }
     }

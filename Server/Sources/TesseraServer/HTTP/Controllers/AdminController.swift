@@ -118,10 +118,7 @@ struct AdminController: Sendable {
         let profiles = try await core.store.profiles(projectID: runtime.id, externalID: externalID)
         return .json { writer in
             writer.objectStart()
-            writer.key("profiles")
-            writer.arrayStart()
-            for profile in profiles { writer.profile(profile, admin: true) }
-            writer.arrayEnd()
+            writer.array("profiles", profiles) { $0.profile($1, admin: true) }
             writer.objectEnd()
         }
     }
@@ -148,10 +145,7 @@ struct AdminController: Sendable {
         let devices = try await core.store.liveDevices(profileID: profile.id, now: core.currentTime().seconds)
         return .json { writer in
             writer.objectStart()
-            writer.key("devices")
-            writer.arrayStart()
-            for device in devices { writer.device(device, includeToken: true) }
-            writer.arrayEnd()
+            writer.array("devices", devices) { $0.device($1, includeToken: true) }
             writer.objectEnd()
         }
     }
