@@ -150,7 +150,9 @@ enum PostgresMigrations {
         (
             4,
             // The events outbox (issue 15): each change's events are written in its transaction, with
-            // the project's next sequences from its counter row (see PostgresStore.append).
+            // the project's next sequences from its counter row (see PostgresStore.append). Event IDs are
+            // time-ordered, and retention deletes from the head of each project's sequence (no index on
+            // created_at).
             """
             CREATE TABLE event_counters (
                 project_id TEXT PRIMARY KEY,
@@ -171,7 +173,6 @@ enum PostgresMigrations {
             );
             CREATE INDEX events_profile ON events (project_id, profile_id, sequence) WHERE profile_id IS NOT NULL;
             CREATE INDEX events_type ON events (project_id, type, sequence);
-            CREATE INDEX events_created_at ON events (created_at);
             """
         ),
     ]

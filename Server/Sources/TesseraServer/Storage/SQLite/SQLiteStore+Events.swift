@@ -6,33 +6,46 @@ extension SQLiteStore {
     /// Writes `batch`'s events with the project's next sequences; called last in a write transaction.
     ///
     /// SQLite has one writer, so the counter row is never contended; the same counter table as on
-    /// PostgreSQL keeps both backends alike.
+    /// PostgreSQL keeps both backends alike. Two statements, whatever the number of events: the
+    /// counter's upsert returns the last sequence, and one `INSERT` writes every row.
     static func append(_ batch: EventBatch, in connection: SQLiteConnection) throws {
-        guard !batch.drafts.isEmpty else { return }
-        connection.appendedEvents += batch.drafts.map(\.type)
-        let count = Int64(batch.drafts.count)
-        try connection.run(
-            """
-            INSERT INTO event_counters (project_id, last_sequence) VALUES (?, ?)
-            ON CONFLICT (project_id) DO UPDATE SET last_sequence = last_sequence + excluded.last_sequence
-            """,
-            [.init(batch.projectID), .init(count)])
-        let last =
-            try connection.queryFirst(
-                "SELECT last_sequence FROM event_counters WHERE project_id = ?", [.init(batch.projectID)])?.int(0)
-            ?? count
-        for (offset, draft) in batch.drafts.enumerated() {
-            try connection.run(
+        let drafts = batch.drafts
+        guard !drafts.isEmpty else { return }
+        for draft in drafts { connection.appendedEvents.append(draft.type) }
+        let count = Int64(drafts.count)
+        guard
+            let last = try connection.queryFirst(
                 """
-                INSERT INTO events (\(eventColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO event_counters (project_id, last_sequence) VALUES (?, ?)
+                ON CONFLICT (project_id) DO UPDATE SET last_sequence = last_sequence + excluded.last_sequence
+                RETURNING last_sequence
                 """,
-                [
-                    .init(draft.id), .init(batch.projectID), .init(last - count + 1 + Int64(offset)),
-                    .init(draft.type.rawValue), .init(batch.now), .init(batch.origin.actor.kind.rawValue),
-                    .init(batch.origin.actor.id), .init(batch.origin.clientAddress), .init(draft.profileID),
-                    .init(draft.data),
-                ])
+                [.init(batch.projectID), .init(count)])?.int(0)
+        else { throw SQLiteError(code: 1, message: "the event counter returned no row") }
+        var bindings: [SQLiteValue] = []
+        bindings.reserveCapacity(drafts.count * 10)
+        let first = last - count + 1
+        for (offset, draft) in drafts.enumerated() {
+            bindings += [
+                .init(draft.id), .init(batch.projectID), .init(first + Int64(offset)), .init(draft.type.rawValue),
+                .init(batch.now), .init(batch.origin.actor.kind.rawValue), .init(batch.origin.actor.id),
+                .init(batch.origin.clientAddress), .init(draft.profileID), .init(draft.data),
+            ]
         }
+        try connection.run(insertEvents(drafts.count), bindings)
+    }
+
+    /// `INSERT INTO events … VALUES (…), (…)` for `count` rows; the usual counts are built once.
+    private static func insertEvents(_ count: Int) -> String {
+        count < insertStatements.count ? insertStatements[count] : insertStatement(count)
+    }
+
+    private static let insertStatements = (0..<9).map(insertStatement)
+
+    private static func insertStatement(_ count: Int) -> String {
+        let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        return "INSERT INTO events (\(eventColumns)) VALUES "
+            + Array(repeating: row, count: count).joined(separator: ", ")
     }
 
     /// Ends the sessions matching `condition` that are not revoked yet (revoked at `now`), deletes
@@ -106,14 +119,22 @@ extension SQLiteStore {
         return try readers.read { [sql, bindings] in try $0.query(sql, bindings).map(Self.event) }
     }
 
+    /// Deletes up to `batchSize` events older than `createdBefore` from the head of each project's
+    /// sequence (their oldest end: sequences are handed out in commit order, so no index on
+    /// `created_at` is needed, and an insert pays for one index fewer).
     public func deleteEvents(createdBefore: Int64, batchSize: Int) async throws -> Int {
         try await writer.write { connection in
-            try connection.run(
-                """
-                DELETE FROM events WHERE rowid IN
-                    (SELECT rowid FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?)
-                """,
-                [.init(createdBefore), .init(batchSize)])
+            var deleted = 0
+            for project in try connection.query("SELECT project_id FROM event_counters ORDER BY project_id") {
+                guard deleted < batchSize else { break }
+                deleted += try connection.run(
+                    """
+                    DELETE FROM events WHERE project_id = ?1 AND created_at < ?2 AND sequence IN
+                        (SELECT sequence FROM events WHERE project_id = ?1 ORDER BY sequence LIMIT ?3)
+                    """,
+                    [.init(project.text(0)), .init(createdBefore), .init(batchSize - deleted)])
+            }
+            return deleted
         }
     }
 }
