@@ -44,7 +44,7 @@ struct MeController: Sendable {
         }
         let device = try await core.store.registerDevice(
             DeviceRecord(
-                id: OpaqueToken.identifier(prefix: "dev_"), projectID: caller.runtime.id,
+                id: TimeOrderedID.make(prefix: "dev_"), projectID: caller.runtime.id,
                 sessionID: caller.context.session.id, profileID: caller.context.profile.id, platform: body.platform,
                 environment: environment, token: body.token, createdAt: core.currentTime().seconds),
             origin: addresses.sdkOrigin(request, context: context))

@@ -70,7 +70,7 @@ struct SessionsController: Sendable {
             AnonymousStart(
                 projectID: runtime.id, installationID: body.installationID,
                 installationSecretHash: OpaqueToken.sha256(body.installationSecret),
-                newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session.record,
+                newProfileID: TimeOrderedID.make(prefix: "usr_"), newSession: session.record,
                 sessionTokenHash: session.tokenHash, rateLimit: charge,
                 origin: addresses.sdkOrigin(request, context: context)), now: now)
         core.metrics.sessionCreated(kind: "anonymous")
@@ -138,7 +138,7 @@ struct SessionsController: Sendable {
         var command = IdentifyCommand(
             projectID: runtime.id, callerSessionID: caller?.context.session.id, externalID: externalID,
             verified: verified, name: claims?.name, avatarURL: claims?.avatarURL, email: claims?.email,
-            tokenID: tokenID, newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session.record,
+            tokenID: tokenID, newProfileID: TimeOrderedID.make(prefix: "usr_"), newSession: session.record,
             sessionTokenHash: session.tokenHash, now: now.seconds,
             origin: addresses.sdkOrigin(request, context: context))
         command.recordSecretUse = recordSecretUse

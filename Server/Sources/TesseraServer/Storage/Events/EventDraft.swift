@@ -13,7 +13,7 @@ public struct EventDraft: Sendable, Hashable {
     public var data: String
 
     init(_ type: EventType, profileID: String?, _ build: (inout JSONWriter) -> Void) {
-        self.id = OpaqueToken.identifier(prefix: "evt_")
+        self.id = TimeOrderedID.make(prefix: "evt_")
         self.type = type
         self.profileID = profileID
         var writer = JSONWriter()
