@@ -138,4 +138,42 @@ struct PostgresEventOrderTests {
         #expect((early + late).map(\.sequence) == [1, 2, 3], "the reader following next_after saw every event once")
         try await store.close()
     }
+
+    @Test("Events a node committed and never sequenced (it died) are sequenced by another node, without a read")
+    func orphanedOutboxIsSequenced() async throws {
+        let configuration = try PostgresTestDatabase.configuration(maximumConnections: 4)
+        let dead = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
+        try await dead.migrate()
+        let project = try await ProjectProvisioner.create(
+            name: "Orphan", slug: "orphan-\(UUID().uuidString.prefix(8).lowercased())", store: dead,
+            now: Date(timeIntervalSince1970: 1_795_000_000))
+        let projectID = project.project.id
+        let logger = dead.logger
+        // Committed through the pool directly: the dying node's sequencer is never woken.
+        try await dead.client.withTransaction(logger: logger) { connection in
+            var batch = EventBatch(projectID: projectID, origin: .system, now: 1_795_000_000)
+            batch.append(.identitySecretCreated(kid: "orphan"))
+            try await PostgresStore.append(batch, in: connection, logger: logger)
+        }
+        try await dead.close()
+
+        let survivor = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
+        try await survivor.migrate()
+        let deadline = ContinuousClock.now + .seconds(30)
+        var pending = 1
+        while pending > 0 && ContinuousClock.now < deadline {
+            pending = try await survivor.statement { client in
+                Int(try await client.first("SELECT count(*) FROM event_outbox", logger: logger)?.int(0) ?? 0)
+            }
+            if pending > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(pending == 0, "the survivor's sequencer moved the orphaned event on its own")
+        let feed = try await survivor.statement { client in
+            try await client.rows("SELECT sequence, type FROM events", logger: logger).map {
+                (try $0.int(0), try $0.text(1))
+            }
+        }
+        #expect(feed.map(\.0) == [1] && feed.map(\.1) == ["identity_secret.created"])
+        try await survivor.close()
+    }
 }

@@ -24,7 +24,11 @@ extension PostgresStore {
                     try await body(connection)
                 }
             }
-            self.eventTally.add(collector.collected)
+            let appended = collector.collected
+            if !appended.isEmpty {
+                self.eventTally.add(appended)
+                self.sequencerSignal.yield()
+            }
             return value
         }
     }

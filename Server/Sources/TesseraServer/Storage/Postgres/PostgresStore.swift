@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 import NIOPosix
 import PostgresNIO
+import Synchronization
 
 /// The PostgreSQL backend, for several server processes on one database.
 ///
@@ -30,6 +31,11 @@ public final class PostgresStore: TesseraStore {
     let dedicatedConnections: [PostgresDedicatedConnection]
     private let runner: Task<Void, Never>
     private let sweeper: Task<Void, Never>
+    /// Wakes the sequencer: after a commit that wrote events, and every second for the events a
+    /// node committed and could not sequence before it died.
+    let sequencerSignal: AsyncStream<Void>.Continuation
+    /// Moves committed events from the outbox into the feed (``sequenceEvents(projectID:)``).
+    private let sequencer = Mutex<Task<Void, Never>?>(nil)
 
     /// Opens a pool to the database; connections are made when first needed.
     ///
@@ -86,12 +92,32 @@ public final class PostgresStore: TesseraStore {
             _, context in context.session.id
         }
         self.runner = Task { await postgres.run() }
+        let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.sequencerSignal = signal
         self.sweeper = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await watchdog.run() }
                 group.addTask {
+                    while (try? await Task.sleep(for: .seconds(1))) != nil { signal.yield() }
+                }
+                group.addTask {
                     while (try? await Task.sleep(for: .seconds(5))) != nil {
                         for connection in dedicated { connection.closeIfIdle() }
+                    }
+                }
+            }
+        }
+        sequencer.withLock {
+            $0 = Task { [weak self] in
+                for await _ in signals {
+                    // Commits that land in the next few milliseconds are moved by the same run: one
+                    // sequencer transaction (and fsync) per few milliseconds under load, not per commit.
+                    try? await Task.sleep(for: .milliseconds(5))
+                    guard let self else { return }
+                    do {
+                        try await self.sequenceEvents()
+                    } catch {
+                        self.logger.warning("event sequencer failed; it runs again within a second")
                     }
                 }
             }
@@ -174,11 +200,14 @@ public final class PostgresStore: TesseraStore {
 
     deinit {
         for connection in dedicatedConnections { connection.shutDown() }
+        sequencerSignal.finish()
         runner.cancel()
         sweeper.cancel()
     }
 
     public func close() async throws {
+        sequencerSignal.finish()
+        if let sequencer = sequencer.withLock({ $0 }) { await sequencer.value }
         for connection in dedicatedConnections { connection.shutDown() }
         runner.cancel()
         await runner.value
