@@ -112,4 +112,50 @@ struct EventFeedTests {
             #expect(page(try await client.admin(.get, "/v1/admin/events")).events.count == 2)
         }
     }
+
+    @Test(
+        "The audit log: secret-key changes newest first with their client address, paged by cursor; SDK changes are not in it"
+    )
+    func audit() async throws {
+        try await TestEnvironment.withApp { environment, client in
+            _ = try await client.anonymous()
+            #expect(try await client.admin(.patch, "/v1/admin/project", body: #"{"leeway_seconds":30}"#).status == .ok)
+            #expect(try await client.admin(.post, "/v1/admin/identity-secrets").status == .created)
+            #expect(try await client.admin(.post, "/v1/admin/signing-keys/rotate").status == .created)
+
+            let first = try await client.admin(.get, "/v1/admin/audit?limit=2")
+            #expect(first.status == .ok)
+            let entries = try #require(first.json["events"] as? [[String: Any]])
+            #expect(entries.map { $0["type"] as? String } == ["signing_key.rotated", "identity_secret.created"])
+            let newest = try #require(entries.first)
+            #expect(
+                Set(newest.keys) == [
+                    "id", "sequence", "type", "created_at", "actor", "data", "client_address", "reason",
+                ])
+            #expect((newest["actor"] as? [String: Any])?["type"] as? String == "secret_key")
+            #expect(newest["client_address"] is String, "the address the change came from")
+            #expect(newest["reason"] is NSNull)
+            let cursor = try #require(first.json["next_cursor"] as? String)
+
+            let second = try await client.admin(.get, "/v1/admin/audit?limit=2&cursor=\(cursor)")
+            #expect(second.status == .ok)
+            #expect((second.json["events"] as? [[String: Any]])?.map { $0["type"] as? String } == ["project.updated"])
+            #expect(second.json["next_cursor"] is NSNull, "the last page")
+            let sequences = (entries + ((second.json["events"] as? [[String: Any]]) ?? [])).compactMap {
+                $0["sequence"] as? Int
+            }
+            #expect(sequences == sequences.sorted(by: >), "newest first")
+
+            let beyond = try await client.admin(.get, "/v1/admin/audit?cursor=9999999999999999999")
+            #expect(beyond.status == .ok, "a cursor past every sequence lists from the newest")
+            #expect((beyond.json["events"] as? [[String: Any]])?.count == 3)
+            for bad in ["cursor=abc", "cursor=", "cursor=-1", "limit=0", "limit=201", "limit=x"] {
+                let reply = try await client.admin(.get, "/v1/admin/audit?\(bad)")
+                #expect(reply.status == .badRequest, "\(bad)")
+                #expect(reply.errorCode == "invalid_request")
+            }
+            #expect(
+                try await client.send(.get, "/v1/admin/audit", bearer: client.publishableKey).status == .unauthorized)
+        }
+    }
 }

@@ -271,6 +271,30 @@ def main() -> int:
         expect(f"events with {query}", call("GET", f"/v1/admin/events?{query}", SK), 400, "invalid_request")
     expect("events with the publishable key", call("GET", "/v1/admin/events", PK), 401, "invalid_credentials")
 
+    # The audit log: the secret key's changes above (the settings PATCH at least), newest first, with
+    # their client address; no SDK change; pages follow next_cursor.
+    audit: list[dict] = []
+    page_cursor = None
+    while True:
+        query = "/v1/admin/audit?limit=2" + (f"&cursor={page_cursor}" if page_cursor else "")
+        page = expect(f"audit page {page_cursor}", call("GET", query, SK), 200)
+        audit += page.get("events") or []
+        page_cursor = page.get("next_cursor")
+        if page_cursor is None:
+            break
+    audit_sequences = [entry.get("sequence") for entry in audit]
+    check("audit newest first, no repeat", audit_sequences == sorted(set(audit_sequences), reverse=True)
+          and audit != [], str(audit_sequences[:20]))
+    check("audit holds only secret-key and operator changes",
+          all((entry.get("actor") or {}).get("type") in ("secret_key", "operator") for entry in audit), str(audit)[:300])
+    check("audit entries carry the client address",
+          all(isinstance(entry.get("client_address"), str) for entry in audit), str(audit)[:300])
+    check("project.updated is in the audit log", any(entry.get("type") == "project.updated" for entry in audit),
+          str([entry.get("type") for entry in audit]))
+    for query in ["limit=0", "limit=201", "cursor=abc", "cursor=-1"]:
+        expect(f"audit with {query}", call("GET", f"/v1/admin/audit?{query}", SK), 400, "invalid_request")
+    expect("audit with the publishable key", call("GET", "/v1/admin/audit", PK), 401, "invalid_credentials")
+
     # No caching of /v1 answers, errors and the JWKS included.
     for name, response in [("session answer", call("POST", "/v1/sessions/anonymous", PK, installation())),
                            ("error answer", call("GET", "/v1/me")),

@@ -54,6 +54,7 @@ EXPECTED_OPERATIONS = {
     ("post", "/v1/admin/signing-keys/rotate"),
     ("post", "/v1/admin/api-keys/rotate"),
     ("get", "/v1/admin/events"),
+    ("get", "/v1/admin/audit"),
     ("get", "/health"),
     ("get", "/metrics"),
     ("get", "/openapi.json"),

@@ -39,3 +39,29 @@ enum EventFeedQuery {
         return query
     }
 }
+
+/// The parameters of `GET /v1/admin/audit`, validated: a bad one is `invalid_request`, never a 5xx.
+enum AuditQuery {
+    /// The sequence to list before (nil: from the newest) and the page size.
+    static func parse(cursor: String?, limit: String?) throws(CoreError) -> (before: Int64?, limit: Int) {
+        var before: Int64?
+        if let cursor {
+            // The cursor is opaque to clients; it is the sequence of the last entry of the page before.
+            // (19 digits can exceed Int64.max: such a cursor is past every sequence, i.e. the newest.)
+            guard cursor.utf8.count <= 19, !cursor.isEmpty, cursor.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                let value = UInt64(cursor)
+            else { throw CoreError.invalidRequest("cursor must be a next_cursor from an earlier page.") }
+            before = Int64(clamping: value)
+        }
+        var size = EventFeedQuery.defaultLimit
+        if let limit {
+            guard limit.utf8.count <= 3, limit.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                let value = Int(limit), (1...EventFeedQuery.maximumLimit).contains(value)
+            else {
+                throw CoreError.invalidRequest("limit must be an integer from 1 to \(EventFeedQuery.maximumLimit).")
+            }
+            size = value
+        }
+        return (before, size)
+    }
+}

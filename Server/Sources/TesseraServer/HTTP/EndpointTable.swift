@@ -40,6 +40,7 @@ enum EndpointTable {
             Endpoint(.post, "/v1/admin/signing-keys/rotate", accepts: .secretKey, admin.rotateSigningKey),
             Endpoint(.post, "/v1/admin/api-keys/rotate", accepts: .secretKey, admin.rotateAPIKey),
             Endpoint(.get, "/v1/admin/events", accepts: .secretKey, admin.listEvents),
+            Endpoint(.get, "/v1/admin/audit", accepts: .secretKey, admin.listAudit),
             Endpoint(.get, "/v1/projects/:project_id/jwks.json", accepts: .none, operations.jwks),
             Endpoint(.get, "/health", accepts: .none, operations.health),
             Endpoint(.get, "/metrics", accepts: .none, operations.metricsExposition),

@@ -1760,6 +1760,78 @@ extension OpenAPIDocument {
         }
       }
     },
+    "/v1/admin/audit": {
+      "get": {
+        "operationId": "listAudit",
+        "summary": "The audit log",
+        "tags": [
+          "Admin"
+        ],
+        "description": "The changes made with the project's secret key or by an operator (the events whose `actor.type` is `secret_key` or `operator`), newest first, each with the client address it came from and, for operators, the reason they gave. Cursor-paginated: pass `next_cursor` as `cursor` to read older entries; it is null on the last page. Entries follow the events' retention window.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "description": "The `next_cursor` of the previous page (opaque).",
+            "schema": {
+              "type": "string",
+              "pattern": "^[0-9]{1,19}$",
+              "maxLength": 19
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "The most entries to return, 1 to 200 (default 50).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 200,
+              "default": 50
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page of the audit log, newest first.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AuditList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidQuery"
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
     "/health": {
       "get": {
         "operationId": "getHealth",
@@ -3318,6 +3390,106 @@ extension OpenAPIDocument {
             "description": "The sequence of the last event returned, or `after` when none was: pass it as `after` to read on."
           }
         }
+      },
+      "AuditList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "events",
+          "next_cursor"
+        ],
+        "properties": {
+          "events": {
+            "type": "array",
+            "maxItems": 200,
+            "items": {
+              "$ref": "#/components/schemas/AuditEntry"
+            }
+          },
+          "next_cursor": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Pass as `cursor` for the next (older) page; null on the last page."
+          }
+        }
+      },
+      "AuditEntry": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "sequence",
+          "type",
+          "created_at",
+          "actor",
+          "data",
+          "client_address",
+          "reason"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^evt_[A-Za-z0-9_-]+$",
+            "maxLength": 128,
+            "description": "The event's ID (also the `webhook-id` of its deliveries)."
+          },
+          "sequence": {
+            "type": "integer",
+            "format": "int64",
+            "minimum": 1,
+            "description": "Per project, strictly increasing, without gaps among committed events."
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "profile.promoted",
+              "profile.merged",
+              "profile.erased",
+              "session.ended",
+              "profile.created",
+              "profile.updated",
+              "profile.blocked",
+              "profile.unblocked",
+              "session.created",
+              "device.registered",
+              "device.removed",
+              "project.updated",
+              "identity_secret.created",
+              "identity_secret.deleted",
+              "api_key.rotated",
+              "signing_key.rotated"
+            ]
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "actor": {
+            "$ref": "#/components/schemas/EventActor"
+          },
+          "data": {
+            "type": "object",
+            "description": "Depends on `type`: `profile.promoted` `{profile_id, external_id}`; `profile.merged` `{profile_id, from_profile_id, external_id, alias_ids}`; `profile.erased` `{profile_id, external_id, alias_ids}`; `session.ended` `{session_id, profile_id, reason}` (reason `revoked`, `signed_out`, `expired`, `replaced`, `erased`, `blocked` or `admin`); `profile.created` `{profile_id, kind}`; `profile.updated` `{profile_id, changed}`; `profile.blocked`, `profile.unblocked` `{profile_id}`; `session.created` `{session_id, profile_id, kind}`; `device.registered`, `device.removed` `{device_id, profile_id, session_id}`; `project.updated` `{project_id, changed}`; `identity_secret.created`, `identity_secret.deleted`, `signing_key.rotated` `{kid}`; `api_key.rotated` `{kind, old_key_expires_at}`. Never a secret, a token or a push token."
+          },
+          "client_address": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 64,
+            "description": "The address of the client that made the change (after the trusted proxy header, when one is configured)."
+          },
+          "reason": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 500,
+            "description": "The reason an operator gave for the change; null for the secret key."
+          }
+        },
+        "description": "An event of the audit log: the event as the feed shows it, with its client address and reason."
       },
       "Event": {
         "type": "object",

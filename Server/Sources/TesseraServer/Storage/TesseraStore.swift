@@ -107,6 +107,9 @@ public protocol TesseraStore: Sendable {
 
     /// The feed: a project's events after `query.after`, in sequence order, at most `query.limit`.
     func events(_ query: EventQuery) async throws -> [EventRecord]
+    /// The audit log: a project's events made with a secret key or by an operator, newest first,
+    /// those before sequence `before` when given, at most `limit`.
+    func auditEvents(projectID: String, before: Int64?, limit: Int) async throws -> [EventRecord]
     /// Deletes up to `batchSize` events created before `createdBefore` (retention); returns how many.
     func deleteEvents(createdBefore: Int64, batchSize: Int) async throws -> Int
 

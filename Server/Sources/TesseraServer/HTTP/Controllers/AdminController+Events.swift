@@ -22,11 +22,30 @@ extension AdminController {
             writer.objectEnd()
         }
     }
+
+    /// `GET /v1/admin/audit?cursor=&limit=`: the changes made with the secret key or by an operator,
+    /// newest first, each with the client address it came from.
+    func listAudit(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let runtime = try context.project()
+        let parameters = request.uri.queryParameters
+        let (before, limit) = try AuditQuery.parse(cursor: parameters.get("cursor"), limit: parameters.get("limit"))
+        let events = try await core.store.auditEvents(projectID: runtime.id, before: before, limit: limit)
+        return .json { writer in
+            writer.objectStart()
+            writer.key("events")
+            writer.arrayStart()
+            for event in events { writer.event(event, audit: true) }
+            writer.arrayEnd()
+            writer.field("next_cursor", events.count == limit ? events.last.map { String($0.sequence) } : nil)
+            writer.objectEnd()
+        }
+    }
 }
 
 extension JSONWriter {
-    /// An event as the feed (and webhook deliveries) show it: never its client address.
-    mutating func event(_ event: EventRecord) {
+    /// An event as the feed (and webhook deliveries) show it: never its client address, which only
+    /// the audit log shows (with the operator's reason, when one was given).
+    mutating func event(_ event: EventRecord, audit: Bool = false) {
         objectStart()
         field("id", event.id)
         field("sequence", event.sequence)
@@ -39,6 +58,10 @@ extension JSONWriter {
         objectEnd()
         key("data")
         raw(Array(event.data.utf8))
+        if audit {
+            field("client_address", event.clientAddress)
+            field("reason", nil as String?)
+        }
         objectEnd()
     }
 }

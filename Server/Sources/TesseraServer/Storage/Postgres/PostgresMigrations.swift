@@ -186,6 +186,7 @@ enum PostgresMigrations {
             );
             CREATE INDEX events_profile ON events (project_id, profile_id, sequence) WHERE profile_id IS NOT NULL;
             CREATE INDEX events_type ON events (project_id, type, sequence);
+            CREATE INDEX events_audit ON events (project_id, sequence) WHERE actor_type IN ('secret_key', 'operator');
             """
         ),
     ]

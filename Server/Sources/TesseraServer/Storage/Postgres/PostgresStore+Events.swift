@@ -196,6 +196,21 @@ extension PostgresStore {
         return try await statement { client in try await client.rows(select, logger: logger).map(Self.event) }
     }
 
+    public func auditEvents(projectID: String, before: Int64?, limit: Int) async throws -> [EventRecord] {
+        try await sequenceEvents(projectID: projectID)
+        let logger = logger
+        let (before, limit) = (before ?? Int64.max, Int64(limit))
+        return try await statement { client in
+            try await client.rows(
+                """
+                SELECT \(unescaped: Self.eventColumns) FROM events
+                WHERE project_id = \(projectID) AND actor_type IN ('secret_key', 'operator') AND sequence < \(before)
+                ORDER BY sequence DESC LIMIT \(limit)
+                """, logger: logger
+            ).map(Self.event)
+        }
+    }
+
     /// Deletes up to `batchSize` events older than `createdBefore` from the head of each project's
     /// sequence (their oldest end: sequences become visible in commit order, so no index on
     /// `created_at` is needed, and an insert pays for one index fewer).

@@ -119,6 +119,17 @@ extension SQLiteStore {
         return try readers.read { [sql, bindings] in try $0.query(sql, bindings).map(Self.event) }
     }
 
+    public func auditEvents(projectID: String, before: Int64?, limit: Int) async throws -> [EventRecord] {
+        // The condition on actor_type is the audit index's own, so SQLite reads that partial index.
+        let sql = """
+            SELECT \(Self.eventColumns) FROM events
+            WHERE project_id = ? AND actor_type IN ('secret_key', 'operator') AND sequence < ?
+            ORDER BY sequence DESC LIMIT ?
+            """
+        let bindings: [SQLiteValue] = [.init(projectID), .init(before ?? Int64.max), .init(limit)]
+        return try readers.read { try $0.query(sql, bindings).map(Self.event) }
+    }
+
     /// Deletes up to `batchSize` events older than `createdBefore` from the head of each project's
     /// sequence (their oldest end: sequences are handed out in commit order, so no index on
     /// `created_at` is needed, and an insert pays for one index fewer).
