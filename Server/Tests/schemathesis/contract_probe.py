@@ -250,6 +250,51 @@ def main() -> int:
     check("refused settings changed nothing", (after.get("project") or {}).get("settings") ==
           (project.get("project") or {}).get("settings"), str(after))
 
+    # The events feed: every change above is in it, in sequence order, without gap or repeat.
+    sequences: list[int] = []
+    cursor = 0
+    while True:
+        page = expect(f"events after {cursor}", call("GET", f"/v1/admin/events?after={cursor}&limit=200", SK), 200)
+        events = page.get("events") or []
+        sequences += [event.get("sequence") for event in events]
+        check(f"events next_after after {cursor}", page.get("next_after") == (sequences[-1] if events else cursor),
+              str(page.get("next_after")))
+        if not events:
+            break
+        cursor = sequences[-1]
+    check("events from 1 without gap or repeat", sequences == list(range(1, len(sequences) + 1)) and sequences != [],
+          str(sequences[:20]))
+    types = expect("events of one type", call("GET", "/v1/admin/events?types=session.created&limit=5", SK), 200)
+    check("the types filter keeps only that type",
+          {event.get("type") for event in types.get("events") or []} == {"session.created"}, str(types)[:300])
+    for query in ["limit=0", "limit=201", "after=-1", "types=nope", "profile_id=ses_x"]:
+        expect(f"events with {query}", call("GET", f"/v1/admin/events?{query}", SK), 400, "invalid_request")
+    expect("events with the publishable key", call("GET", "/v1/admin/events", PK), 401, "invalid_credentials")
+
+    # The audit log: the secret key's changes above (the settings PATCH at least), newest first, with
+    # their client address; no SDK change; pages follow next_cursor.
+    audit: list[dict] = []
+    page_cursor = None
+    while True:
+        query = "/v1/admin/audit?limit=2" + (f"&cursor={page_cursor}" if page_cursor else "")
+        page = expect(f"audit page {page_cursor}", call("GET", query, SK), 200)
+        audit += page.get("events") or []
+        page_cursor = page.get("next_cursor")
+        if page_cursor is None:
+            break
+    audit_sequences = [entry.get("sequence") for entry in audit]
+    check("audit newest first, no repeat", audit_sequences == sorted(set(audit_sequences), reverse=True)
+          and audit != [], str(audit_sequences[:20]))
+    check("audit holds only secret-key and operator changes",
+          all((entry.get("actor") or {}).get("type") in ("secret_key", "operator") for entry in audit), str(audit)[:300])
+    check("audit entries carry the client address",
+          all(isinstance(entry.get("client_address"), str) for entry in audit), str(audit)[:300])
+    check("project.updated is in the audit log", any(entry.get("type") == "project.updated" for entry in audit),
+          str([entry.get("type") for entry in audit]))
+    for query in ["limit=0", "limit=201", "cursor=abc", "cursor=-1"]:
+        expect(f"audit with {query}", call("GET", f"/v1/admin/audit?{query}", SK), 400, "invalid_request")
+    expect("audit with the publishable key", call("GET", "/v1/admin/audit", PK), 401, "invalid_credentials")
+
     # No caching of /v1 answers, errors and the JWKS included.
     for name, response in [("session answer", call("POST", "/v1/sessions/anonymous", PK, installation())),
                            ("error answer", call("GET", "/v1/me")),

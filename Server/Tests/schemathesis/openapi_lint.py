@@ -53,6 +53,8 @@ EXPECTED_OPERATIONS = {
     ("get", "/v1/admin/signing-keys"),
     ("post", "/v1/admin/signing-keys/rotate"),
     ("post", "/v1/admin/api-keys/rotate"),
+    ("get", "/v1/admin/events"),
+    ("get", "/v1/admin/audit"),
     ("get", "/health"),
     ("get", "/metrics"),
     ("get", "/openapi.json"),

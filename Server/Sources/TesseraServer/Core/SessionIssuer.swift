@@ -17,7 +17,7 @@ struct SessionIssuer: Sendable {
     ) {
         let token = OpaqueToken.sessionToken()
         let record = SessionRecord(
-            id: OpaqueToken.identifier(prefix: "ses_"), projectID: projectID, profileID: "", installationID: nil,
+            id: TimeOrderedID.make(prefix: "ses_"), projectID: projectID, profileID: "", installationID: nil,
             kind: kind, createdAt: now, lastAuthenticatedAt: now, expiresAt: now + minutes * 60)
         return (record, token, OpaqueToken.sha256(token))
     }

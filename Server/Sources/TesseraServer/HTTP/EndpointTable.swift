@@ -7,8 +7,8 @@ enum EndpointTable {
     static func endpoints(core: TesseraCore, addresses: ClientAddressReader) -> [Endpoint] {
         let bodies = BodyReader(maximumBodySize: core.configuration.maximumBodySize)
         let sessions = SessionsController(core: core, bodies: bodies, addresses: addresses)
-        let me = MeController(core: core, bodies: bodies)
-        let admin = AdminController(core: core, bodies: bodies)
+        let me = MeController(core: core, bodies: bodies, addresses: addresses)
+        let admin = AdminController(core: core, bodies: bodies, addresses: addresses)
         let operations = OperationsController(core: core)
         return [
             Endpoint(.post, "/v1/sessions/anonymous", accepts: .publishableKey, sessions.startAnonymous),
@@ -39,6 +39,8 @@ enum EndpointTable {
             Endpoint(.get, "/v1/admin/signing-keys", accepts: .secretKey, admin.listSigningKeys),
             Endpoint(.post, "/v1/admin/signing-keys/rotate", accepts: .secretKey, admin.rotateSigningKey),
             Endpoint(.post, "/v1/admin/api-keys/rotate", accepts: .secretKey, admin.rotateAPIKey),
+            Endpoint(.get, "/v1/admin/events", accepts: .secretKey, admin.listEvents),
+            Endpoint(.get, "/v1/admin/audit", accepts: .secretKey, admin.listAudit),
             Endpoint(.get, "/v1/projects/:project_id/jwks.json", accepts: .none, operations.jwks),
             Endpoint(.get, "/health", accepts: .none, operations.health),
             Endpoint(.get, "/metrics", accepts: .none, operations.metricsExposition),

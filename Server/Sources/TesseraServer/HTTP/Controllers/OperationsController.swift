@@ -21,7 +21,8 @@ struct OperationsController: Sendable {
 
     /// `GET /metrics`: the Prometheus text format.
     func metricsExposition(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        Response(
+        core.metrics.syncEvents(core.store.eventTally)
+        return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: core.metrics.exposition())))
     }

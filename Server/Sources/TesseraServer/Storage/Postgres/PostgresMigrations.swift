@@ -147,5 +147,47 @@ enum PostgresMigrations {
             CREATE INDEX retired_api_keys_project ON retired_api_keys (project_id);
             """
         ),
+        (
+            4,
+            // The events outbox (issue 15): each change's events are written to event_outbox in its
+            // transaction, without a sequence; the sequencer moves committed ones into events with the
+            // project's next sequences from its counter row (see PostgresStore.append and
+            // sequenceEvents). Event IDs are time-ordered, and retention deletes from the head of each
+            // project's sequence (no index on created_at).
+            """
+            CREATE TABLE event_outbox (
+                position BIGSERIAL PRIMARY KEY,
+                project_id TEXT NOT NULL,
+                id TEXT NOT NULL,
+                type TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                actor_type TEXT NOT NULL,
+                actor_id TEXT,
+                client_address TEXT,
+                profile_id TEXT,
+                data TEXT NOT NULL
+            );
+            CREATE TABLE event_counters (
+                project_id TEXT PRIMARY KEY,
+                last_sequence BIGINT NOT NULL
+            );
+            CREATE TABLE events (
+                project_id TEXT NOT NULL,
+                sequence BIGINT NOT NULL,
+                id TEXT NOT NULL UNIQUE,
+                type TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                actor_type TEXT NOT NULL,
+                actor_id TEXT,
+                client_address TEXT,
+                profile_id TEXT,
+                data TEXT NOT NULL,
+                PRIMARY KEY (project_id, sequence)
+            );
+            CREATE INDEX events_profile ON events (project_id, profile_id, sequence) WHERE profile_id IS NOT NULL;
+            CREATE INDEX events_type ON events (project_id, type, sequence);
+            CREATE INDEX events_audit ON events (project_id, sequence) WHERE actor_type IN ('secret_key', 'operator');
+            """
+        ),
     ]
 }

@@ -14,6 +14,9 @@ final class SQLiteConnection: @unchecked Sendable {
     let path: String
     /// The busy timeout this connection was opened with.
     let busyTimeoutMilliseconds: Int32
+    /// The event types the current write job appended (the writer's thread only): counted in the
+    /// store's ``EventTally`` when the job's transaction commits.
+    nonisolated(unsafe) var appendedEvents: [EventType] = []
     private var statements: [String: OpaquePointer] = [:]
 
     /// Opens (and creates) the database file at `path` and applies the connection pragmas.

@@ -137,5 +137,37 @@ enum SQLiteMigrations {
             CREATE INDEX retired_api_keys_project ON retired_api_keys (project_id);
             """
         ),
+        (
+            4,
+            // The events outbox (issue 15): each change's events are written in its transaction, with
+            // the project's next sequences from its counter row. Every index an insert touches costs a
+            // page in the commit's WAL frames, so the table is clustered on (project_id, sequence)
+            // (WITHOUT ROWID: no separate rowid b-tree), event IDs are time-ordered (their index grows
+            // at its right edge), and retention deletes from the head of each project's sequence
+            // (no index on created_at).
+            """
+            CREATE TABLE event_counters (
+                project_id TEXT PRIMARY KEY,
+                last_sequence INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE events (
+                project_id TEXT NOT NULL,
+                sequence INTEGER NOT NULL,
+                id TEXT NOT NULL,
+                type TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                actor_type TEXT NOT NULL,
+                actor_id TEXT,
+                client_address TEXT,
+                profile_id TEXT,
+                data TEXT NOT NULL,
+                PRIMARY KEY (project_id, sequence)
+            ) WITHOUT ROWID;
+            CREATE UNIQUE INDEX events_id ON events (id);
+            CREATE INDEX events_profile ON events (project_id, profile_id, sequence) WHERE profile_id IS NOT NULL;
+            CREATE INDEX events_type ON events (project_id, type, sequence);
+            CREATE INDEX events_audit ON events (project_id, sequence) WHERE actor_type IN ('secret_key', 'operator');
+            """
+        ),
     ]
 }
