@@ -21,20 +21,7 @@ extension PostgresStore {
     static func append(_ batch: EventBatch, in connection: PostgresConnection, logger: Logger) async throws {
         guard !batch.drafts.isEmpty else { return }
         EventCollector.current?.add(batch)
-        let ids = batch.drafts.map(\.id)
-        let types = batch.drafts.map(\.type.rawValue)
-        let profiles = batch.drafts.map { $0.profileID ?? "" }
-        let data = batch.drafts.map(\.data)
-        try await connection.rows(
-            """
-            INSERT INTO event_outbox
-                (project_id, id, type, created_at, actor_type, actor_id, client_address, profile_id, data)
-            SELECT \(batch.projectID), e.id, e.type, \(batch.now), \(batch.origin.actor.kind.rawValue),
-                \(batch.origin.actor.id), \(batch.origin.clientAddress), NULLIF(e.profile_id, ''), e.data
-            FROM unnest(\(ids)::text[], \(types)::text[], \(profiles)::text[], \(data)::text[])
-                WITH ORDINALITY AS e(id, type, profile_id, data, n)
-            ORDER BY e.n
-            """, logger: logger)
+        _ = try await connection.rows(PostgresPreparedQueries.AppendEvents(batch: batch), logger: logger)
     }
 
     /// The most events one sequencer transaction moves.

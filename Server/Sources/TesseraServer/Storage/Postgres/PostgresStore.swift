@@ -110,9 +110,9 @@ public final class PostgresStore: TesseraStore {
         sequencer.withLock {
             $0 = Task { [weak self] in
                 for await _ in signals {
-                    // Commits that land in the next few milliseconds are moved by the same run: one
-                    // sequencer transaction (and fsync) per few milliseconds under load, not per commit.
-                    try? await Task.sleep(for: .milliseconds(5))
+                    // Commits that land in the next 20 milliseconds are moved by the same run: one
+                    // sequencer transaction (and fsync) per 20 ms under load, not per commit.
+                    try? await Task.sleep(for: .milliseconds(20))
                     guard let self else { return }
                     do {
                         try await self.sequenceEvents()
