@@ -32,6 +32,9 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Delete anonymous profiles older than this without a live session; 0 keeps them (default 30).")
     var anonymousRetentionDays: Int64?
 
+    @Flag(help: "Allow http webhook URLs and loopback or private addresses (development and tests only).")
+    var allowInsecureWebhooks = false
+
     @Flag(
         inversion: .prefixedNo,
         help: "Run Swift concurrency on the server's event loops (default; TESSERA_EVENT_LOOP_EXECUTOR=0 turns it off)."
@@ -53,6 +56,7 @@ struct ServeOptions: ParsableArguments {
             configuration.logLevel = level
         }
         if let publicURL { configuration.publicURL = publicURL }
+        if allowInsecureWebhooks { configuration.allowInsecureWebhooks = true }
         do {
             if let trustedProxyHeader {
                 configuration.trustedProxyHeader = try ServerConfiguration.validatedProxyHeader(trustedProxyHeader)

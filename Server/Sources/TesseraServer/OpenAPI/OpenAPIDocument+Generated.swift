@@ -1667,6 +1667,342 @@ extension OpenAPIDocument {
         }
       }
     },
+    "/v1/admin/webhooks": {
+      "get": {
+        "operationId": "listWebhooks",
+        "summary": "The webhook endpoints",
+        "tags": [
+          "Admin"
+        ],
+        "description": "The project's webhook endpoints in ID order, cursor-paginated; never a secret.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "Page size, 1 to 200 (default 50).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 200
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "description": "The `next_cursor` of the previous page.",
+            "schema": {
+              "type": "string",
+              "pattern": "^whk_[A-Za-z0-9_-]+$",
+              "maxLength": 128
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page of webhooks.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidQuery"
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "post": {
+        "operationId": "createWebhook",
+        "summary": "Add a webhook endpoint",
+        "tags": [
+          "Admin"
+        ],
+        "description": "Deliveries are Standard Webhooks v1: `webhook-id` (the event ID), `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`). The signing secret is in this answer only, never again.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateWebhookRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The webhook and its signing secret, shown once.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CreatedWebhook"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/WebhookBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/admin/webhooks/{webhook_id}": {
+      "get": {
+        "operationId": "getWebhook",
+        "summary": "One webhook endpoint",
+        "tags": [
+          "Admin"
+        ],
+        "description": "Never holds a secret.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The webhook.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookEnvelope"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "patch": {
+        "operationId": "updateWebhook",
+        "summary": "Change a webhook endpoint",
+        "tags": [
+          "Admin"
+        ],
+        "description": "Sets `url`, `types`, `enabled` and `description`; absent members are kept.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookPatch"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The webhook as changed.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookEnvelope"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/WebhookBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteWebhook",
+        "summary": "Delete a webhook endpoint",
+        "tags": [
+          "Admin"
+        ],
+        "description": "Nothing more is delivered to it.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Deleted.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/admin/webhooks/{webhook_id}/rotate-secret": {
+      "post": {
+        "operationId": "rotateWebhookSecret",
+        "summary": "Rotate a webhook's signing secret",
+        "tags": [
+          "Admin"
+        ],
+        "description": "A new secret signs from now on, shown once; the previous one keeps signing beside it for 24 hours (two `v1,` signatures in `webhook-signature`), so the receiver can switch without losing a delivery.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The new secret, shown once.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RotatedWebhookSecret"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
     "/health": {
       "get": {
         "operationId": "getHealth",
@@ -1868,6 +2204,15 @@ extension OpenAPIDocument {
         "schema": {
           "$ref": "#/components/schemas/KeyId"
         }
+      },
+      "WebhookId": {
+        "name": "webhook_id",
+        "in": "path",
+        "required": true,
+        "description": "A webhook ID (`whk_…`).",
+        "schema": {
+          "$ref": "#/components/schemas/WebhookId"
+        }
       }
     },
     "schemas": {
@@ -1933,7 +2278,8 @@ extension OpenAPIDocument {
           "rate_limited",
           "internal_error",
           "service_unavailable",
-          "profile_blocked"
+          "profile_blocked",
+          "webhook_url_not_allowed"
         ]
       },
       "Timestamp": {
@@ -3202,6 +3548,268 @@ extension OpenAPIDocument {
             }
           }
         }
+      },
+      "WebhookId": {
+        "type": "string",
+        "pattern": "^whk_[A-Za-z0-9_-]+$",
+        "maxLength": 128
+      },
+      "EventType": {
+        "type": "string",
+        "enum": [
+          "profile.promoted",
+          "profile.merged",
+          "profile.erased",
+          "session.ended",
+          "profile.created",
+          "profile.updated",
+          "profile.blocked",
+          "profile.unblocked",
+          "session.created",
+          "device.registered",
+          "device.removed",
+          "project.updated",
+          "identity_secret.created",
+          "identity_secret.deleted",
+          "api_key.rotated",
+          "signing_key.rotated",
+          "webhook.created",
+          "webhook.updated",
+          "webhook.deleted"
+        ],
+        "description": "An event type (see the Events section of the contract)."
+      },
+      "WebhookURL": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 2048,
+        "description": "An absolute `https` URL without user information. Loopback, link-local, private and unspecified addresses (literals, `localhost`, and names that resolve to them at delivery time) are refused with `webhook_url_not_allowed`, unless the server runs with `--allow-insecure-webhooks`, which also allows `http`."
+      },
+      "WebhookSecret": {
+        "type": "string",
+        "pattern": "^whsec_[A-Za-z0-9+/]+={0,2}$",
+        "description": "A signing secret: `whsec_` + base64 of 32 random bytes. Shown once."
+      },
+      "WebhookTypes": {
+        "type": "array",
+        "maxItems": 38,
+        "items": {
+          "$ref": "#/components/schemas/EventType"
+        },
+        "description": "The event types delivered; empty (or absent) for every type. Repeats are dropped."
+      },
+      "WebhookDescription": {
+        "type": "string",
+        "maxLength": 500,
+        "description": "Free text for people, without control characters."
+      },
+      "Webhook": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "url",
+          "types",
+          "description",
+          "enabled",
+          "created_at",
+          "updated_at",
+          "disabled_at",
+          "disabled_reason",
+          "previous_secret_expires_at"
+        ],
+        "description": "A webhook endpoint. Never holds a secret.",
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/WebhookId"
+          },
+          "url": {
+            "type": "string"
+          },
+          "types": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/EventType"
+            },
+            "description": "Empty: every type."
+          },
+          "description": {
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "enabled": {
+            "type": "boolean"
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "updated_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "disabled_at": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Timestamp"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "When it was disabled; null while enabled."
+          },
+          "disabled_reason": {
+            "oneOf": [
+              {
+                "type": "string",
+                "enum": [
+                  "admin",
+                  "gone",
+                  "failing"
+                ]
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "`admin` (PATCH), `gone` (the endpoint answered 410) or `failing` (5 days of failed deliveries)."
+          },
+          "previous_secret_expires_at": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Timestamp"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Until when the secret rotated out last keeps signing beside the current one (24 hours after the rotation)."
+          }
+        }
+      },
+      "CreateWebhookRequest": {
+        "type": "object",
+        "required": [
+          "url"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "url": {
+            "$ref": "#/components/schemas/WebhookURL"
+          },
+          "types": {
+            "$ref": "#/components/schemas/WebhookTypes"
+          },
+          "description": {
+            "$ref": "#/components/schemas/WebhookDescription"
+          }
+        }
+      },
+      "WebhookPatch": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "Each member present is set; the others are kept. `types: null` or `[]` delivers every type; `description: null` clears it. `enabled: false` disables (reason `admin`), `enabled: true` enables again.",
+        "properties": {
+          "url": {
+            "$ref": "#/components/schemas/WebhookURL"
+          },
+          "types": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/WebhookTypes"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "enabled": {
+            "type": "boolean"
+          },
+          "description": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/WebhookDescription"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "CreatedWebhook": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "webhook",
+          "secret"
+        ],
+        "properties": {
+          "webhook": {
+            "$ref": "#/components/schemas/Webhook"
+          },
+          "secret": {
+            "$ref": "#/components/schemas/WebhookSecret"
+          }
+        }
+      },
+      "WebhookEnvelope": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "webhook"
+        ],
+        "properties": {
+          "webhook": {
+            "$ref": "#/components/schemas/Webhook"
+          }
+        }
+      },
+      "WebhookList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "webhooks",
+          "next_cursor"
+        ],
+        "properties": {
+          "webhooks": {
+            "type": "array",
+            "maxItems": 200,
+            "items": {
+              "$ref": "#/components/schemas/Webhook"
+            }
+          },
+          "next_cursor": {
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The `cursor` of the next page; null on the last page."
+          }
+        }
+      },
+      "RotatedWebhookSecret": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "secret"
+        ],
+        "properties": {
+          "secret": {
+            "$ref": "#/components/schemas/WebhookSecret"
+          }
+        }
       }
     },
     "responses": {
@@ -3799,6 +4407,39 @@ extension OpenAPIDocument {
                           "enum": [
                             "unverified_identify_disabled",
                             "profile_blocked"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "WebhookBadRequest": {
+        "description": "The request is malformed (`invalid_request`), or the URL is not allowed (`webhook_url_not_allowed`: not https, or a loopback, link-local or private address).",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "invalid_request",
+                            "webhook_url_not_allowed"
                           ]
                         }
                       }

@@ -81,6 +81,24 @@ public protocol TesseraStore: Sendable {
     func rotateAPIKey(projectID: String, kind: APIKeyKind, newKeyHash: [UInt8], graceUntil: Int64, now: Int64)
         async throws -> Bool
 
+    // MARK: Webhooks
+
+    /// Adds a webhook; its secrets are sealed.
+    func createWebhook(_ webhook: WebhookRecord) async throws
+    /// The webhook with this ID within the project, secrets opened; nil when unknown.
+    func webhook(projectID: String, id: String) async throws -> WebhookRecord?
+    /// Up to `limit` webhooks of the project whose ID sorts after `afterID` (from the first when
+    /// nil), in ID order: one page of the list.
+    func webhooks(projectID: String, afterID: String?, limit: Int) async throws -> [WebhookRecord]
+    /// Applies `patch` (disabling records `now` and reason `admin`; enabling clears both); nil when unknown.
+    func updateWebhook(projectID: String, id: String, patch: WebhookPatch, now: Int64) async throws -> WebhookRecord?
+    /// Deletes a webhook; false when unknown.
+    func deleteWebhook(projectID: String, id: String) async throws -> Bool
+    /// Makes `newSecret` the signing secret; the current one becomes the previous one until
+    /// `previousExpiresAt` (an older previous one is dropped). Nil when unknown.
+    func rotateWebhookSecret(projectID: String, id: String, newSecret: String, previousExpiresAt: Int64, now: Int64)
+        async throws -> WebhookRecord?
+
     // MARK: Cleanup
 
     /// Deletes up to `batchSize` rows of each kind that ended before `now`.
@@ -93,7 +111,7 @@ public protocol TesseraStore: Sendable {
 
     // MARK: Sealed secrets
 
-    /// The master keys this store seals identity secrets and signing keys with: it seals them on
+    /// The master keys this store seals identity secrets, signing keys and webhook secrets with: it seals them on
     /// every write and opens them on every read, so the records above always hold plaintext.
     var masterKeys: MasterKeyring { get }
     /// Every sealed column value as stored, plaintext ones of older versions included.

@@ -137,5 +137,28 @@ enum SQLiteMigrations {
             CREATE INDEX retired_api_keys_project ON retired_api_keys (project_id);
             """
         ),
+        (
+            4,
+            // Webhook endpoints (issue 15); the secrets are sealed under the master key, and the
+            // previous secret signs beside the current one until it expires.
+            """
+            CREATE TABLE webhooks (
+                id TEXT PRIMARY KEY,
+                project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                url TEXT NOT NULL,
+                types TEXT,
+                description TEXT,
+                enabled INTEGER NOT NULL DEFAULT 1,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                disabled_at INTEGER,
+                disabled_reason TEXT,
+                secret TEXT NOT NULL,
+                previous_secret TEXT,
+                previous_secret_expires_at INTEGER
+            );
+            CREATE INDEX webhooks_project ON webhooks (project_id, id);
+            """
+        ),
     ]
 }
