@@ -83,14 +83,14 @@ extension PostgresStore {
             try await client.first(
                 """
                 UPDATE webhooks SET
-                    url = CASE WHEN \(setURL) THEN \(patch.url ?? "") ELSE url END,
-                    types = CASE WHEN \(setTypes) THEN \(types) ELSE types END,
-                    description = CASE WHEN \(setDescription) THEN \(description) ELSE description END,
-                    enabled = COALESCE(\(enabled), enabled),
-                    disabled_at = CASE WHEN \(enabled) IS NULL THEN disabled_at
-                        WHEN \(enabled) THEN NULL ELSE COALESCE(disabled_at, \(now)) END,
-                    disabled_reason = CASE WHEN \(enabled) IS NULL THEN disabled_reason
-                        WHEN \(enabled) THEN NULL ELSE COALESCE(disabled_reason, 'admin') END,
+                    url = CASE WHEN \(setURL)::boolean THEN \(patch.url ?? "")::text ELSE url END,
+                    types = CASE WHEN \(setTypes)::boolean THEN \(types)::text ELSE types END,
+                    description = CASE WHEN \(setDescription)::boolean THEN \(description)::text ELSE description END,
+                    enabled = COALESCE(\(enabled)::boolean, enabled),
+                    disabled_at = CASE WHEN \(enabled)::boolean IS NULL THEN disabled_at
+                        WHEN \(enabled)::boolean THEN NULL ELSE COALESCE(disabled_at, \(now)::bigint) END,
+                    disabled_reason = CASE WHEN \(enabled)::boolean IS NULL THEN disabled_reason
+                        WHEN \(enabled)::boolean THEN NULL ELSE COALESCE(disabled_reason, 'admin') END,
                     updated_at = \(now)
                 WHERE project_id = \(projectID) AND id = \(id)
                 RETURNING \(unescaped: Self.webhookColumns)
