@@ -131,7 +131,10 @@ struct WebhookEndpointTests {
 
             let created = try await client.admin(.post, "/v1/admin/webhooks", body: #"{"url":"https://example.com"}"#)
             let id = try #require(created["webhook"]["id"] as? String)
-            for body in [#"{"enabled":"yes"}"#, #"{"types":["nope"]}"#, #"{"secret":"x"}"#] {
+            for body in [
+                #"{"enabled":"yes"}"#, #"{"types":["nope"]}"#, #"{"secret":"x"}"#, #"{"url":null}"#,
+                #"{"enabled":null}"#, #"{"description":"a\u0007b"}"#,
+            ] {
                 let reply = try await client.admin(.patch, "/v1/admin/webhooks/\(id)", body: body)
                 #expect(reply.status == .badRequest && reply.errorCode == "invalid_request", "\(body)")
             }

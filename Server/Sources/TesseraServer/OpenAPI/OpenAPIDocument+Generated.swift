@@ -3601,7 +3601,8 @@ extension OpenAPIDocument {
       "WebhookDescription": {
         "type": "string",
         "maxLength": 500,
-        "description": "Free text for people, without control characters."
+        "description": "Free text for people, without control characters.",
+        "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$"
       },
       "Webhook": {
         "type": "object",

@@ -31,12 +31,13 @@ private struct PatchWebhookBody: RequestBody {
     init(from decoder: any Decoder) throws {
         try WebhookRules.refuseUnknownMembers(decoder, known: CodingKeys.allCases.map(\.rawValue))
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        patch.url = try container.decodeIfPresent(String.self, forKey: .url)
+        // `url` and `enabled` may be absent, but not null.
+        if container.contains(.url) { patch.url = try container.decode(String.self, forKey: .url) }
         if container.contains(.types) {
             patch.types =
                 try container.decodeNil(forKey: .types) ? [] : try container.decode([String].self, forKey: .types)
         }
-        patch.enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled)
+        if container.contains(.enabled) { patch.enabled = try container.decode(Bool.self, forKey: .enabled) }
         if container.contains(.description) {
             patch.description = .some(
                 try container.decodeNil(forKey: .description)
