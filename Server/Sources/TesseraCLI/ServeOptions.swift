@@ -35,6 +35,9 @@ struct ServeOptions: ParsableArguments {
     @Flag(help: "Allow http webhook URLs and loopback or private addresses (development and tests only).")
     var allowInsecureWebhooks = false
 
+    @Option(help: "Delete events older than this many days from the feed; 0 keeps them (default 30).")
+    var eventRetentionDays: Int64?
+
     @Flag(
         inversion: .prefixedNo,
         help: "Run Swift concurrency on the server's event loops (default; TESSERA_EVENT_LOOP_EXECUTOR=0 turns it off)."
@@ -68,6 +71,10 @@ struct ServeOptions: ParsableArguments {
             if let anonymousRetentionDays {
                 configuration.anonymousRetentionDays = try ServerConfiguration.validatedRetentionDays(
                     String(anonymousRetentionDays), name: "--anonymous-retention-days")
+            }
+            if let eventRetentionDays {
+                configuration.eventRetentionDays = try ServerConfiguration.validatedRetentionDays(
+                    String(eventRetentionDays), name: "--event-retention-days")
             }
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)

@@ -42,6 +42,9 @@ public struct ServerConfiguration: Sendable {
     /// Anonymous profiles older than this many days without a live session are deleted by the
     /// background cleanup, with their installations; nil keeps them forever.
     public var anonymousRetentionDays: Int64? = 30
+    /// Events older than this many days are deleted from the feed by the background cleanup; nil
+    /// keeps them forever.
+    public var eventRetentionDays: Int64? = 30
     /// The file of the master key that seals identity secrets and signing keys. Nil: with SQLite,
     /// `master.key` beside the database (created on first start); PostgreSQL requires one.
     public var masterKeyFile: String? = nil
@@ -59,9 +62,9 @@ public struct ServerConfiguration: Sendable {
     /// The configuration from `TESSERA_HOST`, `TESSERA_PORT`, `TESSERA_DATABASE_URL`,
     /// `TESSERA_LOG_LEVEL`, `TESSERA_PUBLIC_URL`, `TESSERA_TRUSTED_PROXY_HEADER`,
     /// `TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE` (0: unlimited),
-    /// `TESSERA_ANONYMOUS_RETENTION_DAYS` (0: keep forever), `TESSERA_MASTER_KEY_FILE` and
-    /// `TESSERA_PREVIOUS_MASTER_KEY_FILES` (comma-separated) and `TESSERA_ALLOW_INSECURE_WEBHOOKS`
-    /// (true or false); unset variables keep the defaults.
+    /// `TESSERA_ANONYMOUS_RETENTION_DAYS` and `TESSERA_EVENT_RETENTION_DAYS` (0: keep forever),
+    /// `TESSERA_MASTER_KEY_FILE`, `TESSERA_PREVIOUS_MASTER_KEY_FILES` (comma-separated) and
+    /// `TESSERA_ALLOW_INSECURE_WEBHOOKS` (true or false); unset variables keep the defaults.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> ServerConfiguration
     {
@@ -92,6 +95,9 @@ public struct ServerConfiguration: Sendable {
         if let value = environment["TESSERA_ANONYMOUS_RETENTION_DAYS"], !value.isEmpty {
             configuration.anonymousRetentionDays = try validatedRetentionDays(
                 value, name: "TESSERA_ANONYMOUS_RETENTION_DAYS")
+        }
+        if let value = environment["TESSERA_EVENT_RETENTION_DAYS"], !value.isEmpty {
+            configuration.eventRetentionDays = try validatedRetentionDays(value, name: "TESSERA_EVENT_RETENTION_DAYS")
         }
         if let path = environment["TESSERA_MASTER_KEY_FILE"], !path.isEmpty { configuration.masterKeyFile = path }
         if let paths = environment["TESSERA_PREVIOUS_MASTER_KEY_FILES"], !paths.isEmpty {

@@ -135,6 +135,45 @@ struct MasterKeyTests {
         for store in stores { try await store.close() }
     }
 
+    @Test("A key file appears whole: a process reading it while another writes it never sees a part")
+    func keyFileAppearsWhole() async throws {
+        // Two processes starting at once on a new SQLite database: one writes master.key, the other
+        // finds the file and reads it. Written in place, the reader could read it empty (a flaky
+        // `invalid_master_key` in concurrentFirstStarts under load).
+        let directory = try temporaryDirectory()
+        for round in 0..<200 {
+            let path = directory + "/master-\(round).key"
+            let key = MasterKey.generate()
+            let reader = Task.detached { () -> MasterKeyError? in
+                while !FileManager.default.fileExists(atPath: path) {}
+                do throws(MasterKeyError) {
+                    _ = try MasterKey.load(path: path)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            try key.write(toNewFile: path)
+            let failure = await reader.value
+            #expect(failure == nil, "round \(round): \(failure.map { "\($0)" } ?? "")")
+            if failure != nil { break }
+            #expect(try MasterKey.load(path: path).id == key.id)
+        }
+        // Nothing else is left beside the key files.
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        #expect(names.allSatisfy { $0.hasPrefix("master-") && $0.hasSuffix(".key") })
+    }
+
+    @Test("A key file is never replaced: the second writer of one path fails and the first key stays")
+    func keyFileIsNeverReplaced() throws {
+        let path = try temporaryDirectory() + "/master.key"
+        let first = MasterKey.generate()
+        try first.write(toNewFile: path)
+        #expect(throws: MasterKeyError.self) { try MasterKey.generate().write(toNewFile: path) }
+        #expect(try MasterKey.load(path: path).id == first.id)
+        #expect(!MasterKey.isExposed(path: path))
+    }
+
     @Test("PostgreSQL without a master key file is refused before connecting")
     func postgresNeedsAKey() async throws {
         var configuration = ServerConfiguration()

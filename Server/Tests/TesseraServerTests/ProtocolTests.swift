@@ -160,6 +160,27 @@ struct ProtocolTests {
         }
     }
 
+    @Test("GET /metrics counts the events written, by type, each once across scrapes; none for a refused change")
+    func eventMetrics() async throws {
+        try await TestEnvironment.withApp { environment, client in
+            let installationID = UUID().uuidString.lowercased()
+            let secret = OpaqueToken.installationSecret()
+            _ = try await client.anonymous(installationID: installationID, secret: secret)
+            #expect(try await client.anonymous(installationID: installationID).status == .conflict)
+            func text() async throws -> String {
+                String(decoding: try await client.send(.get, "/metrics").body, as: UTF8.self)
+            }
+            let first = try await text()
+            #expect(first.contains(#"tessera_events_written_total{type="profile.created"} 1"#))
+            #expect(first.contains(#"tessera_events_written_total{type="session.created"} 1"#))
+            _ = try await client.anonymous(installationID: installationID, secret: secret)
+            let second = try await text()
+            #expect(second.contains(#"tessera_events_written_total{type="profile.created"} 1"#))
+            #expect(second.contains(#"tessera_events_written_total{type="session.created"} 2"#))
+            #expect(try await text().contains(#"tessera_events_written_total{type="session.created"} 2"#))
+        }
+    }
+
     @Test("Responses use RFC 3339 UTC second-precision times and server_time")
     func timeFormat() async throws {
         try await TestEnvironment.withApp { environment, client in

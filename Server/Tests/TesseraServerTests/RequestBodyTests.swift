@@ -28,6 +28,9 @@ struct RequestBodyTests {
             (#"{"a":1} x"#, .malformed),
             (#"{"a":NaN}"#, .malformed),
             (String(repeating: "[", count: 40) + String(repeating: "]", count: 40), .tooDeep),
+            // A name repeated after a nested object closed, and names with escapes against plain ones.
+            (#"{"a":{"b":1},"c":2,"a":3}"#, .duplicateMember("a")),
+            (#"{"x\"y":1,"x\u0022y":2}"#, .duplicateMember("x\"y")),
         ])
     func strictReader(body: String, failure: StrictRequestJSON.Failure) {
         #expect(throws: failure) { try StrictRequestJSON.validate(Array(body.utf8)) }
@@ -38,6 +41,9 @@ struct RequestBodyTests {
         for body in [
             #"{}"#, #"{"a":[1,-2.5e3,true,false,null,"x\"\\\/"],"b":{"a":1}}"#,
             #"{"emoji":"\ud83d\ude00","é":"e\u0301"}"#, "{\"raw\":\"jos\u{E9} \u{1F600}\"}",
+            // One name in sibling and nested objects: each object's names are its own.
+            #"{"a":{"x":1,"y":{"x":2}},"b":{"x":1},"c":[{"x":1},{"x":1}],"x":0}"#,
+            #"{"a\"b":1,"a\u0022c":2,"ab":3}"#,
         ] {
             try StrictRequestJSON.validate(Array(body.utf8))
         }

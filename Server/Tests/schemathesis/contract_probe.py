@@ -250,6 +250,27 @@ def main() -> int:
     check("refused settings changed nothing", (after.get("project") or {}).get("settings") ==
           (project.get("project") or {}).get("settings"), str(after))
 
+    # The events feed: every change above is in it, in sequence order, without gap or repeat.
+    sequences: list[int] = []
+    cursor = 0
+    while True:
+        page = expect(f"events after {cursor}", call("GET", f"/v1/admin/events?after={cursor}&limit=200", SK), 200)
+        events = page.get("events") or []
+        sequences += [event.get("sequence") for event in events]
+        check(f"events next_after after {cursor}", page.get("next_after") == (sequences[-1] if events else cursor),
+              str(page.get("next_after")))
+        if not events:
+            break
+        cursor = sequences[-1]
+    check("events from 1 without gap or repeat", sequences == list(range(1, len(sequences) + 1)) and sequences != [],
+          str(sequences[:20]))
+    types = expect("events of one type", call("GET", "/v1/admin/events?types=session.created&limit=5", SK), 200)
+    check("the types filter keeps only that type",
+          {event.get("type") for event in types.get("events") or []} == {"session.created"}, str(types)[:300])
+    for query in ["limit=0", "limit=201", "after=-1", "types=nope", "profile_id=ses_x"]:
+        expect(f"events with {query}", call("GET", f"/v1/admin/events?{query}", SK), 400, "invalid_request")
+    expect("events with the publishable key", call("GET", "/v1/admin/events", PK), 401, "invalid_credentials")
+
     # No caching of /v1 answers, errors and the JWKS included.
     for name, response in [("session answer", call("POST", "/v1/sessions/anonymous", PK, installation())),
                            ("error answer", call("GET", "/v1/me")),

@@ -53,6 +53,7 @@ EXPECTED_OPERATIONS = {
     ("get", "/v1/admin/signing-keys"),
     ("post", "/v1/admin/signing-keys/rotate"),
     ("post", "/v1/admin/api-keys/rotate"),
+    ("get", "/v1/admin/events"),
     # v1 additions: webhook endpoints.
     ("post", "/v1/admin/webhooks"),
     ("get", "/v1/admin/webhooks"),

@@ -90,7 +90,7 @@ final class ProjectCache: Sendable {
         if !keys.contains(where: { $0.retiredAt == nil }) {
             let key = SessionSigningKey.generate()
             let record = SessionKeyRecord(kid: key.kid, privateKey: key.privateKeyRawRepresentation, createdAt: now())
-            try await store.rotateSessionKey(projectID: project.id, newKey: record, now: now())
+            try await store.rotateSessionKey(projectID: project.id, newKey: record, now: now(), origin: .system)
             keys = try await store.sessionKeys(projectID: project.id)
         }
         let apiKeys = try await store.apiKeyHashes(projectID: project.id, now: now())

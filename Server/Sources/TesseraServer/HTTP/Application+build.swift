@@ -48,6 +48,7 @@ public func buildApplication(configuration: ServerConfiguration, store: any Tess
             CleanupService(
                 store: store, interval: configuration.cleanupInterval, batchSize: configuration.cleanupBatchSize,
                 anonymousRetentionSeconds: configuration.anonymousRetentionDays.map { $0 * 86_400 },
+                eventRetentionSeconds: configuration.eventRetentionDays.map { $0 * 86_400 },
                 now: configuration.now, logger: logger),
         ],
         logger: logger)

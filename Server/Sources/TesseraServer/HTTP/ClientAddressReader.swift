@@ -15,3 +15,16 @@ struct ClientAddressReader: Sendable {
         ClientAddress.key(headers: request.headers, remote: context.remoteAddress, trustedHeader: trustedHeader)
     }
 }
+
+extension ClientAddressReader {
+    /// The origin of an SDK call's events: the calling session (if any) and the client address.
+    func sdkOrigin(_ request: Request, context: TesseraRequestContext) -> EventOrigin {
+        EventOrigin(
+            actor: .sdk(sessionID: context.caller?.context.session.id), clientAddress: key(request, context: context))
+    }
+
+    /// The origin of an admin call's events: the secret key and the client address.
+    func secretKeyOrigin(_ request: Request, context: TesseraRequestContext) -> EventOrigin {
+        EventOrigin(actor: .secretKey, clientAddress: key(request, context: context))
+    }
+}

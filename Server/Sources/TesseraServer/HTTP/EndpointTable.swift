@@ -7,8 +7,8 @@ enum EndpointTable {
     static func endpoints(core: TesseraCore, addresses: ClientAddressReader) -> [Endpoint] {
         let bodies = BodyReader(maximumBodySize: core.configuration.maximumBodySize)
         let sessions = SessionsController(core: core, bodies: bodies, addresses: addresses)
-        let me = MeController(core: core, bodies: bodies)
-        let admin = AdminController(core: core, bodies: bodies)
+        let me = MeController(core: core, bodies: bodies, addresses: addresses)
+        let admin = AdminController(core: core, bodies: bodies, addresses: addresses)
         let operations = OperationsController(core: core)
         let webhooks = WebhooksController(core: core, bodies: bodies)
         return [
@@ -40,6 +40,7 @@ enum EndpointTable {
             Endpoint(.get, "/v1/admin/signing-keys", accepts: .secretKey, admin.listSigningKeys),
             Endpoint(.post, "/v1/admin/signing-keys/rotate", accepts: .secretKey, admin.rotateSigningKey),
             Endpoint(.post, "/v1/admin/api-keys/rotate", accepts: .secretKey, admin.rotateAPIKey),
+            Endpoint(.get, "/v1/admin/events", accepts: .secretKey, admin.listEvents),
             Endpoint(.post, "/v1/admin/webhooks", accepts: .secretKey, webhooks.create),
             Endpoint(.get, "/v1/admin/webhooks", accepts: .secretKey, webhooks.list),
             Endpoint(.get, "/v1/admin/webhooks/:webhook_id", accepts: .secretKey, webhooks.get),

@@ -8,6 +8,11 @@ extension APIError: HTTPResponseError {
 
     /// The JSON error response.
     func response() -> Response {
+        .json(status, body: ByteBuffer(bytes: Self.body(code: code, message: message)), headers: headers)
+    }
+
+    /// The error shape of every answer: `{"error": {"code", "message"}}`.
+    static func body(code: Code, message: String) -> [UInt8] {
         var writer = JSONWriter()
         writer.objectStart()
         writer.key("error")
@@ -16,8 +21,6 @@ extension APIError: HTTPResponseError {
         writer.field("message", message)
         writer.objectEnd()
         writer.objectEnd()
-        var headers = headers
-        headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
+        return writer.bytes
     }
 }

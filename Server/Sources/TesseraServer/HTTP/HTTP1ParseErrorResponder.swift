@@ -45,15 +45,7 @@ final class HTTP1ParseErrorResponder: ChannelDuplexHandler, RemovableChannelHand
             context.fireErrorCaught(error)
             return
         }
-        var writer = JSONWriter()
-        writer.objectStart()
-        writer.key("error")
-        writer.objectStart()
-        writer.field("code", ErrorCode.invalidRequest.rawValue)
-        writer.field("message", "The request is not valid HTTP/1.1.")
-        writer.objectEnd()
-        writer.objectEnd()
-        let body = writer.bytes
+        let body = APIError.body(code: .invalidRequest, message: "The request is not valid HTTP/1.1.")
         let headers: HTTPHeaders = [
             "Content-Type": "application/json; charset=utf-8", "Content-Length": String(body.count),
             "Connection": "close", "Cache-Control": "no-store",

@@ -1,4 +1,14 @@
 extension JSONWriter {
+    /// `"name": [ … ]`, each element written by `element`.
+    mutating func array<Elements: Sequence>(
+        _ name: StaticString, _ elements: Elements, _ element: (inout JSONWriter, Elements.Element) -> Void
+    ) {
+        key(name)
+        arrayStart()
+        for item in elements { element(&self, item) }
+        arrayEnd()
+    }
+
     /// A profile; admin answers (`admin`) also say whether it is `blocked`.
     mutating func profile(_ profile: ProfileRecord, admin: Bool = false) {
         objectStart()
@@ -51,10 +61,7 @@ extension JSONWriter {
 
     mutating func sessions(_ sessions: [SessionRecord]) {
         objectStart()
-        key("sessions")
-        arrayStart()
-        for session in sessions { self.session(session) }
-        arrayEnd()
+        array("sessions", sessions) { $0.session($1) }
         objectEnd()
     }
 
@@ -85,15 +92,12 @@ extension JSONWriter {
         }
         objectEnd()
         objectEnd()
-        key("identity_secrets")
-        arrayStart()
-        for secret in secrets {
-            objectStart()
-            field("kid", secret.kid)
-            time("created_at", secret.createdAt)
-            objectEnd()
+        array("identity_secrets", secrets) { writer, secret in
+            writer.objectStart()
+            writer.field("kid", secret.kid)
+            writer.time("created_at", secret.createdAt)
+            writer.objectEnd()
         }
-        arrayEnd()
         objectEnd()
         objectEnd()
     }

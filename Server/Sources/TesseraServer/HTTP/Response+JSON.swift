@@ -7,14 +7,18 @@ extension Response {
     static func json(_ status: HTTPResponse.Status = .ok, _ write: (inout JSONWriter) -> Void) -> Response {
         var writer = JSONWriter()
         write(&writer)
+        return .json(status, body: ByteBuffer(bytes: writer.bytes))
+    }
+
+    /// A JSON answer of `body`, with `headers` and the JSON content type.
+    static func json(_ status: HTTPResponse.Status = .ok, body: ByteBuffer, headers: HTTPFields = [:]) -> Response {
         // Room for the fields added on the way out (Hummingbird's `Content-Length`, `X-Request-Id`,
         // `Cache-Control`, and what the server adds as it writes the head), so that none of them grows
         // the storage; `consume` hands the one storage over (a copy would lose the capacity).
-        var headers = HTTPFields()
-        headers.reserveCapacity(6)
-        headers[.contentType] = "application/json; charset=utf-8"
-        return Response(
-            status: status, headers: consume headers, body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
+        var fields = headers
+        fields.reserveCapacity(headers.count + 6)
+        fields[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: consume fields, body: .init(byteBuffer: body))
     }
 
     /// An empty `204` answer.

@@ -31,8 +31,18 @@ struct StrictRequestJSON {
         }
     }
 
+    /// A string as read: the bytes of the body between its quotes when it has no escape (no copy),
+    /// else its unescaped bytes.
+    private enum Text {
+        case slice(Range<Int>)
+        case unescaped([UInt8])
+    }
+
     private let bytes: [UInt8]
     private let readMembers: Set<String>?
+    /// The member names of the objects being read, innermost last (one array for the whole body,
+    /// rather than one per object).
+    private var names: [Text] = []
     private var index = 0
     private var depth = 0
     /// Whether the strings being read belong to a member the server reads.
@@ -96,7 +106,8 @@ struct StrictRequestJSON {
             index += 1
             return
         }
-        var names: [[UInt8]] = []
+        let firstName = names.count
+        defer { names.removeSubrange(firstName...) }
         while true {
             guard current == UInt8(ascii: "\"") else { throw .malformed }
             // A name is never judged: a name with a control character names no member the server reads.
@@ -104,14 +115,16 @@ struct StrictRequestJSON {
             judging = false
             let name = try string()
             judging = outer
-            if names.contains(name) { throw .duplicateMember(String(decoding: name, as: UTF8.self)) }
+            if names[firstName...].contains(where: { same($0, name) }) {
+                throw .duplicateMember(withBytes(name) { String(decoding: $0, as: UTF8.self) })
+            }
             names.append(name)
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw .malformed }
             index += 1
             skipWhitespace()
             if depth == 1, let readMembers {
-                judging = readMembers.contains(String(decoding: name, as: UTF8.self))
+                judging = withBytes(name) { name in readMembers.contains { $0.utf8.elementsEqual(name) } }
             }
             try value()
             judging = outer
@@ -170,39 +183,55 @@ struct StrictRequestJSON {
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
+    private func withBytes<R>(_ text: Text, _ body: (ArraySlice<UInt8>) -> R) -> R {
+        switch text {
+        case .slice(let range): return body(bytes[range])
+        case .unescaped(let unescaped): return body(unescaped[...])
+        }
+    }
+
+    /// Whether two strings are the same bytes (names are compared byte for byte after unescaping).
+    private func same(_ a: Text, _ b: Text) -> Bool {
+        withBytes(a) { a in withBytes(b) { b in a.elementsEqual(b) } }
+    }
+
     /// Reads a string from its opening quote; returns its UTF-8 bytes, unescaped.
     ///
     /// While not ``judging``, control characters are kept, and an unpaired surrogate as its WTF-8
-    /// bytes (only to tell member names apart).
-    private mutating func string() throws(Failure) -> [UInt8] {
+    /// bytes (only to tell member names apart). A string without escapes is returned as its range in
+    /// the body: reading one allocates nothing.
+    private mutating func string() throws(Failure) -> Text {
         index += 1
-        var text: [UInt8] = []
+        let start = index
+        // The unescaped bytes, from the first escape on; nil while the string is its own bytes.
+        var text: [UInt8]?
         while let byte = current {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                return text
+                return text.map { .unescaped($0) } ?? .slice(start..<index - 1)
             case UInt8(ascii: "\\"):
+                if text == nil { text = Array(bytes[start..<index]) }
                 index += 1
                 guard let escape = current else { throw .malformed }
                 index += 1
                 switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escape)
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text!.append(escape)
                 case UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     if judging { throw .controlCharacter }
                     let controls: [UInt8: UInt8] = [0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09]
-                    text.append(controls[escape]!)
+                    text!.append(controls[escape]!)
                 case UInt8(ascii: "u"):
                     let start = index - 2
                     switch Result(catching: { () throws(Failure) in try unicodeEscape() }) {
                     case .success(let scalar):
                         if judging, isControl(scalar) { throw .controlCharacter }
-                        text.append(contentsOf: String(Character(scalar)).utf8)
+                        text!.append(contentsOf: String(Character(scalar)).utf8)
                     case .failure(.unpairedSurrogate) where !judging:
                         // Kept as its WTF-8 bytes, which no valid UTF-8 text can equal.
                         index = start + 2
                         let unit = try hex4()
-                        text.append(contentsOf: [0xED, 0xA0 | UInt8((unit >> 6) & 0x1F), 0x80 | UInt8(unit & 0x3F)])
+                        text!.append(contentsOf: [0xED, 0xA0 | UInt8((unit >> 6) & 0x1F), 0x80 | UInt8(unit & 0x3F)])
                     case .failure(let failure):
                         throw failure
                     }
@@ -214,10 +243,10 @@ struct StrictRequestJSON {
                 let length = try utf8Sequence()
                 // C1 controls are U+0080–U+009F: 0xC2 0x80 … 0xC2 0x9F.
                 if judging, length == 2, byte == 0xC2, bytes[index + 1] < 0xA0 { throw .controlCharacter }
-                text.append(contentsOf: bytes[index..<index + length])
+                text?.append(contentsOf: bytes[index..<index + length])
                 index += length
             default:
-                text.append(byte)
+                text?.append(byte)
                 index += 1
             }
         }

@@ -2095,6 +2095,99 @@ extension OpenAPIDocument {
           }
         }
       }
+    },
+    "/v1/admin/events": {
+      "get": {
+        "operationId": "listEvents",
+        "summary": "The events feed",
+        "tags": [
+          "Admin"
+        ],
+        "description": "The project's events (the outbox) after a sequence, in sequence order: every change to profiles, sessions, devices and project configuration, written in the same transaction as the change. Read with `after` = the last `next_after` to follow the feed: it never skips or repeats an event, across nodes and restarts. Events older than the retention window (`--event-retention-days`, default 30) are deleted. `data` never holds a secret, a token or a push token; erasing a profile removes its external ID from its earlier events.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "after",
+            "in": "query",
+            "required": false,
+            "description": "Return the events whose sequence is greater than this (default 0: from the start of the retention window).",
+            "schema": {
+              "type": "integer",
+              "format": "int64",
+              "minimum": 0,
+              "maximum": 9223372036854775807,
+              "default": 0
+            }
+          },
+          {
+            "name": "types",
+            "in": "query",
+            "required": false,
+            "description": "Only events of these types, comma-separated (e.g. `profile.promoted,profile.merged`).",
+            "schema": {
+              "type": "string",
+              "pattern": "^(profile\\.promoted|profile\\.merged|profile\\.erased|session\\.ended|profile\\.created|profile\\.updated|profile\\.blocked|profile\\.unblocked|session\\.created|device\\.registered|device\\.removed|project\\.updated|identity_secret\\.created|identity_secret\\.deleted|api_key\\.rotated|signing_key\\.rotated)(,(profile\\.promoted|profile\\.merged|profile\\.erased|session\\.ended|profile\\.created|profile\\.updated|profile\\.blocked|profile\\.unblocked|session\\.created|device\\.registered|device\\.removed|project\\.updated|identity_secret\\.created|identity_secret\\.deleted|api_key\\.rotated|signing_key\\.rotated))*$"
+            }
+          },
+          {
+            "name": "profile_id",
+            "in": "query",
+            "required": false,
+            "description": "Only events about this profile (the events whose `data.profile_id` is it).",
+            "schema": {
+              "$ref": "#/components/schemas/ProfileId"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "The most events to return, 1 to 200 (default 50).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 200,
+              "default": 50
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The events after `after`, in sequence order, and the cursor to read on with.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/EventList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidQuery"
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -3809,6 +3902,114 @@ extension OpenAPIDocument {
         "properties": {
           "secret": {
             "$ref": "#/components/schemas/WebhookSecret"
+          }
+        }
+      },
+      "EventList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "events",
+          "next_after"
+        ],
+        "properties": {
+          "events": {
+            "type": "array",
+            "maxItems": 200,
+            "items": {
+              "$ref": "#/components/schemas/Event"
+            }
+          },
+          "next_after": {
+            "type": "integer",
+            "format": "int64",
+            "minimum": 0,
+            "description": "The sequence of the last event returned, or `after` when none was: pass it as `after` to read on."
+          }
+        }
+      },
+      "Event": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "sequence",
+          "type",
+          "created_at",
+          "actor",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^evt_[A-Za-z0-9_-]+$",
+            "maxLength": 128,
+            "description": "The event's ID (also the `webhook-id` of its deliveries)."
+          },
+          "sequence": {
+            "type": "integer",
+            "format": "int64",
+            "minimum": 1,
+            "description": "Per project, strictly increasing, without gaps among committed events."
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "profile.promoted",
+              "profile.merged",
+              "profile.erased",
+              "session.ended",
+              "profile.created",
+              "profile.updated",
+              "profile.blocked",
+              "profile.unblocked",
+              "session.created",
+              "device.registered",
+              "device.removed",
+              "project.updated",
+              "identity_secret.created",
+              "identity_secret.deleted",
+              "api_key.rotated",
+              "signing_key.rotated"
+            ]
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "actor": {
+            "$ref": "#/components/schemas/EventActor"
+          },
+          "data": {
+            "type": "object",
+            "description": "Depends on `type`: `profile.promoted` `{profile_id, external_id}`; `profile.merged` `{profile_id, from_profile_id, external_id, alias_ids}`; `profile.erased` `{profile_id, external_id, alias_ids}`; `session.ended` `{session_id, profile_id, reason}` (reason `revoked`, `signed_out`, `expired`, `replaced`, `erased`, `blocked` or `admin`); `profile.created` `{profile_id, kind}`; `profile.updated` `{profile_id, changed}`; `profile.blocked`, `profile.unblocked` `{profile_id}`; `session.created` `{session_id, profile_id, kind}`; `device.registered`, `device.removed` `{device_id, profile_id, session_id}`; `project.updated` `{project_id, changed}`; `identity_secret.created`, `identity_secret.deleted`, `signing_key.rotated` `{kid}`; `api_key.rotated` `{kind, old_key_expires_at}`. Never a secret, a token or a push token."
+          }
+        }
+      },
+      "EventActor": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "id"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "sdk",
+              "secret_key",
+              "operator",
+              "system"
+            ],
+            "description": "`sdk`: a call with the publishable key or a session; `secret_key`: the admin API; `operator`: the console; `system`: the server itself (cleanup, automatic key creation)."
+          },
+          "id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 128,
+            "description": "The calling session (`sdk`), the operator, or the service (`cleanup`); null when there is none."
           }
         }
       }

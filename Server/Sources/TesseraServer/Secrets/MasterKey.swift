@@ -59,15 +59,43 @@ public struct MasterKey: Sendable {
     }
 
     /// Writes the key in base64url to a new file of mode 0600; fails when the file exists.
+    ///
+    /// The file appears whole or not at all: the key is written and synced to a temporary file beside
+    /// it, which is then hard-linked to `path` (a link never replaces an existing file). A process
+    /// that finds `path` — another `tessera` starting at the same moment — reads the whole key,
+    /// never an empty or partial file.
     public func write(toNewFile path: String) throws(MasterKeyError) {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: .min ... .max))"
+        try writeExclusively(to: temporary, keyFile: path)
+        defer { unlink(temporary) }
+        if link(temporary, path) != 0 {
+            let failure = errno
+            // A file system without hard links: written in place (still never over an existing file).
+            guard failure == EPERM || failure == ENOTSUP || failure == EOPNOTSUPP || failure == ENOSYS else {
+                throw .unreadableFile(
+                    "cannot create the master key file \(path): \(String(cString: strerror(failure)))")
+            }
+            try writeExclusively(to: path, keyFile: path)
+        }
+        // The new name itself survives a crash once its directory is synced.
+        let directoryDescriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
+    }
+
+    /// Creates `file` (mode 0600, failing when it exists), writes the key and syncs it; a file it could
+    /// not finish is removed. Errors name `keyFile`, the master key file being made.
+    private func writeExclusively(to file: String, keyFile: String) throws(MasterKeyError) {
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw .unreadableFile("cannot create the master key file \(path): \(reason)")
+            throw .unreadableFile(
+                "cannot create the master key file \(keyFile): \(String(cString: strerror(errno)))")
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
@@ -75,8 +103,8 @@ public struct MasterKey: Sendable {
             try handle.synchronize()
             try handle.close()
         } catch {
-            unlink(path)
-            throw .unreadableFile("cannot write the master key file \(path)")
+            unlink(file)
+            throw .unreadableFile("cannot write the master key file \(keyFile)")
         }
     }
 

@@ -11,6 +11,8 @@ struct CleanupService: Service {
     let batchSize: Int
     /// Anonymous profiles created longer ago than this, with no live session, are deleted; nil keeps them.
     var anonymousRetentionSeconds: Int64? = 30 * 86_400
+    /// Events created longer ago than this are deleted from the feed; nil keeps them.
+    var eventRetentionSeconds: Int64? = 30 * 86_400
     let now: @Sendable () -> Date
     let logger: Logger
 
@@ -55,7 +57,14 @@ struct CleanupService: Service {
                             "anonymous_profiles": "\(counts.anonymousProfiles)",
                         ])
                 }
-                if counts.rateLimitWindows < batchSize && counts.anonymousProfiles < batchSize { return }
+                if counts.rateLimitWindows < batchSize && counts.anonymousProfiles < batchSize { break }
+                await Task.yield()
+            }
+            while let retention = eventRetentionSeconds {
+                let seconds = Int64(now().timeIntervalSince1970.rounded(.down))
+                let deleted = try await store.deleteEvents(createdBefore: seconds - retention, batchSize: batchSize)
+                if deleted > 0 { logger.debug("cleanup", metadata: ["events": "\(deleted)"]) }
+                if deleted < batchSize { return }
                 await Task.yield()
             }
         } catch {

@@ -68,6 +68,33 @@ final class ServerMetrics: Sendable {
     /// Counts a failed identity-token or session-JWT verification by its code.
     func verificationFailed(code: String) { increment("tessera_token_verification_failures_total", "code", code) }
 
+    /// The event counts already exported, to add only what came since.
+    private let exportedEvents = Mutex<[EventType: Int]>([:])
+
+    /// Brings `tessera_events_written_total` (by type) up to the store's tally; run at each scrape,
+    /// so writing an event costs nothing here.
+    func syncEvents(_ tally: EventTally) {
+        // Read under the lock, so two scrapes at once never export a count twice.
+        let increments = exportedEvents.withLock { exported in
+            let current = tally.snapshot()
+            defer { exported = current }
+            return current.compactMap { type, count in
+                count > exported[type, default: 0] ? (type, count - exported[type, default: 0]) : nil
+            }
+        }
+        for (type, increment) in increments {
+            let key = "tessera_events_written_total|type|\(type.rawValue)"
+            let counter = labelled.withLock { cache in
+                if let existing = cache[key] { return existing }
+                let created = CoreMetrics.Counter(
+                    label: "tessera_events_written_total", dimensions: [("type", type.rawValue)], factory: factory)
+                cache[key] = created
+                return created
+            }
+            counter.increment(by: increment)
+        }
+    }
+
     /// The Prometheus text exposition.
     func exposition() -> [UInt8] { registry.emitToBuffer() }
 }

@@ -10,12 +10,16 @@ public struct AnonymousStart: Sendable {
     /// The start's own hit on the client address's counter, counted in the same transaction; a
     /// start that would exceed the limit is refused (`rate_limited`) and changes nothing.
     public var rateLimit: RateLimitCharge?
+    /// Who started it (recorded with its events).
+    public var origin: EventOrigin
 
     public init(
         projectID: String, installationID: String, installationSecretHash: [UInt8], newProfileID: String,
-        newSession: SessionRecord, sessionTokenHash: [UInt8], rateLimit: RateLimitCharge? = nil
+        newSession: SessionRecord, sessionTokenHash: [UInt8], rateLimit: RateLimitCharge? = nil,
+        origin: EventOrigin = EventOrigin(actor: .sdk(sessionID: nil), clientAddress: nil)
     ) {
         self.rateLimit = rateLimit
+        self.origin = origin
         self.projectID = projectID
         self.installationID = installationID
         self.installationSecretHash = installationSecretHash
@@ -55,12 +59,16 @@ public struct IdentifyCommand: Sendable {
     /// The identity secret whose `last_used_at` this identify records (set at most about once a
     /// minute per secret, see ``IdentitySecretUsage``), or nil.
     public var recordSecretUse: String? = nil
+    /// Who identified (recorded with its events).
+    public var origin: EventOrigin
 
     public init(
         projectID: String, callerSessionID: String?, externalID: String, verified: Bool, name: String?,
         avatarURL: String?, email: String?, tokenID: (value: String, expiresAt: Int64)?, newProfileID: String,
-        newSession: SessionRecord, sessionTokenHash: [UInt8], now: Int64
+        newSession: SessionRecord, sessionTokenHash: [UInt8], now: Int64,
+        origin: EventOrigin? = nil
     ) {
+        self.origin = origin ?? EventOrigin(actor: .sdk(sessionID: callerSessionID), clientAddress: nil)
         self.projectID = projectID
         self.callerSessionID = callerSessionID
         self.externalID = externalID

@@ -22,17 +22,19 @@ public protocol TesseraStore: Sendable {
     func project(id: String) async throws -> ProjectRecord?
     func project(publishableKeyHash: [UInt8]) async throws -> ProjectRecord?
     func project(secretKeyHash: [UInt8]) async throws -> ProjectRecord?
-    /// Replaces the settings; nil when the project does not exist.
-    func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64) async throws -> ProjectRecord?
+    /// Replaces the settings; nil when the project does not exist (`project.updated` when one changed).
+    func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64, origin: EventOrigin)
+        async throws -> ProjectRecord?
     func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord]
     /// Adds a secret unless the project already has `limit` (`identity_secret_limit_reached`).
-    func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int) async throws
+    func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int, origin: EventOrigin)
+        async throws
     /// Deletes a secret; false when unknown; `last_identity_secret` for the only one.
-    func deleteIdentitySecret(projectID: String, kid: String) async throws -> Bool
+    func deleteIdentitySecret(projectID: String, kid: String, now: Int64, origin: EventOrigin) async throws -> Bool
     /// The signing keys: the current one (not retired) and retired ones.
     func sessionKeys(projectID: String) async throws -> [SessionKeyRecord]
     /// Retires the current signing key at `now` and makes `newKey` current.
-    func rotateSessionKey(projectID: String, newKey: SessionKeyRecord, now: Int64) async throws
+    func rotateSessionKey(projectID: String, newKey: SessionKeyRecord, now: Int64, origin: EventOrigin) async throws
 
     // MARK: Sessions
 
@@ -45,17 +47,20 @@ public protocol TesseraStore: Sendable {
     /// Sets `expires_at = max(expires_at, expiresAt)` if the session is alive at `now`, in one
     /// conditional update; nil when it was not alive.
     func extendSession(sessionID: String, expiresAt: Int64, now: Int64) async throws -> SessionContext?
-    /// Revokes a live session of `profileID` (any profile when nil) and deletes its devices.
-    func revokeSession(sessionID: String, profileID: String?, now: Int64) async throws -> Bool
-    /// Revokes every live session of a profile and deletes their devices; returns how many.
-    func revokeSessions(projectID: String, profileID: String, now: Int64) async throws -> Int
+    /// Revokes a live session of `profileID` (any profile when nil) and deletes its devices
+    /// (`session.ended` with `reason`).
+    func revokeSession(sessionID: String, profileID: String?, now: Int64, reason: SessionEndReason, origin: EventOrigin)
+        async throws -> Bool
+    /// Revokes every live session of a profile and deletes their devices (`session.ended`, reason
+    /// `admin`); returns how many.
+    func revokeSessions(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws -> Int
     func liveSessions(profileID: String, now: Int64) async throws -> [SessionRecord]
 
     // MARK: Devices
 
     /// Binds a push token to a session, moving it from any other session of the project.
-    func registerDevice(_ device: DeviceRecord) async throws -> DeviceRecord
-    func deleteDevice(deviceID: String, profileID: String) async throws -> Bool
+    func registerDevice(_ device: DeviceRecord, origin: EventOrigin) async throws -> DeviceRecord
+    func deleteDevice(deviceID: String, profileID: String, now: Int64, origin: EventOrigin) async throws -> Bool
     func liveDevices(profileID: String, now: Int64) async throws -> [DeviceRecord]
 
     // MARK: Admin
@@ -63,23 +68,26 @@ public protocol TesseraStore: Sendable {
     /// The profile with this ID or alias, within the project.
     func profile(projectID: String, id: String) async throws -> ProfileRecord?
     func profiles(projectID: String, externalID: String) async throws -> [ProfileRecord]
-    /// Erases a profile (by ID or alias) with its aliases, sessions and devices.
-    func eraseProfile(projectID: String, profileID: String) async throws -> Bool
+    /// Erases a profile (by ID or alias) with its aliases, sessions and devices, and removes its
+    /// personal data from its earlier events.
+    func eraseProfile(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws -> Bool
 
     // MARK: Operator: blocking and API-key rotation
 
     /// Blocks (`blocked`, with `reason`) or unblocks a profile (by ID or alias); a block ends the
     /// profile's live sessions and deletes its devices in the same transaction. Nil when unknown.
-    func setProfileBlocked(projectID: String, profileID: String, blocked: Bool, reason: String?, now: Int64)
-        async throws -> ProfileRecord?
+    func setProfileBlocked(
+        projectID: String, profileID: String, blocked: Bool, reason: String?, now: Int64, origin: EventOrigin
+    ) async throws -> ProfileRecord?
     /// The API keys the project accepts at `now`: its current keys and the rotated-out ones in grace.
     func apiKeyHashes(projectID: String, now: Int64) async throws -> [APIKeyHashRecord]
     /// The project of a rotated-out API key still in its grace period at `now`, or nil.
     func project(retiredAPIKeyHash: [UInt8], kind: APIKeyKind, now: Int64) async throws -> ProjectRecord?
     /// Makes `newKeyHash` the project's key of `kind`; the old one stays accepted until `graceUntil`
     /// (not at all when that is not after `now`). False when the project does not exist.
-    func rotateAPIKey(projectID: String, kind: APIKeyKind, newKeyHash: [UInt8], graceUntil: Int64, now: Int64)
-        async throws -> Bool
+    func rotateAPIKey(
+        projectID: String, kind: APIKeyKind, newKeyHash: [UInt8], graceUntil: Int64, now: Int64, origin: EventOrigin
+    ) async throws -> Bool
 
     // MARK: Webhooks
 
@@ -101,13 +109,24 @@ public protocol TesseraStore: Sendable {
 
     // MARK: Cleanup
 
-    /// Deletes up to `batchSize` rows of each kind that ended before `now`.
+    /// Deletes up to `batchSize` rows of each kind that ended before `now`; a session that expired
+    /// without being revoked gets its `session.ended` (reason `expired`, actor the cleanup service).
     func deleteExpired(now: Int64, batchSize: Int) async throws -> CleanupCounts
     /// Deletes up to `batchSize` rate-limit counters whose window ended by `now`, and up to
     /// `batchSize` anonymous profiles created before `anonymousCreatedBefore` (none when nil) that
     /// have no live session at `now`, with their installations, sessions, devices and aliases.
     /// Several nodes may run it at once.
     func deleteStale(now: Int64, anonymousCreatedBefore: Int64?, batchSize: Int) async throws -> CleanupCounts
+
+    // MARK: Events
+
+    /// The events this store committed since it opened, by type (for `/metrics`).
+    var eventTally: EventTally { get }
+
+    /// The feed: a project's events after `query.after`, in sequence order, at most `query.limit`.
+    func events(_ query: EventQuery) async throws -> [EventRecord]
+    /// Deletes up to `batchSize` events created before `createdBefore` (retention); returns how many.
+    func deleteEvents(createdBefore: Int64, batchSize: Int) async throws -> Int
 
     // MARK: Sealed secrets
 

@@ -42,16 +42,13 @@ extension AdminController {
         let secrets = try await core.store.identitySecrets(projectID: runtime.id)
         return .json { writer in
             writer.objectStart()
-            writer.key("identity_secrets")
-            writer.arrayStart()
-            for secret in secrets {
+            writer.array("identity_secrets", secrets) { writer, secret in
                 writer.objectStart()
                 writer.field("kid", secret.kid)
                 writer.time("created_at", secret.createdAt)
                 writer.time("last_used_at", secret.lastUsedAt)
                 writer.objectEnd()
             }
-            writer.arrayEnd()
             writer.objectEnd()
         }
     }
@@ -112,7 +109,8 @@ extension AdminController {
             target.session.projectID == runtime.id
         else { throw CoreError.notFound }
         _ = try await core.store.revokeSession(
-            sessionID: sessionID, profileID: target.session.profileID, now: core.currentTime().seconds)
+            sessionID: sessionID, profileID: target.session.profileID, now: core.currentTime().seconds,
+            reason: .admin, origin: addresses.secretKeyOrigin(request, context: context))
         core.sessions.ended(sessionID: sessionID)
         return .noContent
     }
@@ -132,23 +130,27 @@ extension AdminController {
                 throw CoreError.invalidRequest("reason must be at most 500 characters without control characters.")
             }
         }
-        return try await setBlocked(runtime: runtime, profileID: profileID, blocked: true, reason: body?.reason)
+        return try await setBlocked(
+            runtime: runtime, profileID: profileID, blocked: true, reason: body?.reason,
+            origin: addresses.secretKeyOrigin(request, context: context))
     }
 
     /// `POST /v1/admin/profiles/{profile_id}/unblock`
     func unblockProfile(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let profileID = try context.parameters.require("profile_id")
         let runtime = try context.project()
-        return try await setBlocked(runtime: runtime, profileID: profileID, blocked: false, reason: nil)
+        return try await setBlocked(
+            runtime: runtime, profileID: profileID, blocked: false, reason: nil,
+            origin: addresses.secretKeyOrigin(request, context: context))
     }
 
-    private func setBlocked(runtime: ProjectRuntime, profileID: String, blocked: Bool, reason: String?) async throws
-        -> Response
-    {
+    private func setBlocked(
+        runtime: ProjectRuntime, profileID: String, blocked: Bool, reason: String?, origin: EventOrigin
+    ) async throws -> Response {
         guard
             let profile = try await core.store.setProfileBlocked(
                 projectID: runtime.id, profileID: profileID, blocked: blocked, reason: reason,
-                now: core.currentTime().seconds)
+                now: core.currentTime().seconds, origin: origin)
         else { throw CoreError.notFound }
         return .json { writer in
             writer.objectStart()
@@ -166,14 +168,12 @@ extension AdminController {
         let keys = try await core.store.sessionKeys(projectID: runtime.id)
         let now = core.currentTime().seconds
         let current = keys.last(where: { $0.retiredAt == nil })?.kid
+        // The current key first, then the retired ones, most recently retired first (keys made
+        // within one second have equal created_at, so that alone does not order them).
+        let ordered = keys.sorted { ($0.retiredAt ?? .max, $0.createdAt) > ($1.retiredAt ?? .max, $1.createdAt) }
         return .json { writer in
             writer.objectStart()
-            writer.key("signing_keys")
-            writer.arrayStart()
-            // The current key first, then the retired ones, most recently retired first (keys made
-            // within one second have equal created_at, so that alone does not order them).
-            let ordered = keys.sorted { ($0.retiredAt ?? .max, $0.createdAt) > ($1.retiredAt ?? .max, $1.createdAt) }
-            for key in ordered {
+            writer.array("signing_keys", ordered) { writer, key in
                 writer.objectStart()
                 writer.field("kid", key.kid)
                 writer.field("algorithm", "ES256")
@@ -191,7 +191,6 @@ extension AdminController {
                 writer.time("published_until", key.retiredAt.map { $0 + core.retiredSigningKeyWindow })
                 writer.objectEnd()
             }
-            writer.arrayEnd()
             writer.objectEnd()
         }
     }
@@ -203,7 +202,9 @@ extension AdminController {
         let now = core.currentTime().seconds
         let key = SessionSigningKey.generate()
         let record = SessionKeyRecord(kid: key.kid, privateKey: key.privateKeyRawRepresentation, createdAt: now)
-        try await core.store.rotateSessionKey(projectID: runtime.id, newKey: record, now: now)
+        try await core.store.rotateSessionKey(
+            projectID: runtime.id, newKey: record, now: now,
+            origin: addresses.secretKeyOrigin(request, context: context))
         core.projects.invalidate(projectID: runtime.id)
         return .json(.created) { writer in
             writer.objectStart()
@@ -239,7 +240,7 @@ extension AdminController {
         guard
             try await core.store.rotateAPIKey(
                 projectID: runtime.id, kind: kind, newKeyHash: OpaqueToken.sha256(key), graceUntil: now + grace,
-                now: now)
+                now: now, origin: addresses.secretKeyOrigin(request, context: context))
         else { throw CoreError.notFound }
         core.projects.invalidate(projectID: runtime.id)
         return .json(.created) { writer in

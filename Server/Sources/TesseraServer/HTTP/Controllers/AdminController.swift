@@ -84,6 +84,7 @@ private struct RateLimitsPatch: Decodable {
 struct AdminController: Sendable {
     let core: TesseraCore
     let bodies: BodyReader
+    let addresses: ClientAddressReader
 
     /// The project of the secret key and its profile named in the path; 404 for another's or none.
     private func namedProfile(_ context: TesseraRequestContext) async throws -> (ProjectRuntime, ProfileRecord) {
@@ -117,10 +118,7 @@ struct AdminController: Sendable {
         let profiles = try await core.store.profiles(projectID: runtime.id, externalID: externalID)
         return .json { writer in
             writer.objectStart()
-            writer.key("profiles")
-            writer.arrayStart()
-            for profile in profiles { writer.profile(profile, admin: true) }
-            writer.arrayEnd()
+            writer.array("profiles", profiles) { $0.profile($1, admin: true) }
             writer.objectEnd()
         }
     }
@@ -136,7 +134,8 @@ struct AdminController: Sendable {
     func revokeSessions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (runtime, profile) = try await namedProfile(context)
         _ = try await core.store.revokeSessions(
-            projectID: runtime.id, profileID: profile.id, now: core.currentTime().seconds)
+            projectID: runtime.id, profileID: profile.id, now: core.currentTime().seconds,
+            origin: addresses.secretKeyOrigin(request, context: context))
         return .noContent
     }
 
@@ -146,10 +145,7 @@ struct AdminController: Sendable {
         let devices = try await core.store.liveDevices(profileID: profile.id, now: core.currentTime().seconds)
         return .json { writer in
             writer.objectStart()
-            writer.key("devices")
-            writer.arrayStart()
-            for device in devices { writer.device(device, includeToken: true) }
-            writer.arrayEnd()
+            writer.array("devices", devices) { $0.device($1, includeToken: true) }
             writer.objectEnd()
         }
     }
@@ -158,7 +154,11 @@ struct AdminController: Sendable {
     func eraseProfile(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let profileID = try context.parameters.require("profile_id")
         let runtime = try context.project()
-        guard try await core.store.eraseProfile(projectID: runtime.id, profileID: profileID) else {
+        guard
+            try await core.store.eraseProfile(
+                projectID: runtime.id, profileID: profileID, now: core.currentTime().seconds,
+                origin: addresses.secretKeyOrigin(request, context: context))
+        else {
             throw CoreError.notFound
         }
         return .noContent
@@ -210,7 +210,8 @@ struct AdminController: Sendable {
         for change in patch.rateLimits?.changes ?? [] { _ = settings.rateLimits.set(change.name, to: change.value) }
         guard
             let project = try await core.store.updateProjectSettings(
-                projectID: runtime.id, settings: settings, now: core.currentTime().seconds)
+                projectID: runtime.id, settings: settings, now: core.currentTime().seconds,
+                origin: addresses.secretKeyOrigin(request, context: context))
         else { throw CoreError.notFound }
         core.projects.invalidate(projectID: runtime.id)
         let secrets = try await core.store.identitySecrets(projectID: runtime.id)
@@ -222,7 +223,9 @@ struct AdminController: Sendable {
         let runtime = try context.project()
         let secret = IdentitySecret.generate()
         let record = IdentitySecretRecord(kid: secret.kid, value: secret.value, createdAt: core.currentTime().seconds)
-        try await core.store.addIdentitySecret(projectID: runtime.id, secret: record, limit: 3)
+        try await core.store.addIdentitySecret(
+            projectID: runtime.id, secret: record, limit: 3,
+            origin: addresses.secretKeyOrigin(request, context: context))
         core.projects.invalidate(projectID: runtime.id)
         return .json(.created) { writer in
             writer.objectStart()
@@ -240,7 +243,11 @@ struct AdminController: Sendable {
     func deleteIdentitySecret(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let kid = try context.parameters.require("kid")
         let runtime = try context.project()
-        guard try await core.store.deleteIdentitySecret(projectID: runtime.id, kid: kid) else {
+        guard
+            try await core.store.deleteIdentitySecret(
+                projectID: runtime.id, kid: kid, now: core.currentTime().seconds,
+                origin: addresses.secretKeyOrigin(request, context: context))
+        else {
             throw CoreError.notFound
         }
         core.projects.invalidate(projectID: runtime.id)

@@ -13,6 +13,7 @@ private struct DeviceBody: RequestBody {
 struct MeController: Sendable {
     let core: TesseraCore
     let bodies: BodyReader
+    let addresses: ClientAddressReader
 
     /// `GET /v1/me`
     func me(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -45,7 +46,8 @@ struct MeController: Sendable {
             DeviceRecord(
                 id: OpaqueToken.identifier(prefix: "dev_"), projectID: caller.runtime.id,
                 sessionID: caller.context.session.id, profileID: caller.context.profile.id, platform: body.platform,
-                environment: environment, token: body.token, createdAt: core.currentTime().seconds))
+                environment: environment, token: body.token, createdAt: core.currentTime().seconds),
+            origin: addresses.sdkOrigin(request, context: context))
         return .json(.created) { writer in
             writer.objectStart()
             writer.key("device")
@@ -71,7 +73,11 @@ struct MeController: Sendable {
                 })
             else { throw CoreError.notFound }
         }
-        guard try await core.store.deleteDevice(deviceID: deviceID, profileID: caller.context.profile.id) else {
+        guard
+            try await core.store.deleteDevice(
+                deviceID: deviceID, profileID: caller.context.profile.id, now: core.currentTime().seconds,
+                origin: addresses.sdkOrigin(request, context: context))
+        else {
             throw CoreError.notFound
         }
         return .noContent

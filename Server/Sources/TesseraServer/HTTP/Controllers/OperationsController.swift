@@ -21,16 +21,15 @@ struct OperationsController: Sendable {
 
     /// `GET /metrics`: the Prometheus text format.
     func metricsExposition(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        Response(
+        core.metrics.syncEvents(core.store.eventTally)
+        return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: core.metrics.exposition())))
     }
 
     /// `GET /openapi.json`
     func openAPI(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        Response(
-            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        .json(body: ByteBuffer(string: OpenAPIDocument.json))
     }
 
     /// `GET /v1/projects/{project_id}/jwks.json`: the keys that verify the project's session JWTs.
@@ -43,9 +42,6 @@ struct OperationsController: Sendable {
         guard InputRules.isIdentifier(projectID, prefix: "prj_"),
             let runtime = try await core.projects.runtime(projectID: projectID)
         else { throw CoreError.notFound }
-        return Response(
-            status: .ok,
-            headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: runtime.jwksJSON)))
+        return .json(body: ByteBuffer(bytes: runtime.jwksJSON))
     }
 }

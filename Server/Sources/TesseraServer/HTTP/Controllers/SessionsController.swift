@@ -71,7 +71,8 @@ struct SessionsController: Sendable {
                 projectID: runtime.id, installationID: body.installationID,
                 installationSecretHash: OpaqueToken.sha256(body.installationSecret),
                 newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session.record,
-                sessionTokenHash: session.tokenHash, rateLimit: charge), now: now)
+                sessionTokenHash: session.tokenHash, rateLimit: charge,
+                origin: addresses.sdkOrigin(request, context: context)), now: now)
         core.metrics.sessionCreated(kind: "anonymous")
         return envelope(
             result.createdInstallation ? .created : .ok, context: result.context, token: session.token,
@@ -138,7 +139,8 @@ struct SessionsController: Sendable {
             projectID: runtime.id, callerSessionID: caller?.context.session.id, externalID: externalID,
             verified: verified, name: claims?.name, avatarURL: claims?.avatarURL, email: claims?.email,
             tokenID: tokenID, newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session.record,
-            sessionTokenHash: session.tokenHash, now: now.seconds)
+            sessionTokenHash: session.tokenHash, now: now.seconds,
+            origin: addresses.sdkOrigin(request, context: context))
         command.recordSecretUse = recordSecretUse
         let result: IdentifyResult
         do {
@@ -208,7 +210,11 @@ struct SessionsController: Sendable {
     func revoke(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let caller = try context.session()
         let now = core.currentTime().seconds
-        guard try await core.store.revokeSession(sessionID: caller.context.session.id, profileID: nil, now: now) else {
+        guard
+            try await core.store.revokeSession(
+                sessionID: caller.context.session.id, profileID: nil, now: now, reason: .signedOut,
+                origin: addresses.sdkOrigin(request, context: context))
+        else {
             throw CoreError.sessionRevoked
         }
         core.sessions.ended(sessionID: caller.context.session.id)
@@ -251,7 +257,9 @@ struct SessionsController: Sendable {
         }
         guard
             try await core.store.revokeSession(
-                sessionID: sessionID, profileID: caller.context.profile.id, now: core.currentTime().seconds)
+                sessionID: sessionID, profileID: caller.context.profile.id, now: core.currentTime().seconds,
+                reason: sessionID.utf8.elementsEqual(caller.context.session.id.utf8) ? .signedOut : .revoked,
+                origin: addresses.sdkOrigin(request, context: context))
         else { throw CoreError.notFound }
         return .noContent
     }

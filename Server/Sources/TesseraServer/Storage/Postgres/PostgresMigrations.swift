@@ -149,6 +149,33 @@ enum PostgresMigrations {
         ),
         (
             4,
+            // The events outbox (issue 15): each change's events are written in its transaction, with
+            // the project's next sequences from its counter row (see PostgresStore.append).
+            """
+            CREATE TABLE event_counters (
+                project_id TEXT PRIMARY KEY,
+                last_sequence BIGINT NOT NULL
+            );
+            CREATE TABLE events (
+                project_id TEXT NOT NULL,
+                sequence BIGINT NOT NULL,
+                id TEXT NOT NULL UNIQUE,
+                type TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                actor_type TEXT NOT NULL,
+                actor_id TEXT,
+                client_address TEXT,
+                profile_id TEXT,
+                data TEXT NOT NULL,
+                PRIMARY KEY (project_id, sequence)
+            );
+            CREATE INDEX events_profile ON events (project_id, profile_id, sequence) WHERE profile_id IS NOT NULL;
+            CREATE INDEX events_type ON events (project_id, type, sequence);
+            CREATE INDEX events_created_at ON events (created_at);
+            """
+        ),
+        (
+            5,
             // Webhook endpoints (issue 15); the secrets are sealed under the master key, and the
             // previous secret signs beside the current one until it expires.
             """

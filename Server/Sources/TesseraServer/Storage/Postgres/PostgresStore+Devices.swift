@@ -1,7 +1,7 @@
 import PostgresNIO
 
 extension PostgresStore {
-    public func registerDevice(_ device: DeviceRecord) async throws -> DeviceRecord {
+    public func registerDevice(_ device: DeviceRecord, origin: EventOrigin) async throws -> DeviceRecord {
         let logger = logger
         return try await transaction { connection in
             // The session may have ended since the request was authenticated: a device is never bound
@@ -14,27 +14,45 @@ extension PostgresStore {
             else { throw CoreError.sessionNotFound }
             if try session.optionalInt(0) != nil { throw CoreError.sessionRevoked }
             if try session.int(1) <= device.createdAt { throw CoreError.sessionExpired }
-            try await connection.rows(
-                """
-                DELETE FROM devices
-                WHERE project_id = \(device.projectID) AND platform = \(device.platform) AND token = \(device.token)
-                """, logger: logger)
+            var batch = EventBatch(projectID: device.projectID, origin: origin, now: device.createdAt)
+            // A token bound elsewhere moves: its old device is removed.
+            batch.removed(
+                devices: try await connection.rows(
+                    """
+                    DELETE FROM devices
+                    WHERE project_id = \(device.projectID) AND platform = \(device.platform) AND token = \(device.token)
+                    RETURNING id, profile_id, session_id
+                    """, logger: logger
+                ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) })
             try await connection.rows(
                 """
                 INSERT INTO devices (\(unescaped: Self.deviceColumns))
                 VALUES (\(device.id), \(device.projectID), \(device.sessionID), \(device.profileID), \(device.platform),
                     \(device.environment), \(device.token), \(device.createdAt))
                 """, logger: logger)
+            batch.append(
+                .deviceRegistered(deviceID: device.id, profileID: device.profileID, sessionID: device.sessionID))
+            try await Self.append(batch, in: connection, logger: logger)
             return device
         }
     }
 
-    public func deleteDevice(deviceID: String, profileID: String) async throws -> Bool {
+    public func deleteDevice(deviceID: String, profileID: String, now: Int64, origin: EventOrigin) async throws
+        -> Bool
+    {
         let logger = logger
-        return try await statement { client in
-            try await !client.rows(
-                "DELETE FROM devices WHERE id = \(deviceID) AND profile_id = \(profileID) RETURNING id", logger: logger
-            ).isEmpty
+        return try await transaction { connection in
+            guard
+                let row = try await connection.first(
+                    """
+                    DELETE FROM devices WHERE id = \(deviceID) AND profile_id = \(profileID)
+                    RETURNING project_id, session_id
+                    """, logger: logger)
+            else { return false }
+            var batch = EventBatch(projectID: try row.text(0), origin: origin, now: now)
+            batch.append(.deviceRemoved(deviceID: deviceID, profileID: profileID, sessionID: try row.text(1)))
+            try await Self.append(batch, in: connection, logger: logger)
+            return true
         }
     }
 
@@ -78,7 +96,9 @@ extension PostgresStore {
         }
     }
 
-    public func eraseProfile(projectID: String, profileID: String) async throws -> Bool {
+    public func eraseProfile(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws
+        -> Bool
+    {
         let logger = logger
         return try await transaction { connection in
             guard
@@ -86,16 +106,31 @@ extension PostgresStore {
                     projectID: projectID, id: profileID, in: connection, logger: logger)
             else { return false }
             try await connection.rows("SELECT id FROM profiles WHERE id = \(profile.id) FOR UPDATE", logger: logger)
-            try await connection.rows(
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            try await Self.endSessions(
                 """
-                DELETE FROM devices
-                WHERE profile_id = \(profile.id) OR session_id IN (SELECT id FROM sessions WHERE profile_id = \(profile.id))
-                """, logger: logger)
+                UPDATE sessions SET revoked_at = \(now) WHERE profile_id = \(profile.id) AND revoked_at IS NULL
+                RETURNING id, profile_id
+                """, reason: .erased,
+                devices: """
+                    DELETE FROM devices
+                    WHERE profile_id = \(profile.id)
+                        OR session_id IN (SELECT id FROM sessions WHERE profile_id = \(profile.id))
+                    RETURNING id, profile_id, session_id
+                    """, batch: &batch, in: connection, logger: logger)
+            let aliases = try await connection.rows(
+                "SELECT alias_id FROM profile_aliases WHERE profile_id = \(profile.id) ORDER BY created_at, alias_id",
+                logger: logger
+            ).map { try $0.text(0) }
+            try await Self.scrubEvents(
+                projectID: projectID, profileIDs: [profile.id] + aliases, in: connection, logger: logger)
+            batch.append(.profileErased(profileID: profile.id, externalID: profile.externalID, aliasIDs: aliases))
             try await connection.rows("DELETE FROM sessions WHERE profile_id = \(profile.id)", logger: logger)
             try await connection.rows("DELETE FROM profile_aliases WHERE profile_id = \(profile.id)", logger: logger)
             try await connection.rows(
                 "UPDATE installations SET profile_id = NULL WHERE profile_id = \(profile.id)", logger: logger)
             try await connection.rows("DELETE FROM profiles WHERE id = \(profile.id)", logger: logger)
+            try await Self.append(batch, in: connection, logger: logger)
             return true
         }
     }
@@ -107,19 +142,30 @@ extension PostgresStore {
     public func deleteExpired(now: Int64, batchSize: Int) async throws -> CleanupCounts {
         let logger = logger
         let limit = Int64(batchSize)
-        return try await statement { client in
-            let sessions = try await client.first(
+        let ended = try await transaction { connection in
+            let victims = try await connection.rows(
                 """
-                WITH victims AS (
-                    SELECT id FROM sessions WHERE expires_at <= \(now) ORDER BY expires_at LIMIT \(limit)
-                    FOR UPDATE SKIP LOCKED
-                ), devices_gone AS (
-                    DELETE FROM devices WHERE session_id IN (SELECT id FROM victims) RETURNING id
-                ), sessions_gone AS (
-                    DELETE FROM sessions WHERE id IN (SELECT id FROM victims) RETURNING id
+                SELECT id, project_id, profile_id, revoked_at FROM sessions WHERE expires_at <= \(now)
+                ORDER BY expires_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                """, logger: logger
+            ).map {
+                (
+                    id: try $0.text(0), projectID: try $0.text(1), profileID: try $0.text(2),
+                    revoked: try $0.optionalInt(3) != nil
                 )
-                SELECT (SELECT COUNT(*) FROM sessions_gone), (SELECT COUNT(*) FROM devices_gone)
-                """, logger: logger)
+            }
+            let ids = victims.map(\.id)
+            let devices = try await connection.rows(
+                "DELETE FROM devices WHERE session_id = ANY(\(ids)) RETURNING id, profile_id, session_id",
+                logger: logger
+            ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
+            try await connection.rows("DELETE FROM sessions WHERE id = ANY(\(ids))", logger: logger)
+            for batch in EventBatch.expired(victims, devices: devices, now: now) {
+                try await Self.append(batch, in: connection, logger: logger)
+            }
+            return (sessions: victims.count, devices: devices.count)
+        }
+        return try await statement { client in
             let tokenIDs = try await client.first(
                 """
                 WITH victims AS (
@@ -132,8 +178,8 @@ extension PostgresStore {
                 SELECT COUNT(*) FROM gone
                 """, logger: logger)
             var counts = CleanupCounts()
-            counts.sessions = Int(try sessions?.int(0) ?? 0)
-            counts.devices = Int(try sessions?.int(1) ?? 0)
+            counts.sessions = ended.sessions
+            counts.devices = ended.devices
             counts.tokenIDs = Int(try tokenIDs?.int(0) ?? 0)
             return counts
         }

@@ -17,9 +17,15 @@ extension PostgresStore {
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T
     {
         try await retrying {
-            try await self.client.withTransaction(logger: self.logger) { connection in
-                try await body(connection)
+            // The events of this attempt, counted only once it committed (a retried attempt rolled back).
+            let collector = EventCollector()
+            let value = try await EventCollector.$current.withValue(collector) {
+                try await self.client.withTransaction(logger: self.logger) { connection in
+                    try await body(connection)
+                }
             }
+            self.eventTally.add(collector.collected)
+            return value
         }
     }
 

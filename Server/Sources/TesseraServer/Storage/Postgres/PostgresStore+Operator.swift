@@ -2,23 +2,37 @@ import PostgresNIO
 
 /// Rotation of API keys and blocking of profiles (the operator's admin endpoints).
 extension PostgresStore {
-    public func setProfileBlocked(projectID: String, profileID: String, blocked: Bool, reason: String?, now: Int64)
-        async throws -> ProfileRecord?
-    {
+    public func setProfileBlocked(
+        projectID: String, profileID: String, blocked: Bool, reason: String?, now: Int64, origin: EventOrigin
+    ) async throws -> ProfileRecord? {
         let logger = logger
         return try await transaction { connection in
             guard
                 let profile = try await Self.resolveProfile(
                     projectID: projectID, id: profileID, in: connection, logger: logger)
             else { return nil }
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
             guard blocked else {
-                return try await connection.first(
+                // The old state read under the row lock: only a change is an event.
+                let wasBlocked =
+                    try await connection.first(
+                        "SELECT blocked_at FROM profiles WHERE id = \(profile.id) FOR UPDATE", logger: logger)?
+                    .optionalInt(0) != nil
+                let updated = try await connection.first(
                     """
                     UPDATE profiles SET blocked_at = NULL, blocked_reason = NULL WHERE id = \(profile.id)
                     RETURNING \(unescaped: Self.profileColumns)
                     """, logger: logger
                 ).map(Self.profile)
+                if wasBlocked { batch.append(.profileUnblocked(profileID: profile.id)) }
+                try await Self.append(batch, in: connection, logger: logger)
+                return updated
             }
+            let wasBlocked =
+                try await connection.first(
+                    "SELECT blocked_at FROM profiles WHERE id = \(profile.id) FOR UPDATE", logger: logger)?
+                .optionalInt(0) != nil
+            if !wasBlocked { batch.append(.profileBlocked(profileID: profile.id)) }
             // Updating the profile row first waits for an identify or anonymous restore that holds it
             // (FOR UPDATE / FOR SHARE); the statements after it run with a new snapshot, so they end the
             // session that identify committed. An identify that comes later finds the profile blocked.
@@ -29,16 +43,18 @@ extension PostgresStore {
                 RETURNING \(unescaped: Self.profileColumns)
                 """, logger: logger
             ).map(Self.profile)
-            try await connection.rows(
+            try await Self.endSessions(
                 """
                 UPDATE sessions SET revoked_at = \(now)
                 WHERE profile_id = \(profile.id) AND revoked_at IS NULL AND expires_at > \(now)
-                """, logger: logger)
-            try await connection.rows(
-                """
-                DELETE FROM devices WHERE profile_id = \(profile.id)
-                    OR session_id IN (SELECT id FROM sessions WHERE profile_id = \(profile.id))
-                """, logger: logger)
+                RETURNING id, profile_id
+                """, reason: .blocked,
+                devices: """
+                    DELETE FROM devices WHERE profile_id = \(profile.id)
+                        OR session_id IN (SELECT id FROM sessions WHERE profile_id = \(profile.id))
+                    RETURNING id, profile_id, session_id
+                    """, batch: &batch, in: connection, logger: logger)
+            try await Self.append(batch, in: connection, logger: logger)
             return updated
         }
     }
@@ -76,7 +92,7 @@ extension PostgresStore {
     }
 
     public func rotateAPIKey(
-        projectID: String, kind: APIKeyKind, newKeyHash: [UInt8], graceUntil: Int64, now: Int64
+        projectID: String, kind: APIKeyKind, newKeyHash: [UInt8], graceUntil: Int64, now: Int64, origin: EventOrigin
     ) async throws -> Bool {
         let logger = logger
         let column = kind == .publishable ? "publishable_key_hash" : "secret_key_hash"
@@ -100,6 +116,9 @@ extension PostgresStore {
                 UPDATE projects SET \(unescaped: column) = \(newKeyHash.bytea), updated_at = \(now)
                 WHERE id = \(projectID)
                 """, logger: logger)
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            batch.append(.apiKeyRotated(kind: kind, graceUntil: graceUntil > now ? graceUntil : nil))
+            try await Self.append(batch, in: connection, logger: logger)
             return true
         }
     }

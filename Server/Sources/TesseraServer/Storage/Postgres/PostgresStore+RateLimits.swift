@@ -78,7 +78,7 @@ extension PostgresStore {
             // and the store runs it again, so either the start or the deletion wins whole.
             let victims = try await connection.rows(
                 """
-                SELECT p.id FROM profiles p
+                SELECT p.id, p.project_id FROM profiles p
                 WHERE p.kind = 'anonymous' AND p.created_at < \(anonymousCreatedBefore) AND p.blocked_at IS NULL
                     AND NOT EXISTS (
                     SELECT 1 FROM sessions s
@@ -86,14 +86,36 @@ extension PostgresStore {
                 ORDER BY p.created_at LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED
                 """, logger: logger
-            ).map { try $0.text(0) }
+            ).map { (id: try $0.text(0), projectID: try $0.text(1)) }
             guard !victims.isEmpty else { return 0 }
-            try await connection.rows("DELETE FROM devices WHERE profile_id = ANY(\(victims))", logger: logger)
-            try await connection.rows("DELETE FROM installations WHERE profile_id = ANY(\(victims))", logger: logger)
-            try await connection.rows(
-                "DELETE FROM profile_aliases WHERE profile_id = ANY(\(victims))", logger: logger)
-            // Sessions go with their profile (ON DELETE CASCADE), and devices with their sessions.
-            try await connection.rows("DELETE FROM profiles WHERE id = ANY(\(victims))", logger: logger)
+            let ids = victims.map(\.id)
+            let sessions = try await connection.rows(
+                """
+                SELECT id, project_id, profile_id, revoked_at IS NOT NULL FROM sessions WHERE profile_id = ANY(\(ids))
+                """, logger: logger
+            ).map {
+                (id: try $0.text(0), projectID: try $0.text(1), profileID: try $0.text(2), revoked: try $0.bool(3))
+            }
+            let devices = try await connection.rows(
+                """
+                DELETE FROM devices
+                WHERE profile_id = ANY(\(ids)) OR session_id IN (SELECT id FROM sessions WHERE profile_id = ANY(\(ids)))
+                RETURNING id, profile_id, session_id
+                """, logger: logger
+            ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
+            try await connection.rows("DELETE FROM installations WHERE profile_id = ANY(\(ids))", logger: logger)
+            let aliases = try await connection.rows(
+                "DELETE FROM profile_aliases WHERE profile_id = ANY(\(ids)) RETURNING alias_id, profile_id",
+                logger: logger
+            ).map { (id: try $0.text(0), profileID: try $0.text(1)) }
+            // Sessions go with their profile (ON DELETE CASCADE).
+            try await connection.rows("DELETE FROM profiles WHERE id = ANY(\(ids))", logger: logger)
+            // Each deletion is told to the app's backend: `profile.erased` (actor: the cleanup service).
+            for batch in EventBatch.retired(
+                profiles: victims, aliases: aliases, sessions: sessions, devices: devices, now: now)
+            {
+                try await Self.append(batch, in: connection, logger: logger)
+            }
             return victims.count
         }
         return counts

@@ -20,6 +20,7 @@ extension PostgresStore {
                 }
             }
             var profile: ProfileRecord
+            var batch = EventBatch(projectID: request.projectID, origin: request.origin, now: now)
             if let profileID,
                 let current = try await connection.first(
                     // FOR SHARE: a block of this profile waits for this start, then ends its session.
@@ -33,6 +34,7 @@ extension PostgresStore {
                     id: request.newProfileID, projectID: request.projectID, kind: .anonymous, externalID: nil,
                     verified: false, createdAt: now, updatedAt: now)
                 try await Self.insert(profile: profile, into: connection, logger: logger)
+                batch.append(.profileCreated(profileID: profile.id, kind: .anonymous))
                 profileID = profile.id
                 if existing == nil {
                     try await connection.rows(
@@ -54,6 +56,7 @@ extension PostgresStore {
             session.installationID = request.installationID
             try await Self.insert(
                 session: session, tokenHash: request.sessionTokenHash, into: connection, logger: logger)
+            batch.append(.sessionCreated(session))
             var hits: Int64?
             if let charge = request.rateLimit {
                 // Counted in the start's own transaction, last, so the counter's row stays locked only
@@ -61,6 +64,7 @@ extension PostgresStore {
                 hits = try await Self.hit(charge.key, window: charge.window, in: connection, logger: logger)
                 if hits! > charge.limit { throw charge.exceeded(now: now) }
             }
+            try await Self.append(batch, in: connection, logger: logger)
             return AnonymousStartResult(
                 createdInstallation: existing == nil, context: SessionContext(session: session, profile: profile),
                 rateLimitHits: hits)
@@ -111,6 +115,9 @@ extension PostgresStore {
             var profileID: String
             var merge: (outcome: MergeOutcome, fromProfileID: String)?
             var created = false
+            var batch = EventBatch(projectID: command.projectID, origin: command.origin, now: now)
+            // The profile whose name, avatar and email the claims may change (nil: a new one).
+            var before: ProfileRecord?
             switch plan {
             case .create:
                 // Two nodes creating the same user race on profiles_external_id; the loser runs again
@@ -119,14 +126,18 @@ extension PostgresStore {
                     id: command.newProfileID, projectID: command.projectID, kind: .identified,
                     externalID: command.externalID, verified: command.verified, createdAt: now, updatedAt: now)
                 try await Self.insert(profile: profile, into: connection, logger: logger)
+                batch.append(.profileCreated(profileID: profile.id, kind: .identified))
                 profileID = profile.id
                 created = true
             case .useExisting(let profile):
                 profileID = profile.id
+                before = profile
             case .unchanged(let profile):
                 profileID = profile.id
                 merge = (.unchanged, profile.id)
+                before = profile
             case .promote(let anonymous):
+                before = anonymous
                 try await connection.rows(
                     """
                     UPDATE profiles SET kind = 'identified', external_id = \(command.externalID),
@@ -139,20 +150,23 @@ extension PostgresStore {
                 // anonymous one (an orphan of a dropped answer, another tab) never proved the identity.
                 // They end (reason `replaced`) with their devices; the UPDATE first, so a concurrent
                 // device registration (FOR SHARE on its session) is waited for or sees the revoke.
-                try await connection.rows(
+                batch.append(.profilePromoted(profileID: anonymous.id, externalID: command.externalID))
+                try await Self.endSessions(
                     """
                     UPDATE sessions SET revoked_at = \(now) WHERE profile_id = \(anonymous.id) AND revoked_at IS NULL
-                    """, logger: logger)
-                try await connection.rows(
-                    """
-                    DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = \(anonymous.id))
-                    """, logger: logger)
+                    RETURNING id, profile_id
+                    """, reason: .replaced,
+                    devices: """
+                        DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = \(anonymous.id))
+                        RETURNING id, profile_id, session_id
+                        """, batch: &batch, in: connection, logger: logger)
                 profileID = anonymous.id
                 merge = (.promoted, anonymous.id)
             case .merge(let anonymous, let target):
+                before = target
                 try await Self.fold(
-                    anonymous.id, into: target.id, projectID: command.projectID, now: now, in: connection,
-                    logger: logger)
+                    anonymous.id, into: target.id, projectID: command.projectID, now: now, batch: &batch,
+                    in: connection, logger: logger)
                 profileID = target.id
                 merge = (.merged, anonymous.id)
             case .upgrade(let unverified):
@@ -160,15 +174,28 @@ extension PostgresStore {
                     id: command.newProfileID, projectID: command.projectID, kind: .identified,
                     externalID: command.externalID, verified: command.verified, createdAt: now, updatedAt: now)
                 try await Self.insert(profile: profile, into: connection, logger: logger)
+                batch.append(.profileCreated(profileID: profile.id, kind: .identified))
                 try await Self.fold(
-                    unverified.id, into: profile.id, projectID: command.projectID, now: now, in: connection,
-                    logger: logger)
+                    unverified.id, into: profile.id, projectID: command.projectID, now: now, batch: &batch,
+                    in: connection, logger: logger)
                 profileID = profile.id
                 merge = (.merged, unverified.id)
                 created = true
             }
             if let caller, caller.profile.id.utf8.elementsEqual(profileID.utf8) {
-                try await Self.end(sessionID: caller.session.id, now: now, in: connection, logger: logger)
+                let callerID = caller.session.id
+                try await Self.endSessions(
+                    """
+                    UPDATE sessions SET revoked_at = \(now) WHERE id = \(callerID) AND revoked_at IS NULL
+                    RETURNING id, profile_id
+                    """, reason: .replaced,
+                    devices: "DELETE FROM devices WHERE session_id = \(callerID) RETURNING id, profile_id, session_id",
+                    batch: &batch, in: connection, logger: logger)
+            }
+            if let before {
+                let changed = EventRules.changedProfileFields(
+                    before, name: command.name, avatarURL: command.avatarURL, email: command.email)
+                if !changed.isEmpty { batch.append(.profileUpdated(profileID: profileID, changed: changed)) }
             }
             if let kid = command.recordSecretUse {
                 try await connection.rows(
@@ -193,6 +220,8 @@ extension PostgresStore {
             session.installationID = caller?.session.installationID
             try await Self.insert(
                 session: session, tokenHash: command.sessionTokenHash, into: connection, logger: logger)
+            batch.append(.sessionCreated(session))
+            try await Self.append(batch, in: connection, logger: logger)
             return IdentifyResult(
                 context: SessionContext(session: session, profile: profile), merge: merge, createdProfile: created)
         }
@@ -222,7 +251,9 @@ extension PostgresStore {
         }
     }
 
-    public func revokeSession(sessionID: String, profileID: String?, now: Int64) async throws -> Bool {
+    public func revokeSession(
+        sessionID: String, profileID: String?, now: Int64, reason: SessionEndReason, origin: EventOrigin
+    ) async throws -> Bool {
         let logger = logger
         return try await transaction { connection in
             let revoked = try await connection.rows(
@@ -230,34 +261,42 @@ extension PostgresStore {
                 UPDATE sessions SET revoked_at = \(now)
                 WHERE id = \(sessionID) AND (\(profileID)::text IS NULL OR profile_id = \(profileID))
                     AND revoked_at IS NULL AND expires_at > \(now)
-                RETURNING id
+                RETURNING id, profile_id, project_id
                 """, logger: logger)
-            guard revoked.count == 1 else { return false }
+            guard let row = revoked.first else { return false }
+            var batch = EventBatch(projectID: try row.text(2), origin: origin, now: now)
             // A statement of its own, so its snapshot includes a device whose registration held the
             // session's row lock (FOR SHARE) and committed while the UPDATE waited for it.
-            try await connection.rows("DELETE FROM devices WHERE session_id = \(sessionID)", logger: logger)
+            let devices = try await connection.rows(
+                "DELETE FROM devices WHERE session_id = \(sessionID) RETURNING id, profile_id, session_id",
+                logger: logger
+            ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
+            batch.ended(sessions: [(sessionID, try row.text(1))], devices: devices, reason: reason)
+            try await Self.append(batch, in: connection, logger: logger)
             return true
         }
     }
 
-    public func revokeSessions(projectID: String, profileID: String, now: Int64) async throws -> Int {
+    public func revokeSessions(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws
+        -> Int
+    {
         let logger = logger
         return try await transaction { connection in
-            let revoked = try await connection.rows(
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            let count = try await Self.endSessions(
                 """
                 UPDATE sessions SET revoked_at = \(now)
                 WHERE profile_id = \(profileID) AND project_id = \(projectID) AND revoked_at IS NULL
                     AND expires_at > \(now)
-                RETURNING id
-                """, logger: logger)
-            // A statement of its own (see revokeSession): every device of the profile's ended sessions.
-            try await connection.rows(
-                """
-                DELETE FROM devices WHERE session_id IN
-                    (SELECT id FROM sessions WHERE profile_id = \(profileID) AND project_id = \(projectID)
-                        AND (revoked_at IS NOT NULL OR expires_at <= \(now)))
-                """, logger: logger)
-            return revoked.count
+                RETURNING id, profile_id
+                """, reason: .admin,
+                devices: """
+                    DELETE FROM devices WHERE session_id IN
+                        (SELECT id FROM sessions WHERE profile_id = \(profileID) AND project_id = \(projectID))
+                    RETURNING id, profile_id, session_id
+                    """, batch: &batch, in: connection, logger: logger)
+            try await Self.append(batch, in: connection, logger: logger)
+            return count
         }
     }
 
@@ -277,8 +316,8 @@ extension PostgresStore {
     /// Folds profile `source` into `target`: its aliases move, it becomes an alias, and it is deleted
     /// with its sessions and their devices (ON DELETE CASCADE).
     static func fold(
-        _ source: String, into target: String, projectID: String, now: Int64, in connection: PostgresConnection,
-        logger: Logger
+        _ source: String, into target: String, projectID: String, now: Int64, batch: inout EventBatch,
+        in connection: PostgresConnection, logger: Logger
     ) async throws {
         try await connection.rows(
             "UPDATE installations SET profile_id = NULL WHERE profile_id = \(source)", logger: logger)
@@ -289,14 +328,24 @@ extension PostgresStore {
             INSERT INTO profile_aliases (alias_id, project_id, profile_id, created_at)
             VALUES (\(source), \(projectID), \(target), \(now))
             """, logger: logger)
+        // Its sessions end (`replaced`, the caller's included) with their devices, then go with it.
+        try await endSessions(
+            """
+            UPDATE sessions SET revoked_at = \(now) WHERE profile_id = \(source) AND revoked_at IS NULL
+            RETURNING id, profile_id
+            """, reason: .replaced,
+            devices: """
+                DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = \(source))
+                RETURNING id, profile_id, session_id
+                """, batch: &batch, in: connection, logger: logger)
         try await connection.rows("DELETE FROM profiles WHERE id = \(source)", logger: logger)
-    }
-
-    /// Ends a session now and deletes the devices it registered.
-    static func end(sessionID: String, now: Int64, in connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.rows(
-            "UPDATE sessions SET revoked_at = \(now) WHERE id = \(sessionID) AND revoked_at IS NULL", logger: logger)
-        try await connection.rows("DELETE FROM devices WHERE session_id = \(sessionID)", logger: logger)
+        let externalID = try await connection.first(
+            "SELECT external_id FROM profiles WHERE id = \(target)", logger: logger)?.optionalText(0)
+        let aliases = try await connection.rows(
+            "SELECT alias_id FROM profile_aliases WHERE profile_id = \(target) ORDER BY created_at, alias_id",
+            logger: logger
+        ).map { try $0.text(0) }
+        batch.append(.profileMerged(profileID: target, from: source, externalID: externalID, aliasIDs: aliases))
     }
 }
 

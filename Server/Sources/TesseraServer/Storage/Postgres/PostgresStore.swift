@@ -17,6 +17,7 @@ import PostgresNIO
 /// run before the service group starts, and a client whose `run()` is not running hangs every query.)
 public final class PostgresStore: TesseraStore {
     let client: PostgresClient
+    public let eventTally = EventTally()
     let configuration: PostgresConfiguration
     let logger: Logger
     public let masterKeys: MasterKeyring
@@ -311,12 +312,18 @@ public final class PostgresStore: TesseraStore {
         return try await statement { client in try await client.first(select, logger: logger).map(Self.project) }
     }
 
-    public func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64) async throws
-        -> ProjectRecord?
+    public func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64, origin: EventOrigin)
+        async throws -> ProjectRecord?
     {
         let logger = logger
-        return try await statement { client in
-            try await client.first(
+        return try await transaction { connection in
+            guard
+                let old = try await connection.first(
+                    "SELECT \(unescaped: Self.projectColumns) FROM projects WHERE id = \(projectID) FOR UPDATE",
+                    logger: logger
+                ).map(Self.project)
+            else { return nil }
+            let updated = try await connection.first(
                 """
                 UPDATE projects SET allow_unverified_identify = \(settings.allowUnverifiedIdentify),
                     require_audience = \(settings.requireAudience), expected_issuer = \(settings.expectedIssuer),
@@ -333,6 +340,13 @@ public final class PostgresStore: TesseraStore {
                 RETURNING \(unescaped: Self.projectColumns)
                 """, logger: logger
             ).map(Self.project)
+            let changed = EventRules.changedSettings(old.settings, settings)
+            if !changed.isEmpty {
+                var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+                batch.append(.projectUpdated(projectID: projectID, changed: changed))
+                try await Self.append(batch, in: connection, logger: logger)
+            }
+            return updated
         }
     }
 
@@ -358,7 +372,9 @@ public final class PostgresStore: TesseraStore {
         }
     }
 
-    public func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int) async throws {
+    public func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int, origin: EventOrigin)
+        async throws
+    {
         let logger = logger
         let sealed = masterKeys.sealIdentitySecret(secret.value, projectID: projectID, kid: secret.kid)
         try await transaction { connection in
@@ -376,10 +392,15 @@ public final class PostgresStore: TesseraStore {
                 INSERT INTO identity_secrets (project_id, kid, secret, created_at)
                 VALUES (\(projectID), \(secret.kid), \(sealed), \(secret.createdAt))
                 """, logger: logger)
+            var batch = EventBatch(projectID: projectID, origin: origin, now: secret.createdAt)
+            batch.append(.identitySecretCreated(kid: secret.kid))
+            try await Self.append(batch, in: connection, logger: logger)
         }
     }
 
-    public func deleteIdentitySecret(projectID: String, kid: String) async throws -> Bool {
+    public func deleteIdentitySecret(projectID: String, kid: String, now: Int64, origin: EventOrigin) async throws
+        -> Bool
+    {
         let logger = logger
         return try await transaction { connection in
             try await connection.rows("SELECT id FROM projects WHERE id = \(projectID) FOR UPDATE", logger: logger)
@@ -392,6 +413,9 @@ public final class PostgresStore: TesseraStore {
             }
             try await connection.rows(
                 "DELETE FROM identity_secrets WHERE project_id = \(projectID) AND kid = \(kid)", logger: logger)
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            batch.append(.identitySecretDeleted(kid: kid))
+            try await Self.append(batch, in: connection, logger: logger)
             return true
         }
     }
@@ -417,7 +441,9 @@ public final class PostgresStore: TesseraStore {
         }
     }
 
-    public func rotateSessionKey(projectID: String, newKey: SessionKeyRecord, now: Int64) async throws {
+    public func rotateSessionKey(projectID: String, newKey: SessionKeyRecord, now: Int64, origin: EventOrigin)
+        async throws
+    {
         let logger = logger
         let sealed = masterKeys.sealSessionKey(newKey.privateKey, projectID: projectID, kid: newKey.kid)
         try await transaction { connection in
@@ -436,6 +462,9 @@ public final class PostgresStore: TesseraStore {
                 INSERT INTO session_keys (project_id, kid, private_key, created_at)
                 VALUES (\(projectID), \(newKey.kid), \(sealed.bytea), \(newKey.createdAt))
                 """, logger: logger)
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            batch.append(.signingKeyRotated(kid: newKey.kid))
+            try await Self.append(batch, in: connection, logger: logger)
         }
     }
 }

@@ -14,6 +14,9 @@ final class SQLiteConnection: @unchecked Sendable {
     let path: String
     /// The busy timeout this connection was opened with.
     let busyTimeoutMilliseconds: Int32
+    /// The event types the current write job appended (the writer's thread only): counted in the
+    /// store's ``EventTally`` when the job's transaction commits.
+    nonisolated(unsafe) var appendedEvents: [EventType] = []
     private var statements: [String: OpaquePointer] = [:]
 
     /// Opens (and creates) the database file at `path` and applies the connection pragmas.
@@ -37,6 +40,9 @@ final class SQLiteConnection: @unchecked Sendable {
         guard qpsg == SQLITE_OK else { throw error(qpsg) }
         try execute("PRAGMA foreign_keys = ON")
         try execute("PRAGMA synchronous = FULL")
+        // Savepoint journals (one per write job of a batch) and temporary b-trees in memory: in a
+        // file they cost a write system call for every page a job changes.
+        try execute("PRAGMA temp_store = MEMORY")
         if queryOnly {
             try execute("PRAGMA query_only = ON")
         }

@@ -1,5 +1,5 @@
 extension SQLiteStore {
-    public func registerDevice(_ device: DeviceRecord) async throws -> DeviceRecord {
+    public func registerDevice(_ device: DeviceRecord, origin: EventOrigin) async throws -> DeviceRecord {
         try await writer.write { connection in
             // The session may have ended since the request was authenticated (a revoke or an erasure
             // that committed in between): a device is never bound to an ended session.
@@ -9,6 +9,15 @@ extension SQLiteStore {
             else { throw CoreError.sessionNotFound }
             if session.optionalInt(0) != nil { throw CoreError.sessionRevoked }
             if session.int(1) <= device.createdAt { throw CoreError.sessionExpired }
+            var batch = EventBatch(projectID: device.projectID, origin: origin, now: device.createdAt)
+            // A token bound elsewhere moves: its old device is removed.
+            for moved in try connection.query(
+                "SELECT id, profile_id, session_id FROM devices WHERE project_id = ? AND platform = ? AND token = ?",
+                [.init(device.projectID), .init(device.platform), .init(device.token)])
+            {
+                batch.append(
+                    .deviceRemoved(deviceID: moved.text(0), profileID: moved.text(1), sessionID: moved.text(2)))
+            }
             try connection.run(
                 "DELETE FROM devices WHERE project_id = ? AND platform = ? AND token = ?",
                 [.init(device.projectID), .init(device.platform), .init(device.token)])
@@ -18,14 +27,27 @@ extension SQLiteStore {
                     .init(device.id), .init(device.projectID), .init(device.sessionID), .init(device.profileID),
                     .init(device.platform), .init(device.environment), .init(device.token), .init(device.createdAt),
                 ])
+            batch.append(
+                .deviceRegistered(deviceID: device.id, profileID: device.profileID, sessionID: device.sessionID))
+            try Self.append(batch, in: connection)
             return device
         }
     }
 
-    public func deleteDevice(deviceID: String, profileID: String) async throws -> Bool {
+    public func deleteDevice(deviceID: String, profileID: String, now: Int64, origin: EventOrigin) async throws
+        -> Bool
+    {
         try await writer.write { connection in
-            try connection.run(
-                "DELETE FROM devices WHERE id = ? AND profile_id = ?", [.init(deviceID), .init(profileID)]) == 1
+            guard
+                let device = try connection.queryFirst(
+                    "SELECT project_id, session_id FROM devices WHERE id = ? AND profile_id = ?",
+                    [.init(deviceID), .init(profileID)])
+            else { return false }
+            try connection.run("DELETE FROM devices WHERE id = ?", [.init(deviceID)])
+            var batch = EventBatch(projectID: device.text(0), origin: origin, now: now)
+            batch.append(.deviceRemoved(deviceID: deviceID, profileID: profileID, sessionID: device.text(1)))
+            try Self.append(batch, in: connection)
+            return true
         }
     }
 
@@ -83,18 +105,29 @@ extension SQLiteStore {
         }
     }
 
-    public func eraseProfile(projectID: String, profileID: String) async throws -> Bool {
+    public func eraseProfile(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws
+        -> Bool
+    {
         try await writer.write { connection in
             guard let profile = try Self.resolveProfile(projectID: projectID, id: profileID, in: connection) else {
                 return false
             }
-            try connection.run(
-                "DELETE FROM devices WHERE profile_id = ? OR session_id IN (SELECT id FROM sessions WHERE profile_id = ?)",
-                [.init(profile.id), .init(profile.id)])
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            try Self.endSessions(
+                where: "profile_id = ?", [.init(profile.id)], reason: .erased, now: now,
+                devicesWhere: "profile_id = ? OR session_id IN (SELECT id FROM sessions WHERE profile_id = ?)",
+                [.init(profile.id), .init(profile.id)], batch: &batch, in: connection)
+            let aliases = try connection.query(
+                "SELECT alias_id FROM profile_aliases WHERE profile_id = ? ORDER BY created_at, alias_id",
+                [.init(profile.id)]
+            ).map { $0.text(0) }
+            try Self.scrubEvents(projectID: projectID, profileIDs: [profile.id] + aliases, in: connection)
+            batch.append(.profileErased(profileID: profile.id, externalID: profile.externalID, aliasIDs: aliases))
             try connection.run("DELETE FROM sessions WHERE profile_id = ?", [.init(profile.id)])
             try connection.run("DELETE FROM profile_aliases WHERE profile_id = ?", [.init(profile.id)])
             try connection.run("UPDATE installations SET profile_id = NULL WHERE profile_id = ?", [.init(profile.id)])
             try connection.run("DELETE FROM profiles WHERE id = ?", [.init(profile.id)])
+            try Self.append(batch, in: connection)
             return true
         }
     }
@@ -104,15 +137,24 @@ extension SQLiteStore {
     public func deleteExpired(now: Int64, batchSize: Int) async throws -> CleanupCounts {
         try await writer.write { connection in
             var counts = CleanupCounts()
-            counts.devices = try connection.run(
+            // A session that expired without a revoke ends now: `session.ended` (reason `expired`), and
+            // `device.removed` for each of its devices, in the events of its project.
+            let victims = try connection.query(
                 """
-                DELETE FROM devices WHERE session_id IN
-                    (SELECT id FROM sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
+                SELECT id, project_id, profile_id, revoked_at FROM sessions WHERE expires_at <= ?
+                ORDER BY expires_at LIMIT ?
                 """,
-                [.init(now), .init(batchSize)])
-            counts.sessions = try connection.run(
-                "DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)",
-                [.init(now), .init(batchSize)])
+                [.init(now), .init(batchSize)]
+            ).map { (id: $0.text(0), projectID: $0.text(1), profileID: $0.text(2), revoked: $0.optionalInt(3) != nil) }
+            var devices: [(id: String, profileID: String, sessionID: String)] = []
+            for victim in victims {
+                devices += try Self.deleteDevices(where: "session_id = ?", [.init(victim.id)], in: connection)
+                counts.sessions += try connection.run("DELETE FROM sessions WHERE id = ?", [.init(victim.id)])
+            }
+            counts.devices = devices.count
+            for batch in EventBatch.expired(victims, devices: devices, now: now) {
+                try Self.append(batch, in: connection)
+            }
             counts.tokenIDs = try connection.run(
                 """
                 DELETE FROM used_token_ids WHERE rowid IN

@@ -1,30 +1,30 @@
 /// Rotation of API keys and blocking of profiles (the operator's admin endpoints).
 extension SQLiteStore {
-    public func setProfileBlocked(projectID: String, profileID: String, blocked: Bool, reason: String?, now: Int64)
-        async throws -> ProfileRecord?
-    {
+    public func setProfileBlocked(
+        projectID: String, profileID: String, blocked: Bool, reason: String?, now: Int64, origin: EventOrigin
+    ) async throws -> ProfileRecord? {
         try await writer.write { connection in
             guard let profile = try Self.resolveProfile(projectID: projectID, id: profileID, in: connection) else {
                 return nil
             }
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
             if blocked {
+                if !profile.blocked { batch.append(.profileBlocked(profileID: profile.id)) }
                 // A block keeps its first time; the reason is the latest given.
                 try connection.run(
                     "UPDATE profiles SET blocked_at = COALESCE(blocked_at, ?), blocked_reason = ? WHERE id = ?",
                     [.init(now), .init(reason), .init(profile.id)])
-                try connection.run(
-                    """
-                    DELETE FROM devices WHERE profile_id = ?
-                        OR session_id IN (SELECT id FROM sessions WHERE profile_id = ? AND revoked_at IS NULL)
-                    """,
-                    [.init(profile.id), .init(profile.id)])
-                try connection.run(
-                    "UPDATE sessions SET revoked_at = ? WHERE profile_id = ? AND revoked_at IS NULL AND expires_at > ?",
-                    [.init(now), .init(profile.id), .init(now)])
+                try Self.endSessions(
+                    where: "profile_id = ? AND expires_at > ?", [.init(profile.id), .init(now)], reason: .blocked,
+                    now: now,
+                    devicesWhere: "profile_id = ? OR session_id IN (SELECT id FROM sessions WHERE profile_id = ?)",
+                    [.init(profile.id), .init(profile.id)], batch: &batch, in: connection)
             } else {
+                if profile.blocked { batch.append(.profileUnblocked(profileID: profile.id)) }
                 try connection.run(
                     "UPDATE profiles SET blocked_at = NULL, blocked_reason = NULL WHERE id = ?", [.init(profile.id)])
             }
+            try Self.append(batch, in: connection)
             return try connection.queryFirst(
                 "SELECT \(Self.profileColumns) FROM profiles WHERE id = ?", [.init(profile.id)]
             ).map { Self.profile($0) }
@@ -64,7 +64,7 @@ extension SQLiteStore {
     }
 
     public func rotateAPIKey(
-        projectID: String, kind: APIKeyKind, newKeyHash: [UInt8], graceUntil: Int64, now: Int64
+        projectID: String, kind: APIKeyKind, newKeyHash: [UInt8], graceUntil: Int64, now: Int64, origin: EventOrigin
     ) async throws -> Bool {
         let column = kind == .publishable ? "publishable_key_hash" : "secret_key_hash"
         return try await writer.write { connection in
@@ -82,6 +82,9 @@ extension SQLiteStore {
             try connection.run(
                 "UPDATE projects SET \(column) = ?, updated_at = ? WHERE id = ?",
                 [.init(newKeyHash), .init(now), .init(projectID)])
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            batch.append(.apiKeyRotated(kind: kind, graceUntil: graceUntil > now ? graceUntil : nil))
+            try Self.append(batch, in: connection)
             return true
         }
     }

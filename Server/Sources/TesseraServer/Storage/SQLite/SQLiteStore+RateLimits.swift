@@ -33,19 +33,36 @@ extension SQLiteStore {
             guard let anonymousCreatedBefore else { return counts }
             let victims = try connection.query(
                 """
-                SELECT id FROM profiles p
+                SELECT id, project_id FROM profiles p
                 WHERE kind = 'anonymous' AND created_at < ? AND blocked_at IS NULL AND NOT EXISTS (
                     SELECT 1 FROM sessions s WHERE s.profile_id = p.id AND s.revoked_at IS NULL AND s.expires_at > ?)
                 ORDER BY created_at LIMIT ?
                 """,
                 [.init(anonymousCreatedBefore), .init(now), .init(batchSize)]
-            ).map { $0.text(0) }
-            for id in victims {
+            ).map { (id: $0.text(0), projectID: $0.text(1)) }
+            var aliases: [(id: String, profileID: String)] = []
+            var sessions: [(id: String, projectID: String, profileID: String, revoked: Bool)] = []
+            var devices: [(id: String, profileID: String, sessionID: String)] = []
+            for (id, _) in victims {
                 // Sessions go with the profile (ON DELETE CASCADE), and devices with their sessions.
-                try connection.run("DELETE FROM devices WHERE profile_id = ?", [.init(id)])
+                sessions += try connection.query(
+                    "SELECT id, project_id, profile_id, revoked_at FROM sessions WHERE profile_id = ?", [.init(id)]
+                ).map { ($0.text(0), $0.text(1), $0.text(2), $0.optionalInt(3) != nil) }
+                devices += try Self.deleteDevices(
+                    where: "profile_id = ? OR session_id IN (SELECT id FROM sessions WHERE profile_id = ?)",
+                    [.init(id), .init(id)], in: connection)
+                aliases += try connection.query(
+                    "SELECT alias_id, profile_id FROM profile_aliases WHERE profile_id = ?", [.init(id)]
+                ).map { ($0.text(0), $0.text(1)) }
                 try connection.run("DELETE FROM installations WHERE profile_id = ?", [.init(id)])
                 try connection.run("DELETE FROM profile_aliases WHERE profile_id = ?", [.init(id)])
                 try connection.run("DELETE FROM profiles WHERE id = ?", [.init(id)])
+            }
+            // Each deletion is told to the app's backend: `profile.erased` (actor: the cleanup service).
+            for batch in EventBatch.retired(
+                profiles: victims, aliases: aliases, sessions: sessions, devices: devices, now: now)
+            {
+                try Self.append(batch, in: connection)
             }
             counts.anonymousProfiles = victims.count
             return counts

@@ -87,11 +87,4 @@ extension SQLiteStore {
                 .init(session.expiresAt), .init(session.revokedAt), .init(tokenHash),
             ])
     }
-
-    /// Ends a session now and deletes the devices it registered.
-    static func end(sessionID: String, now: Int64, in connection: SQLiteConnection) throws {
-        try connection.run(
-            "UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [.init(now), .init(sessionID)])
-        try connection.run("DELETE FROM devices WHERE session_id = ?", [.init(sessionID)])
-    }
 }

@@ -14,6 +14,7 @@ extension SQLiteStore {
                 "SELECT secret_hash, profile_id FROM installations WHERE project_id = ? AND installation_id = ?",
                 [.init(request.projectID), .init(request.installationID)])
             var profileID = existing?.optionalText(1)
+            var batch = EventBatch(projectID: request.projectID, origin: request.origin, now: now)
             if let existing {
                 guard OpaqueToken.constantTimeEquals(existing.blob(0), request.installationSecretHash) else {
                     throw CoreError.installationConflict
@@ -30,6 +31,7 @@ extension SQLiteStore {
                     id: request.newProfileID, projectID: request.projectID, kind: .anonymous, externalID: nil,
                     verified: false, createdAt: now, updatedAt: now)
                 try Self.insert(profile: profile, into: connection)
+                batch.append(.profileCreated(profileID: profile.id, kind: .anonymous))
                 profileID = profile.id
                 if existing == nil {
                     try connection.run(
@@ -52,11 +54,13 @@ extension SQLiteStore {
             session.profileID = profileID!
             session.installationID = request.installationID
             try Self.insert(session: session, tokenHash: request.sessionTokenHash, into: connection)
+            batch.append(.sessionCreated(session))
             guard
                 let profile = try connection.queryFirst(
                     "SELECT \(Self.profileColumns) FROM profiles WHERE id = ?", [.init(session.profileID)]
                 ).map({ Self.profile($0) })
             else { throw SQLiteError(code: 1, message: "profile vanished") }
+            try Self.append(batch, in: connection)
             return AnonymousStartResult(
                 createdInstallation: existing == nil, context: SessionContext(session: session, profile: profile),
                 rateLimitHits: hits)
@@ -100,20 +104,27 @@ extension SQLiteStore {
             var profileID: String
             var merge: (outcome: MergeOutcome, fromProfileID: String)?
             var created = false
+            var batch = EventBatch(projectID: command.projectID, origin: command.origin, now: now)
+            // The profile whose name, avatar and email the claims may change (nil: a new one).
+            var before: ProfileRecord?
             switch plan {
             case .create:
                 let profile = ProfileRecord(
                     id: command.newProfileID, projectID: command.projectID, kind: .identified,
                     externalID: command.externalID, verified: command.verified, createdAt: now, updatedAt: now)
                 try Self.insert(profile: profile, into: connection)
+                batch.append(.profileCreated(profileID: profile.id, kind: .identified))
                 profileID = profile.id
                 created = true
             case .useExisting(let profile):
                 profileID = profile.id
+                before = profile
             case .unchanged(let profile):
                 profileID = profile.id
                 merge = (.unchanged, profile.id)
+                before = profile
             case .promote(let anonymous):
+                before = anonymous
                 try connection.run(
                     "UPDATE profiles SET kind = 'identified', external_id = ?, verified = ?, updated_at = ? WHERE id = ?",
                     [.init(command.externalID), .init(command.verified), .init(now), .init(anonymous.id)])
@@ -121,17 +132,19 @@ extension SQLiteStore {
                     "UPDATE installations SET profile_id = NULL WHERE profile_id = ?", [.init(anonymous.id)])
                 // Only the new session may hold the identified profile: every other session of the
                 // anonymous one (an orphan of a dropped answer, another tab) never proved the identity.
-                // They end (reason `replaced`) with their devices.
-                try connection.run(
-                    "DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = ?)",
-                    [.init(anonymous.id)])
-                try connection.run(
-                    "UPDATE sessions SET revoked_at = ? WHERE profile_id = ? AND revoked_at IS NULL",
-                    [.init(now), .init(anonymous.id)])
+                // They end (reason `replaced`) with their devices, the caller's included.
+                batch.append(.profilePromoted(profileID: anonymous.id, externalID: command.externalID))
+                try Self.endSessions(
+                    where: "profile_id = ?", [.init(anonymous.id)], reason: .replaced, now: now,
+                    devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ?)", [.init(anonymous.id)],
+                    batch: &batch, in: connection)
                 profileID = anonymous.id
                 merge = (.promoted, anonymous.id)
             case .merge(let anonymous, let target):
-                try Self.fold(anonymous.id, into: target.id, projectID: command.projectID, now: now, in: connection)
+                before = target
+                try Self.fold(
+                    anonymous.id, into: target.id, projectID: command.projectID, now: now, batch: &batch,
+                    in: connection)
                 profileID = target.id
                 merge = (.merged, anonymous.id)
             case .upgrade(let unverified):
@@ -139,13 +152,23 @@ extension SQLiteStore {
                     id: command.newProfileID, projectID: command.projectID, kind: .identified,
                     externalID: command.externalID, verified: command.verified, createdAt: now, updatedAt: now)
                 try Self.insert(profile: profile, into: connection)
-                try Self.fold(unverified.id, into: profile.id, projectID: command.projectID, now: now, in: connection)
+                batch.append(.profileCreated(profileID: profile.id, kind: .identified))
+                try Self.fold(
+                    unverified.id, into: profile.id, projectID: command.projectID, now: now, batch: &batch,
+                    in: connection)
                 profileID = profile.id
                 merge = (.merged, unverified.id)
                 created = true
             }
             if let caller, caller.profile.id.utf8.elementsEqual(profileID.utf8) {
-                try Self.end(sessionID: caller.session.id, now: now, in: connection)
+                try Self.endSessions(
+                    where: "id = ?", [.init(caller.session.id)], reason: .replaced, now: now,
+                    devicesWhere: "session_id = ?", [.init(caller.session.id)], batch: &batch, in: connection)
+            }
+            if let before {
+                let changed = EventRules.changedProfileFields(
+                    before, name: command.name, avatarURL: command.avatarURL, email: command.email)
+                if !changed.isEmpty { batch.append(.profileUpdated(profileID: profileID, changed: changed)) }
             }
             if let kid = command.recordSecretUse {
                 try connection.run(
@@ -166,11 +189,13 @@ extension SQLiteStore {
             session.profileID = profileID
             session.installationID = caller?.session.installationID
             try Self.insert(session: session, tokenHash: command.sessionTokenHash, into: connection)
+            batch.append(.sessionCreated(session))
             guard
                 let profile = try connection.queryFirst(
                     "SELECT \(Self.profileColumns) FROM profiles WHERE id = ?", [.init(profileID)]
                 ).map({ Self.profile($0) })
             else { throw SQLiteError(code: 1, message: "profile vanished") }
+            try Self.append(batch, in: connection)
             return IdentifyResult(
                 context: SessionContext(session: session, profile: profile), merge: merge, createdProfile: created)
         }
@@ -179,20 +204,28 @@ extension SQLiteStore {
     /// Folds profile `source` into `target`: its aliases move, it becomes an alias, and it is deleted
     /// with its sessions and their devices.
     static func fold(
-        _ source: String, into target: String, projectID: String, now: Int64, in connection: SQLiteConnection
-    )
-        throws
-    {
+        _ source: String, into target: String, projectID: String, now: Int64, batch: inout EventBatch,
+        in connection: SQLiteConnection
+    ) throws {
         try connection.run("UPDATE installations SET profile_id = NULL WHERE profile_id = ?", [.init(source)])
         try connection.run(
             "UPDATE profile_aliases SET profile_id = ? WHERE profile_id = ?", [.init(target), .init(source)])
         try connection.run(
             "INSERT INTO profile_aliases (alias_id, project_id, profile_id, created_at) VALUES (?, ?, ?, ?)",
             [.init(source), .init(projectID), .init(target), .init(now)])
-        // The folded profile's sessions and their devices go with it.
-        try connection.run(
-            "DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = ?)", [.init(source)])
+        // The folded profile's sessions (`replaced`, the caller's included) and their devices go with it.
+        try endSessions(
+            where: "profile_id = ?", [.init(source)], reason: .replaced, now: now,
+            devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ?)", [.init(source)],
+            batch: &batch, in: connection)
         try connection.run("DELETE FROM profiles WHERE id = ?", [.init(source)])
+        let externalID = try connection.queryFirst(
+            "SELECT external_id FROM profiles WHERE id = ?", [.init(target)])?.optionalText(0)
+        let aliases = try connection.query(
+            "SELECT alias_id FROM profile_aliases WHERE profile_id = ? ORDER BY created_at, alias_id",
+            [.init(target)]
+        ).map { $0.text(0) }
+        batch.append(.profileMerged(profileID: target, from: source, externalID: externalID, aliasIDs: aliases))
     }
 
     public func sessionContext(tokenHash: [UInt8]) async throws -> SessionContext? {
@@ -229,34 +262,39 @@ extension SQLiteStore {
         }
     }
 
-    public func revokeSession(sessionID: String, profileID: String?, now: Int64) async throws -> Bool {
+    public func revokeSession(
+        sessionID: String, profileID: String?, now: Int64, reason: SessionEndReason, origin: EventOrigin
+    ) async throws -> Bool {
         try await writer.write { connection in
-            let changed = try connection.run(
-                """
-                UPDATE sessions SET revoked_at = ?
-                WHERE id = ? AND (? IS NULL OR profile_id = ?) AND revoked_at IS NULL AND expires_at > ?
-                """,
-                [.init(now), .init(sessionID), .init(profileID), .init(profileID), .init(now)])
-            guard changed == 1 else { return false }
-            try connection.run("DELETE FROM devices WHERE session_id = ?", [.init(sessionID)])
+            guard
+                let project = try connection.queryFirst(
+                    """
+                    SELECT project_id FROM sessions
+                    WHERE id = ? AND (? IS NULL OR profile_id = ?) AND revoked_at IS NULL AND expires_at > ?
+                    """,
+                    [.init(sessionID), .init(profileID), .init(profileID), .init(now)])?.text(0)
+            else { return false }
+            var batch = EventBatch(projectID: project, origin: origin, now: now)
+            try Self.endSessions(
+                where: "id = ?", [.init(sessionID)], reason: reason, now: now,
+                devicesWhere: "session_id = ?", [.init(sessionID)], batch: &batch, in: connection)
+            try Self.append(batch, in: connection)
             return true
         }
     }
 
-    public func revokeSessions(projectID: String, profileID: String, now: Int64) async throws -> Int {
+    public func revokeSessions(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws
+        -> Int
+    {
         try await writer.write { connection in
-            try connection.run(
-                """
-                DELETE FROM devices WHERE session_id IN
-                    (SELECT id FROM sessions WHERE profile_id = ? AND project_id = ? AND revoked_at IS NULL)
-                """,
-                [.init(profileID), .init(projectID)])
-            return try connection.run(
-                """
-                UPDATE sessions SET revoked_at = ?
-                WHERE profile_id = ? AND project_id = ? AND revoked_at IS NULL AND expires_at > ?
-                """,
-                [.init(now), .init(profileID), .init(projectID), .init(now)])
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            let count = try Self.endSessions(
+                where: "profile_id = ? AND project_id = ? AND expires_at > ?",
+                [.init(profileID), .init(projectID), .init(now)], reason: .admin, now: now,
+                devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ? AND project_id = ?)",
+                [.init(profileID), .init(projectID)], batch: &batch, in: connection)
+            try Self.append(batch, in: connection)
+            return count
         }
     }
 

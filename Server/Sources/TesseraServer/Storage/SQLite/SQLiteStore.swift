@@ -7,6 +7,7 @@ public final class SQLiteStore: TesseraStore {
     let writer: SQLiteWriter
     let readers: SQLiteReaderPool
     public let masterKeys: MasterKeyring
+    public var eventTally: EventTally { writer.eventTally }
     /// The database file.
     public let path: String
 
@@ -145,10 +146,15 @@ public final class SQLiteStore: TesseraStore {
         }
     }
 
-    public func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64) async throws
-        -> ProjectRecord?
+    public func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64, origin: EventOrigin)
+        async throws -> ProjectRecord?
     {
         try await writer.write { connection in
+            guard
+                let old = try connection.queryFirst(
+                    "SELECT \(Self.projectColumns) FROM projects WHERE id = ?", [.init(projectID)]
+                ).map(Self.project)
+            else { return nil }
             try connection.run(
                 """
                 UPDATE projects SET allow_unverified_identify = ?, require_audience = ?, expected_issuer = ?,
@@ -167,6 +173,12 @@ public final class SQLiteStore: TesseraStore {
                     .init(settings.rateLimits.failedIdentifiesPerInstallationPerMinute), .init(now),
                     .init(projectID),
                 ])
+            let changed = EventRules.changedSettings(old.settings, settings)
+            if !changed.isEmpty {
+                var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+                batch.append(.projectUpdated(projectID: projectID, changed: changed))
+                try Self.append(batch, in: connection)
+            }
             return try connection.queryFirst(
                 "SELECT \(Self.projectColumns) FROM projects WHERE id = ?", [.init(projectID)]
             )
@@ -191,7 +203,9 @@ public final class SQLiteStore: TesseraStore {
         }
     }
 
-    public func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int) async throws {
+    public func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int, origin: EventOrigin)
+        async throws
+    {
         let keys = masterKeys
         try await writer.write { connection in
             let count =
@@ -207,10 +221,15 @@ public final class SQLiteStore: TesseraStore {
                     .init(keys.sealIdentitySecret(secret.value, projectID: projectID, kid: secret.kid)),
                     .init(secret.createdAt),
                 ])
+            var batch = EventBatch(projectID: projectID, origin: origin, now: secret.createdAt)
+            batch.append(.identitySecretCreated(kid: secret.kid))
+            try Self.append(batch, in: connection)
         }
     }
 
-    public func deleteIdentitySecret(projectID: String, kid: String) async throws -> Bool {
+    public func deleteIdentitySecret(projectID: String, kid: String, now: Int64, origin: EventOrigin) async throws
+        -> Bool
+    {
         try await writer.write { connection in
             let kids = try connection.query("SELECT kid FROM identity_secrets WHERE project_id = ?", [.init(projectID)])
                 .map { $0.text(0) }
@@ -220,6 +239,9 @@ public final class SQLiteStore: TesseraStore {
             }
             try connection.run(
                 "DELETE FROM identity_secrets WHERE project_id = ? AND kid = ?", [.init(projectID), .init(kid)])
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            batch.append(.identitySecretDeleted(kid: kid))
+            try Self.append(batch, in: connection)
             return true
         }
     }
@@ -238,7 +260,9 @@ public final class SQLiteStore: TesseraStore {
         }
     }
 
-    public func rotateSessionKey(projectID: String, newKey: SessionKeyRecord, now: Int64) async throws {
+    public func rotateSessionKey(projectID: String, newKey: SessionKeyRecord, now: Int64, origin: EventOrigin)
+        async throws
+    {
         let keys = masterKeys
         try await writer.write { connection in
             try connection.run(
@@ -254,6 +278,9 @@ public final class SQLiteStore: TesseraStore {
                     .init(keys.sealSessionKey(newKey.privateKey, projectID: projectID, kid: newKey.kid)),
                     .init(newKey.createdAt),
                 ])
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            batch.append(.signingKeyRotated(kid: newKey.kid))
+            try Self.append(batch, in: connection)
         }
     }
 }

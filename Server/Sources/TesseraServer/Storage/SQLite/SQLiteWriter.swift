@@ -27,6 +27,8 @@ final class SQLiteWriter: Sendable {
     private let maximumBatch: Int
     private let checkpointer: SQLiteCheckpointer?
     private let logger: Logger
+    /// Where the events of committed jobs are counted.
+    let eventTally = EventTally()
 
     /// - Parameters:
     ///   - connection: the read-write connection this writer owns.
@@ -127,12 +129,15 @@ final class SQLiteWriter: Sendable {
             return
         }
         var succeeded: [(job: Job, complete: @Sendable () -> Void)] = []
+        var events: [EventType] = []
         for job in jobs {
+            connection.appendedEvents = []
             do {
                 try connection.run("SAVEPOINT job")
                 let complete = try job.run(connection)
                 try connection.run("RELEASE job")
                 succeeded.append((job, complete))
+                events += connection.appendedEvents
             } catch {
                 _ = try? connection.run("ROLLBACK TO job")
                 _ = try? connection.run("RELEASE job")
@@ -141,6 +146,7 @@ final class SQLiteWriter: Sendable {
         }
         do {
             try connection.run("COMMIT")
+            eventTally.add(events)
             for entry in succeeded { entry.complete() }
             checkpointer?.committed()
         } catch {
