@@ -56,6 +56,8 @@ public struct ServerConfiguration: Sendable {
     /// Webhooks may use `http` URLs and loopback, link-local and private addresses (development
     /// and tests only).
     public var allowInsecureWebhooks = false
+    /// How often the webhook dispatcher looks for new events and due retries when it has nothing to do.
+    public var webhookPollInterval = Duration.seconds(1)
 
     public init() {}
 

@@ -50,6 +50,10 @@ public func buildApplication(configuration: ServerConfiguration, store: any Tess
                 anonymousRetentionSeconds: configuration.anonymousRetentionDays.map { $0 * 86_400 },
                 eventRetentionSeconds: configuration.eventRetentionDays.map { $0 * 86_400 },
                 now: configuration.now, logger: logger),
+            WebhookDispatcher(
+                store: store, transport: WebhookSender(allowInsecure: configuration.allowInsecureWebhooks).send,
+                now: configuration.now, interval: configuration.webhookPollInterval, metrics: core.metrics,
+                logger: logger),
         ],
         logger: logger)
 }

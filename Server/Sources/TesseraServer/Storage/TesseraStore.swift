@@ -107,6 +107,39 @@ public protocol TesseraStore: Sendable {
     func rotateWebhookSecret(projectID: String, id: String, newSecret: String, previousExpiresAt: Int64, now: Int64)
         async throws -> WebhookRecord?
 
+    // MARK: Webhook deliveries
+
+    /// Queues, for each enabled webhook, the events of its types committed after its cursor (up to
+    /// `batchSize` events read per webhook), due at `now`, and advances the cursor in the same
+    /// transaction; returns how many events it read (0: every cursor has caught up). Several nodes
+    /// may run it at once.
+    func fanOutWebhookDeliveries(now: Int64, batchSize: Int) async throws -> Int
+    /// Leases up to `limit` pending deliveries due at `now` of enabled webhooks, whose lease is
+    /// free or expired, to `lease` until `now + leaseSeconds`: until then no other caller claims them.
+    func claimWebhookDeliveries(lease: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws
+        -> [ClaimedWebhookDelivery]
+    /// Records an attempt if its lease still holds (false otherwise, nothing changed); a failure
+    /// marks the webhook failing since its first failed attempt, and disables it for
+    /// `result.disableReason` or when it has been failing since `result.failingDisableBefore`.
+    func recordWebhookAttempt(_ result: WebhookAttemptResult) async throws -> Bool
+    /// One page of a webhook's delivery log, newest first, after `cursor`.
+    func webhookDeliveries(
+        projectID: String, webhookID: String, status: WebhookDeliveryRecord.Status?,
+        before cursor: WebhookDeliveryCursor?, limit: Int
+    ) async throws -> [WebhookDeliveryRecord]
+    /// Queues the event again for the webhook, due at `now`; false when either is unknown.
+    func replayWebhookEvent(projectID: String, webhookID: String, eventID: String, now: Int64) async throws -> Bool
+    /// Queues again every event of the webhook's types after `afterSequence`; nil when the webhook is unknown.
+    func replayWebhookEvents(projectID: String, webhookID: String, afterSequence: Int64, now: Int64) async throws
+        -> Int?
+    /// Queues a test event (not in the feed) with its body; false when the webhook is unknown.
+    func queueWebhookTest(projectID: String, webhookID: String, event: EventRecord, body: String, now: Int64)
+        async throws -> Bool
+    /// For each webhook with pending deliveries, when the oldest of their events was committed.
+    func oldestPendingWebhookDeliveries() async throws -> [(webhookID: String, eventCreatedAt: Int64)]
+    /// Deletes up to `batchSize` delivered or failed deliveries last attempted before `attemptedBefore`.
+    func deleteFinishedWebhookDeliveries(attemptedBefore: Int64, batchSize: Int) async throws -> Int
+
     // MARK: Cleanup
 
     /// Deletes up to `batchSize` rows of each kind that ended before `now`; a session that expired

@@ -33,11 +33,12 @@ extension PostgresStore {
         _ = try await statement { client in
             try await client.rows(
                 """
-                INSERT INTO webhooks (\(unescaped: Self.webhookColumns))
+                INSERT INTO webhooks (\(unescaped: Self.webhookColumns), cursor_sequence)
                 VALUES (\(webhook.id), \(webhook.projectID), \(webhook.url), \(webhook.storedTypes),
                     \(webhook.description), \(webhook.enabled), \(webhook.createdAt), \(webhook.updatedAt),
                     \(webhook.disabledAt), \(webhook.disabledReason), \(secret), \(previous),
-                    \(webhook.previousSecretExpiresAt))
+                    \(webhook.previousSecretExpiresAt),
+                    COALESCE((SELECT last_sequence FROM event_counters WHERE project_id = \(webhook.projectID)), 0))
                 """, logger: logger)
         }
     }
@@ -86,6 +87,9 @@ extension PostgresStore {
                     url = CASE WHEN \(setURL)::boolean THEN \(patch.url ?? "")::text ELSE url END,
                     types = CASE WHEN \(setTypes)::boolean THEN \(types)::text ELSE types END,
                     description = CASE WHEN \(setDescription)::boolean THEN \(description)::text ELSE description END,
+                    cursor_sequence = CASE WHEN \(enabled)::boolean AND NOT enabled
+                        THEN COALESCE((SELECT last_sequence FROM event_counters WHERE project_id = \(projectID)), 0)
+                        ELSE cursor_sequence END,
                     enabled = COALESCE(\(enabled)::boolean, enabled),
                     disabled_at = CASE WHEN \(enabled)::boolean IS NULL THEN disabled_at
                         WHEN \(enabled)::boolean THEN NULL ELSE COALESCE(disabled_at, \(now)::bigint) END,

@@ -187,5 +187,39 @@ enum SQLiteMigrations {
             CREATE INDEX webhooks_project ON webhooks (project_id, id);
             """
         ),
+        (
+            6,
+            // Webhook deliveries (issue 15): each enabled endpoint's cursor in its project's feed, up
+            // to which the dispatcher has queued deliveries; one row per (endpoint, event) with its
+            // latest attempt and the lease of the node delivering it.
+            """
+            ALTER TABLE webhooks ADD COLUMN cursor_sequence INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE webhooks ADD COLUMN failing_since INTEGER;
+            CREATE TABLE webhook_deliveries (
+                webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+                event_id TEXT NOT NULL,
+                project_id TEXT NOT NULL,
+                sequence INTEGER,
+                event_type TEXT NOT NULL,
+                event_created_at INTEGER NOT NULL,
+                body TEXT,
+                status TEXT NOT NULL,
+                attempt INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at INTEGER,
+                lease_owner TEXT,
+                lease_expires_at INTEGER,
+                attempted_at INTEGER,
+                status_code INTEGER,
+                error TEXT,
+                duration_ms INTEGER,
+                queued_at INTEGER NOT NULL,
+                PRIMARY KEY (webhook_id, event_id)
+            );
+            CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+            CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, queued_at, event_id);
+            CREATE INDEX webhook_deliveries_status ON webhook_deliveries (webhook_id, status, queued_at, event_id);
+            CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (attempted_at) WHERE status <> 'pending';
+            """
+        ),
     ]
 }

@@ -34,6 +34,10 @@ extension SQLiteStore {
                     .init(webhook.updatedAt), .init(webhook.disabledAt), .init(webhook.disabledReason),
                     .init(secret), .init(previous), .init(webhook.previousSecretExpiresAt),
                 ])
+            // Deliveries start with the events committed after this one.
+            try connection.run(
+                "UPDATE webhooks SET cursor_sequence = \(Self.lastSequence) WHERE id = ?",
+                [.init(webhook.projectID), .init(webhook.id)])
         }
     }
 
@@ -74,6 +78,13 @@ extension SQLiteStore {
             if let description = patch.description {
                 try connection.run(
                     "UPDATE webhooks SET description = ? WHERE id = ?", [.init(description), .init(id)])
+            }
+            if patch.enabled == true {
+                // Enabled again: deliveries resume with the events committed from now on (a replay
+                // queues the ones in between).
+                try connection.run(
+                    "UPDATE webhooks SET cursor_sequence = \(Self.lastSequence) WHERE id = ? AND enabled = 0",
+                    [.init(projectID), .init(id)])
             }
             if let enabled = patch.enabled {
                 try connection.run(
