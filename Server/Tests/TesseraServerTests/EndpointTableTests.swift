@@ -23,7 +23,8 @@ struct EndpointTableTests {
                 let path = endpoint.path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : $0 }
                 return "\(endpoint.method) /\(path.joined(separator: "/"))"
             })
-        #expect(endpoints.count == 38, "32 before the six webhook endpoints of issue 15")
+        #expect(
+            endpoints.count == 41, "32 before the six webhook endpoints and the three delivery endpoints of issue 15")
         #expect(table.count == endpoints.count, "no route is listed twice")
         #expect(Set(router.routes.map(\.description)) == table)
         for endpoint in endpoints where endpoint.path.hasPrefix("/v1/") && !endpoint.path.hasSuffix("/jwks.json") {

@@ -90,11 +90,17 @@ struct WebhookDeliveryTests {
         try await twoEvents(environment)
         let receiver = Receiver()
         let dispatcher = dispatcher(environment, receiver)
-        #expect(await dispatcher.runOnce() == 3)
+        #expect(await dispatcher.runOnce() == 5)
 
-        let events = try await feed(environment).suffix(2)
+        // From its creation on (its own webhook.created included): `deleted`'s creation and the two events.
+        let all = try await feed(environment)
+        let start = try #require(all.first { $0.type == "webhook.created" && $0.data.contains(every.id) })
+        let events = all.filter { $0.sequence >= start.sequence }
+        #expect(
+            events.map(\.type) == [
+                "webhook.created", "webhook.created", "identity_secret.created", "identity_secret.deleted",
+            ])
         let sent = receiver.sent
-        #expect(sent.filter { $0.url == every.url }.count == 3)
         let byEndpoint = Dictionary(grouping: sent, by: \.secrets.first)
         let toEvery = try #require(byEndpoint[try WebhookSecret(every.secret)]).map(\.delivery.id).sorted()
         #expect(toEvery == events.map(\.id).sorted())
@@ -112,7 +118,7 @@ struct WebhookDeliveryTests {
                 body: delivery.delivery.body, headers: headers, now: environment.clock.now)
         }
         let logged = try await log(environment, every)
-        #expect(logged.count == 2 && logged.allSatisfy { $0.status == .delivered && $0.attempt == 1 })
+        #expect(logged.count == 4 && logged.allSatisfy { $0.status == .delivered && $0.attempt == 1 })
         #expect(logged.allSatisfy { $0.statusCode == 200 && $0.durationMilliseconds == 3 && $0.nextAttemptAt == nil })
         #expect(Set(logged.map(\.sequence)) == Set(events.map(\.sequence)))
 
@@ -173,7 +179,7 @@ struct WebhookDeliveryTests {
     @Test("A success in between restarts the 5 days", arguments: StoreBackend.allCases)
     func successResetsFailing(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let endpoint = try await webhook(environment)
+        let endpoint = try await webhook(environment, types: ["identity_secret.created", "identity_secret.deleted"])
         let receiver = Receiver()
         receiver.answer(Self.failed)
         let dispatcher = dispatcher(environment, receiver)
@@ -233,7 +239,7 @@ struct WebhookDeliveryTests {
         async let first = store.claimWebhookDeliveries(lease: "a", now: now, leaseSeconds: 60, limit: 6)
         async let second = store.claimWebhookDeliveries(lease: "b", now: now, leaseSeconds: 60, limit: 6)
         let (a, b) = try await (first, second)
-        #expect(a.count + b.count == 10)
+        #expect(a.count + b.count == 11, "its own webhook.created and ten events")
         #expect(Set(a.map(\.eventID)).isDisjoint(with: b.map(\.eventID)))
         #expect(try await store.claimWebhookDeliveries(lease: "c", now: now + 59, leaseSeconds: 60, limit: 20).isEmpty)
 
@@ -343,7 +349,7 @@ struct WebhookDeliveryTests {
     func logPages(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
         let (store, projectID) = (environment.store, environment.project.project.id)
-        let endpoint = try await webhook(environment)
+        let endpoint = try await webhook(environment, types: ["identity_secret.created", "identity_secret.deleted"])
         let receiver = Receiver()
         let dispatcher = dispatcher(environment, receiver)
         for _ in 0..<3 {
@@ -371,5 +377,53 @@ struct WebhookDeliveryTests {
         #expect(pending.count == 2 && pending.allSatisfy { $0.status == .pending && $0.nextAttemptAt != nil })
         let oldest = try await store.oldestPendingWebhookDeliveries()
         #expect(oldest.first { $0.webhookID == endpoint.id }?.eventCreatedAt == environment.clock.seconds)
+    }
+
+    @Test(
+        "Webhook changes write their events, with the actor, never a secret or the URL",
+        arguments: StoreBackend.allCases)
+    func crudEvents(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let (store, projectID, now) = (environment.store, environment.project.project.id, environment.clock.seconds)
+        let secret = WebhookSecret.generate().text
+        let record = WebhookRecord(
+            id: OpaqueToken.identifier(prefix: "whk_"), projectID: projectID,
+            url: "https://receiver.example/h?token=t0p",
+            types: ["profile.merged"], description: "CRM", enabled: true, createdAt: now, updatedAt: now,
+            secret: secret)
+        try await store.createWebhook(record, origin: Self.admin)
+        _ = try await store.updateWebhook(
+            projectID: projectID, id: record.id, patch: WebhookPatch(types: [], enabled: false), now: now,
+            origin: Self.admin)
+        _ = try await store.updateWebhook(
+            projectID: projectID, id: record.id, patch: WebhookPatch(description: .some("CRM")), now: now,
+            origin: Self.admin)
+        let newSecret = WebhookSecret.generate().text
+        _ = try await store.rotateWebhookSecret(
+            projectID: projectID, id: record.id, newSecret: newSecret, previousExpiresAt: now + 10, now: now,
+            origin: Self.admin)
+        #expect(try await store.deleteWebhook(projectID: projectID, id: record.id, now: now, origin: Self.admin))
+        #expect(try await !store.deleteWebhook(projectID: projectID, id: record.id, now: now, origin: Self.admin))
+        let events = try await feed(environment).filter { $0.type.hasPrefix("webhook.") }
+        #expect(events.map(\.type) == ["webhook.created", "webhook.updated", "webhook.updated", "webhook.deleted"])
+        let data = events.map { StoreEventTests.Reader.flatten($0.data) }
+        #expect(data[0] == ["webhook_id": record.id, "types": "profile.merged", "enabled": "1"])
+        #expect(data[1] == ["webhook_id": record.id, "changed": "types,enabled"], "an unchanged patch writes none")
+        #expect(data[2] == ["webhook_id": record.id, "changed": "secret"])
+        #expect(data[3] == ["webhook_id": record.id])
+        #expect(events.allSatisfy { $0.actor == .secretKey && $0.clientAddress == "192.0.2.1" })
+        for event in events {
+            #expect(!event.data.contains("whsec_") && !event.data.contains("t0p"))
+        }
+
+        // The dispatcher disabling an endpoint is a change too.
+        let endpoint = try await webhook(environment, types: ["identity_secret.created", "identity_secret.deleted"])
+        try await twoEvents(environment)
+        let receiver = Receiver()
+        receiver.answer(WebhookOutcome(kind: .gone, statusCode: 410, durationMilliseconds: 1))
+        #expect(await dispatcher(environment, receiver).runOnce() == 2, "sent at once, one disables")
+        let last = try #require(try await feed(environment).last)
+        #expect(last.type == "webhook.updated" && last.actor == EventOrigin.webhooks.actor)
+        #expect(StoreEventTests.Reader.flatten(last.data) == ["webhook_id": endpoint.id, "changed": "enabled"])
     }
 }

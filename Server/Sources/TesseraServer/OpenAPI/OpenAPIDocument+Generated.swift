@@ -2130,7 +2130,7 @@ extension OpenAPIDocument {
             "description": "Only events of these types, comma-separated (e.g. `profile.promoted,profile.merged`).",
             "schema": {
               "type": "string",
-              "pattern": "^(profile\\.promoted|profile\\.merged|profile\\.erased|session\\.ended|profile\\.created|profile\\.updated|profile\\.blocked|profile\\.unblocked|session\\.created|device\\.registered|device\\.removed|project\\.updated|identity_secret\\.created|identity_secret\\.deleted|api_key\\.rotated|signing_key\\.rotated)(,(profile\\.promoted|profile\\.merged|profile\\.erased|session\\.ended|profile\\.created|profile\\.updated|profile\\.blocked|profile\\.unblocked|session\\.created|device\\.registered|device\\.removed|project\\.updated|identity_secret\\.created|identity_secret\\.deleted|api_key\\.rotated|signing_key\\.rotated))*$"
+              "pattern": "^(profile\\.promoted|profile\\.merged|profile\\.erased|session\\.ended|profile\\.created|profile\\.updated|profile\\.blocked|profile\\.unblocked|session\\.created|device\\.registered|device\\.removed|project\\.updated|identity_secret\\.created|identity_secret\\.deleted|api_key\\.rotated|signing_key\\.rotated|webhook\\.created|webhook\\.updated|webhook\\.deleted)(,(profile\\.promoted|profile\\.merged|profile\\.erased|session\\.ended|profile\\.created|profile\\.updated|profile\\.blocked|profile\\.unblocked|session\\.created|device\\.registered|device\\.removed|project\\.updated|identity_secret\\.created|identity_secret\\.deleted|api_key\\.rotated|signing_key\\.rotated|webhook\\.created|webhook\\.updated|webhook\\.deleted))*$"
             }
           },
           {
@@ -2176,6 +2176,214 @@ extension OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/admin/webhooks/{webhook_id}/deliveries": {
+      "get": {
+        "operationId": "listWebhookDeliveries",
+        "summary": "A webhook's delivery log",
+        "tags": [
+          "Admin"
+        ],
+        "description": "Each event queued for the endpoint with its latest attempt, most recently queued (or replayed) first, cursor-paginated. `status`: `pending` (waiting for its first attempt or a retry at `next_attempt_at`), `delivered` (a 2xx answer) or `failed` (no retry left, or `410 Gone`, which also disables the endpoint). Retries follow the schedule of about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with up to ±10 % jitter); an endpoint whose attempts have all failed for 5 days is disabled (`disabled_reason: failing`). A disabled endpoint's pending deliveries wait until it is enabled again.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          },
+          {
+            "name": "status",
+            "in": "query",
+            "required": false,
+            "description": "Only deliveries in this state.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "pending",
+                "delivered",
+                "failed"
+              ]
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "Page size, 1 to 200 (default 50).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 200
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "description": "The `next_cursor` of the previous page.",
+            "schema": {
+              "type": "string",
+              "pattern": "^[0-9]{1,12}\\.evt_[A-Za-z0-9_-]{0,124}$",
+              "maxLength": 141
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page of the delivery log.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookDeliveryList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidQuery"
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/admin/webhooks/{webhook_id}/replay": {
+      "post": {
+        "operationId": "replayWebhook",
+        "summary": "Deliver events to a webhook again",
+        "tags": [
+          "Admin"
+        ],
+        "description": "`{event_id}` queues that event again for the endpoint (`queued: 0` when the feed does not hold it); `{after: SEQUENCE}` queues again every event of the endpoint's types after that sequence that the feed still holds (the events committed while an endpoint was disabled are queued this way). Each starts a fresh retry schedule; the `webhook-id` is the event's ID, as on the first delivery.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookReplayRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "202": {
+            "description": "Queued.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookReplayQueued"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/admin/webhooks/{webhook_id}/test": {
+      "post": {
+        "operationId": "testWebhook",
+        "summary": "Send a test event to a webhook",
+        "tags": [
+          "Admin"
+        ],
+        "description": "Queues a synthetic `webhook.test` event for the endpoint, whatever its `types`: an event object like the feed's with `sequence: 0`, actor `secret_key` and `data: {webhook_id}`, signed like every delivery. It is not in the feed; its delivery shows in the delivery log.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          }
+        ],
+        "responses": {
+          "202": {
+            "description": "Queued.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookTestQueued"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
@@ -3970,7 +4178,10 @@ extension OpenAPIDocument {
               "identity_secret.created",
               "identity_secret.deleted",
               "api_key.rotated",
-              "signing_key.rotated"
+              "signing_key.rotated",
+              "webhook.created",
+              "webhook.updated",
+              "webhook.deleted"
             ]
           },
           "created_at": {
@@ -3981,7 +4192,7 @@ extension OpenAPIDocument {
           },
           "data": {
             "type": "object",
-            "description": "Depends on `type`: `profile.promoted` `{profile_id, external_id}`; `profile.merged` `{profile_id, from_profile_id, external_id, alias_ids}`; `profile.erased` `{profile_id, external_id, alias_ids}`; `session.ended` `{session_id, profile_id, reason}` (reason `revoked`, `signed_out`, `expired`, `replaced`, `erased`, `blocked` or `admin`); `profile.created` `{profile_id, kind}`; `profile.updated` `{profile_id, changed}`; `profile.blocked`, `profile.unblocked` `{profile_id}`; `session.created` `{session_id, profile_id, kind}`; `device.registered`, `device.removed` `{device_id, profile_id, session_id}`; `project.updated` `{project_id, changed}`; `identity_secret.created`, `identity_secret.deleted`, `signing_key.rotated` `{kid}`; `api_key.rotated` `{kind, old_key_expires_at}`. Never a secret, a token or a push token."
+            "description": "Depends on `type`: `profile.promoted` `{profile_id, external_id}`; `profile.merged` `{profile_id, from_profile_id, external_id, alias_ids}`; `profile.erased` `{profile_id, external_id, alias_ids}`; `session.ended` `{session_id, profile_id, reason}` (reason `revoked`, `signed_out`, `expired`, `replaced`, `erased`, `blocked` or `admin`); `profile.created` `{profile_id, kind}`; `profile.updated` `{profile_id, changed}`; `profile.blocked`, `profile.unblocked` `{profile_id}`; `session.created` `{session_id, profile_id, kind}`; `device.registered`, `device.removed` `{device_id, profile_id, session_id}`; `project.updated` `{project_id, changed}`; `identity_secret.created`, `identity_secret.deleted`, `signing_key.rotated` `{kid}`; `api_key.rotated` `{kind, old_key_expires_at}`; `webhook.created` `{webhook_id, types, enabled}`; `webhook.updated` `{webhook_id, changed}` (`url`, `types`, `description`, `enabled` or `secret`; the server disabling an endpoint has actor `system`/`webhooks`); `webhook.deleted` `{webhook_id}`. Never a secret, a token or a push token."
           }
         }
       },
@@ -4010,6 +4221,218 @@ extension OpenAPIDocument {
             ],
             "maxLength": 128,
             "description": "The calling session (`sdk`), the operator, or the service (`cleanup`); null when there is none."
+          }
+        }
+      },
+      "WebhookDelivery": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "event_id",
+          "event_type",
+          "sequence",
+          "status",
+          "attempt",
+          "status_code",
+          "error",
+          "duration_ms",
+          "at",
+          "next_attempt_at",
+          "queued_at"
+        ],
+        "properties": {
+          "event_id": {
+            "type": "string",
+            "pattern": "^evt_[A-Za-z0-9_-]+$",
+            "maxLength": 128,
+            "description": "The event's ID: the `webhook-id` of every attempt."
+          },
+          "event_type": {
+            "type": "string",
+            "maxLength": 64
+          },
+          "sequence": {
+            "oneOf": [
+              {
+                "type": "integer",
+                "format": "int64",
+                "minimum": 1
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The event's sequence; null for a test event."
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "pending",
+              "delivered",
+              "failed"
+            ]
+          },
+          "attempt": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "How many attempts were made."
+          },
+          "status_code": {
+            "oneOf": [
+              {
+                "type": "integer",
+                "minimum": 100,
+                "maximum": 599
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The latest attempt's HTTP status, when it had an answer."
+          },
+          "error": {
+            "oneOf": [
+              {
+                "type": "string",
+                "enum": [
+                  "timeout",
+                  "refused",
+                  "tls",
+                  "dns",
+                  "url_not_allowed",
+                  "other",
+                  "event_expired"
+                ]
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Why the latest attempt had no answer (`event_expired`: retention deleted the event first)."
+          },
+          "duration_ms": {
+            "oneOf": [
+              {
+                "type": "integer",
+                "minimum": 0
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "at": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Timestamp"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "When the latest attempt was made."
+          },
+          "next_attempt_at": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Timestamp"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "When the next attempt is due, while pending."
+          },
+          "queued_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          }
+        }
+      },
+      "WebhookDeliveryList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "deliveries",
+          "next_cursor"
+        ],
+        "properties": {
+          "deliveries": {
+            "type": "array",
+            "maxItems": 200,
+            "items": {
+              "$ref": "#/components/schemas/WebhookDelivery"
+            }
+          },
+          "next_cursor": {
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The `cursor` of the next page; null on the last page."
+          }
+        }
+      },
+      "WebhookReplayRequest": {
+        "oneOf": [
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "event_id"
+            ],
+            "properties": {
+              "event_id": {
+                "type": "string",
+                "pattern": "^evt_[A-Za-z0-9_-]*$",
+                "maxLength": 128
+              }
+            }
+          },
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "after"
+            ],
+            "properties": {
+              "after": {
+                "type": "integer",
+                "format": "int64",
+                "minimum": 0
+              }
+            }
+          }
+        ]
+      },
+      "WebhookReplayQueued": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "queued"
+        ],
+        "properties": {
+          "queued": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "How many deliveries were queued."
+          }
+        }
+      },
+      "WebhookTestQueued": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "event_id"
+        ],
+        "properties": {
+          "event_id": {
+            "type": "string",
+            "pattern": "^evt_[A-Za-z0-9_-]+$",
+            "maxLength": 128
           }
         }
       }

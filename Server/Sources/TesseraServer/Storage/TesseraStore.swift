@@ -91,26 +91,31 @@ public protocol TesseraStore: Sendable {
 
     // MARK: Webhooks
 
-    /// Adds a webhook; its secrets are sealed.
-    func createWebhook(_ webhook: WebhookRecord) async throws
+    /// Adds a webhook (`webhook.created`); its secrets are sealed.
+    func createWebhook(_ webhook: WebhookRecord, origin: EventOrigin) async throws
     /// The webhook with this ID within the project, secrets opened; nil when unknown.
     func webhook(projectID: String, id: String) async throws -> WebhookRecord?
     /// Up to `limit` webhooks of the project whose ID sorts after `afterID` (from the first when
     /// nil), in ID order: one page of the list.
     func webhooks(projectID: String, afterID: String?, limit: Int) async throws -> [WebhookRecord]
-    /// Applies `patch` (disabling records `now` and reason `admin`; enabling clears both); nil when unknown.
-    func updateWebhook(projectID: String, id: String, patch: WebhookPatch, now: Int64) async throws -> WebhookRecord?
-    /// Deletes a webhook; false when unknown.
-    func deleteWebhook(projectID: String, id: String) async throws -> Bool
-    /// Makes `newSecret` the signing secret; the current one becomes the previous one until
-    /// `previousExpiresAt` (an older previous one is dropped). Nil when unknown.
-    func rotateWebhookSecret(projectID: String, id: String, newSecret: String, previousExpiresAt: Int64, now: Int64)
+    /// Applies `patch` (disabling records `now` and reason `admin`; enabling clears both, and its
+    /// deliveries resume with the events committed from then on); `webhook.updated` with the names
+    /// of the fields that changed, if any; nil when unknown.
+    func updateWebhook(projectID: String, id: String, patch: WebhookPatch, now: Int64, origin: EventOrigin)
         async throws -> WebhookRecord?
+    /// Deletes a webhook with its deliveries (`webhook.deleted`); false when unknown.
+    func deleteWebhook(projectID: String, id: String, now: Int64, origin: EventOrigin) async throws -> Bool
+    /// Makes `newSecret` the signing secret; the current one becomes the previous one until
+    /// `previousExpiresAt` (an older previous one is dropped); `webhook.updated` (`changed: [secret]`).
+    /// Nil when unknown.
+    func rotateWebhookSecret(
+        projectID: String, id: String, newSecret: String, previousExpiresAt: Int64, now: Int64, origin: EventOrigin
+    ) async throws -> WebhookRecord?
 
     // MARK: Webhook deliveries
 
     /// Queues, for each enabled webhook, the events of its types committed after its cursor (up to
-    /// `batchSize` events read per webhook), due at `now`, and advances the cursor in the same
+    /// `batchSize` events read for each of at most ten webhooks), due at `now`, and advances the cursor in the same
     /// transaction; returns how many events it read (0: every cursor has caught up). Several nodes
     /// may run it at once.
     func fanOutWebhookDeliveries(now: Int64, batchSize: Int) async throws -> Int

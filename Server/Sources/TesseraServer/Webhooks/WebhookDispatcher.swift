@@ -21,8 +21,9 @@ struct WebhookDispatcher: Service {
     var interval = Duration.seconds(1)
     /// How many deliveries one claim takes (and sends at once).
     var claimSize = 32
-    /// How many events the fan-out reads per endpoint per step.
-    var fanOutBatch = 500
+    /// How many events the fan-out reads per endpoint per step (at most ten endpoints a step, so one
+    /// step is a short write transaction).
+    var fanOutBatch = 100
     /// How long a claimed delivery stays leased: longer than an attempt's 15 s limit.
     var leaseSeconds: Int64 = 60
     /// Delivered and failed deliveries older than this leave the log; nil keeps them.
@@ -35,7 +36,9 @@ struct WebhookDispatcher: Service {
     func run() async throws {
         var passes = 0
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let attempts = await runOnce()
+            // A graceful shutdown cancels the pass: the attempts in flight are dropped unrecorded,
+            // and their leases expire so that another node (or this one, restarted) sends them again.
+            let attempts = await cancelWhenGracefulShutdown { await runOnce() }
             passes += 1
             if passes % 600 == 1 { await deleteOldLog() }
             if attempts > 0 { continue }
@@ -58,7 +61,7 @@ struct WebhookDispatcher: Service {
                 if try await store.fanOutWebhookDeliveries(now: seconds, batchSize: fanOutBatch) == 0 { break }
             }
             var attempts = 0
-            for _ in 0..<10 {
+            for _ in 0..<10 where !Task.isCancelled {
                 let lease = "\(node):\(OpaqueToken.identifier(prefix: "lease_"))"
                 let claimed = try await store.claimWebhookDeliveries(
                     lease: lease, now: seconds, leaseSeconds: leaseSeconds, limit: claimSize)
@@ -68,7 +71,7 @@ struct WebhookDispatcher: Service {
             }
             return attempts
         } catch {
-            logger.warning("webhook delivery pass failed", metadata: ["error": "\(error)"])
+            if !Task.isCancelled { logger.warning("webhook delivery pass failed", metadata: ["error": "\(error)"]) }
             return 0
         }
     }
@@ -101,6 +104,8 @@ struct WebhookDispatcher: Service {
             let secrets = webhook.signingSecrets(now: sentAt).compactMap { try? WebhookSecret($0) }
             let outcome = await transport(
                 WebhookSender.Delivery(id: delivery.eventID, timestamp: sentAt, body: body), webhook.url, secrets)
+            // Cancelled by a shutdown: not the endpoint's failure; the lease runs out instead.
+            if Task.isCancelled { return }
             let finishedAt = seconds
             result = policy.result(of: outcome, attempt: number, delivery: delivery, now: finishedAt)
             metrics?.webhookAttempt(

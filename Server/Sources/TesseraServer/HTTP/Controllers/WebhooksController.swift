@@ -102,6 +102,7 @@ enum WebhookRules {
 struct WebhooksController: Sendable {
     let core: TesseraCore
     let bodies: BodyReader
+    let addresses: ClientAddressReader
 
     /// How long a rotated-out secret keeps signing: 24 hours.
     static let previousSecretSeconds: Int64 = 86_400
@@ -109,7 +110,7 @@ struct WebhooksController: Sendable {
     private var allowInsecure: Bool { core.configuration.allowInsecureWebhooks }
 
     /// The webhook named in the path, of the key's project; 404 otherwise.
-    private func namedWebhook(_ context: TesseraRequestContext) throws -> (ProjectRuntime, String) {
+    func namedWebhook(_ context: TesseraRequestContext) throws -> (ProjectRuntime, String) {
         let id = try context.parameters.require("webhook_id")
         let runtime = try context.project()
         guard InputRules.isIdentifier(id, prefix: "whk_") else { throw CoreError.notFound }
@@ -128,7 +129,7 @@ struct WebhooksController: Sendable {
         let record = WebhookRecord(
             id: OpaqueToken.identifier(prefix: "whk_"), projectID: runtime.id, url: url, types: types,
             description: description, enabled: true, createdAt: now, updatedAt: now, secret: secret)
-        try await core.store.createWebhook(record)
+        try await core.store.createWebhook(record, origin: addresses.secretKeyOrigin(request, context: context))
         return .json(.created) { writer in
             writer.objectStart()
             writer.key("webhook")
@@ -185,7 +186,8 @@ struct WebhooksController: Sendable {
         if let description = patch.description { patch.description = .some(try WebhookRules.description(description)) }
         guard
             let webhook = try await core.store.updateWebhook(
-                projectID: runtime.id, id: id, patch: patch, now: core.currentTime().seconds)
+                projectID: runtime.id, id: id, patch: patch, now: core.currentTime().seconds,
+                origin: addresses.secretKeyOrigin(request, context: context))
         else { throw CoreError.notFound }
         return Self.answer(webhook)
     }
@@ -193,7 +195,11 @@ struct WebhooksController: Sendable {
     /// `DELETE /v1/admin/webhooks/{webhook_id}` → 204.
     func delete(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (runtime, id) = try namedWebhook(context)
-        guard try await core.store.deleteWebhook(projectID: runtime.id, id: id) else { throw CoreError.notFound }
+        guard
+            try await core.store.deleteWebhook(
+                projectID: runtime.id, id: id, now: core.currentTime().seconds,
+                origin: addresses.secretKeyOrigin(request, context: context))
+        else { throw CoreError.notFound }
         return .noContent
     }
 
@@ -206,7 +212,7 @@ struct WebhooksController: Sendable {
         guard
             try await core.store.rotateWebhookSecret(
                 projectID: runtime.id, id: id, newSecret: secret, previousExpiresAt: now + Self.previousSecretSeconds,
-                now: now) != nil
+                now: now, origin: addresses.secretKeyOrigin(request, context: context)) != nil
         else { throw CoreError.notFound }
         return .json { writer in
             writer.objectStart()

@@ -52,7 +52,7 @@ extension PostgresStore {
                 SELECT w.id, w.project_id, w.types, w.cursor_sequence, c.last_sequence
                 FROM webhooks w JOIN event_counters c ON c.project_id = w.project_id
                 WHERE w.enabled AND w.cursor_sequence < c.last_sequence
-                LIMIT 50 FOR UPDATE OF w SKIP LOCKED
+                LIMIT 10 FOR UPDATE OF w SKIP LOCKED
                 """, logger: logger)
             var read = 0
             for webhook in webhooks {
@@ -160,13 +160,18 @@ extension PostgresStore {
                 RETURNING failing_since <= \(result.failingDisableBefore)
                 """, logger: logger)
             let reason = try result.disableReason ?? (failing?.bool(0) == true ? "failing" : nil)
-            if let reason {
-                try await connection.rows(
+            if let reason,
+                let disabled = try await connection.first(
                     """
                     UPDATE webhooks SET enabled = FALSE, disabled_at = \(result.at), disabled_reason = \(reason),
                         updated_at = \(result.at)
                     WHERE id = \(result.webhookID) AND enabled
+                    RETURNING project_id
                     """, logger: logger)
+            {
+                var batch = EventBatch(projectID: try disabled.text(0), origin: .webhooks, now: result.at)
+                batch.append(.webhookUpdated(webhookID: result.webhookID, changed: ["enabled"]))
+                try await Self.append(batch, in: connection, logger: logger)
             }
             return true
         }

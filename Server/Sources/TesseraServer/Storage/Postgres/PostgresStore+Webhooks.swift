@@ -22,7 +22,7 @@ extension PostgresStore {
             previousSecretExpiresAt: try row.optionalInt(12))
     }
 
-    public func createWebhook(_ webhook: WebhookRecord) async throws {
+    public func createWebhook(_ webhook: WebhookRecord, origin: EventOrigin) async throws {
         let logger = logger
         let keys = masterKeys
         let secret = keys.sealText(
@@ -30,8 +30,9 @@ extension PostgresStore {
         let previous = webhook.previousSecret.map {
             keys.sealText($0, binding: .webhookPreviousSecret(projectID: webhook.projectID, webhookID: webhook.id))
         }
-        _ = try await statement { client in
-            try await client.rows(
+        try await transaction { connection in
+            // Deliveries start with the events committed after this one.
+            try await connection.rows(
                 """
                 INSERT INTO webhooks (\(unescaped: Self.webhookColumns), cursor_sequence)
                 VALUES (\(webhook.id), \(webhook.projectID), \(webhook.url), \(webhook.storedTypes),
@@ -40,6 +41,9 @@ extension PostgresStore {
                     \(webhook.previousSecretExpiresAt),
                     COALESCE((SELECT last_sequence FROM event_counters WHERE project_id = \(webhook.projectID)), 0))
                 """, logger: logger)
+            var batch = EventBatch(projectID: webhook.projectID, origin: origin, now: webhook.createdAt)
+            batch.append(.webhookCreated(webhook))
+            try await Self.append(batch, in: connection, logger: logger)
         }
     }
 
@@ -69,9 +73,9 @@ extension PostgresStore {
         }
     }
 
-    public func updateWebhook(projectID: String, id: String, patch: WebhookPatch, now: Int64) async throws
-        -> WebhookRecord?
-    {
+    public func updateWebhook(
+        projectID: String, id: String, patch: WebhookPatch, now: Int64, origin: EventOrigin
+    ) async throws -> WebhookRecord? {
         let logger = logger
         let setURL = patch.url != nil
         let setTypes = patch.types != nil
@@ -80,40 +84,63 @@ extension PostgresStore {
         let description = patch.description ?? nil
         let enabled = patch.enabled
         let keys = masterKeys
-        return try await statement { client in
-            try await client.first(
-                """
-                UPDATE webhooks SET
-                    url = CASE WHEN \(setURL)::boolean THEN \(patch.url ?? "")::text ELSE url END,
-                    types = CASE WHEN \(setTypes)::boolean THEN \(types)::text ELSE types END,
-                    description = CASE WHEN \(setDescription)::boolean THEN \(description)::text ELSE description END,
-                    cursor_sequence = CASE WHEN \(enabled)::boolean AND NOT enabled
-                        THEN COALESCE((SELECT last_sequence FROM event_counters WHERE project_id = \(projectID)), 0)
-                        ELSE cursor_sequence END,
-                    enabled = COALESCE(\(enabled)::boolean, enabled),
-                    disabled_at = CASE WHEN \(enabled)::boolean IS NULL THEN disabled_at
-                        WHEN \(enabled)::boolean THEN NULL ELSE COALESCE(disabled_at, \(now)::bigint) END,
-                    disabled_reason = CASE WHEN \(enabled)::boolean IS NULL THEN disabled_reason
-                        WHEN \(enabled)::boolean THEN NULL ELSE COALESCE(disabled_reason, 'admin') END,
-                    updated_at = \(now)
-                WHERE project_id = \(projectID) AND id = \(id)
-                RETURNING \(unescaped: Self.webhookColumns)
-                """, logger: logger
-            ).map { try Self.webhook($0, keys: keys) }
+        return try await transaction { connection -> WebhookRecord? in
+            guard
+                let old = try await connection.first(
+                    """
+                    SELECT \(unescaped: Self.webhookColumns) FROM webhooks
+                    WHERE project_id = \(projectID) AND id = \(id) FOR UPDATE
+                    """, logger: logger
+                ).map({ try Self.webhook($0, keys: keys) })
+            else { return nil }
+            guard
+                let updated = try await connection.first(
+                    """
+                    UPDATE webhooks SET
+                        url = CASE WHEN \(setURL)::boolean THEN \(patch.url ?? "")::text ELSE url END,
+                        types = CASE WHEN \(setTypes)::boolean THEN \(types)::text ELSE types END,
+                        description = CASE WHEN \(setDescription)::boolean THEN \(description)::text ELSE description END,
+                        cursor_sequence = CASE WHEN \(enabled)::boolean AND NOT enabled
+                            THEN COALESCE((SELECT last_sequence FROM event_counters WHERE project_id = \(projectID)), 0)
+                            ELSE cursor_sequence END,
+                        enabled = COALESCE(\(enabled)::boolean, enabled),
+                        disabled_at = CASE WHEN \(enabled)::boolean IS NULL THEN disabled_at
+                            WHEN \(enabled)::boolean THEN NULL ELSE COALESCE(disabled_at, \(now)::bigint) END,
+                        disabled_reason = CASE WHEN \(enabled)::boolean IS NULL THEN disabled_reason
+                            WHEN \(enabled)::boolean THEN NULL ELSE COALESCE(disabled_reason, 'admin') END,
+                        updated_at = \(now)
+                    WHERE project_id = \(projectID) AND id = \(id)
+                    RETURNING \(unescaped: Self.webhookColumns)
+                    """, logger: logger
+                ).map({ try Self.webhook($0, keys: keys) })
+            else { return nil }
+            let changed = updated.changed(from: old)
+            if !changed.isEmpty {
+                var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+                batch.append(.webhookUpdated(webhookID: id, changed: changed))
+                try await Self.append(batch, in: connection, logger: logger)
+            }
+            return updated
         }
     }
 
-    public func deleteWebhook(projectID: String, id: String) async throws -> Bool {
+    public func deleteWebhook(projectID: String, id: String, now: Int64, origin: EventOrigin) async throws -> Bool {
         let logger = logger
-        return try await statement { client in
-            try await client.rows(
-                "DELETE FROM webhooks WHERE project_id = \(projectID) AND id = \(id) RETURNING id", logger: logger
-            ).count == 1
+        return try await transaction { connection in
+            guard
+                try await connection.rows(
+                    "DELETE FROM webhooks WHERE project_id = \(projectID) AND id = \(id) RETURNING id", logger: logger
+                ).count == 1
+            else { return false }
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            batch.append(.webhookDeleted(webhookID: id))
+            try await Self.append(batch, in: connection, logger: logger)
+            return true
         }
     }
 
     public func rotateWebhookSecret(
-        projectID: String, id: String, newSecret: String, previousExpiresAt: Int64, now: Int64
+        projectID: String, id: String, newSecret: String, previousExpiresAt: Int64, now: Int64, origin: EventOrigin
     ) async throws -> WebhookRecord? {
         let logger = logger
         let keys = masterKeys
@@ -129,7 +156,7 @@ extension PostgresStore {
                 try current.text(0), binding: .webhookSecret(projectID: projectID, webhookID: id))
             let previous = keys.sealText(
                 plaintext, binding: .webhookPreviousSecret(projectID: projectID, webhookID: id))
-            return try await connection.first(
+            let rotated = try await connection.first(
                 """
                 UPDATE webhooks SET secret = \(sealed), previous_secret = \(previous),
                     previous_secret_expires_at = \(previousExpiresAt), updated_at = \(now)
@@ -137,6 +164,10 @@ extension PostgresStore {
                 RETURNING \(unescaped: Self.webhookColumns)
                 """, logger: logger
             ).map { try Self.webhook($0, keys: keys) }
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            batch.append(.webhookUpdated(webhookID: id, changed: ["secret"]))
+            try await Self.append(batch, in: connection, logger: logger)
+            return rotated
         }
     }
 }

@@ -32,7 +32,7 @@ extension SQLiteStore {
                 """
                 SELECT w.id, w.project_id, w.types, w.cursor_sequence, c.last_sequence
                 FROM webhooks w JOIN event_counters c ON c.project_id = w.project_id
-                WHERE w.enabled = 1 AND w.cursor_sequence < c.last_sequence LIMIT 50
+                WHERE w.enabled = 1 AND w.cursor_sequence < c.last_sequence LIMIT 10
                 """)
             var read = 0
             for webhook in webhooks {
@@ -144,12 +144,16 @@ extension SQLiteStore {
                     "SELECT 1 FROM webhooks WHERE id = ? AND failing_since <= ?",
                     [.init(result.webhookID), .init(result.failingDisableBefore)]) != nil
             let reason = result.disableReason ?? (failing ? "failing" : nil)
-            if let reason {
-                try connection.run(
+            if let reason,
+                let disabled = try connection.queryFirst(
                     """
                     UPDATE webhooks SET enabled = 0, disabled_at = ?, disabled_reason = ?, updated_at = ?
-                    WHERE id = ? AND enabled = 1
+                    WHERE id = ? AND enabled = 1 RETURNING project_id
                     """, [.init(result.at), .init(reason), .init(result.at), .init(result.webhookID)])
+            {
+                var batch = EventBatch(projectID: disabled.text(0), origin: .webhooks, now: result.at)
+                batch.append(.webhookUpdated(webhookID: result.webhookID, changed: ["enabled"]))
+                try Self.append(batch, in: connection)
             }
             return true
         }

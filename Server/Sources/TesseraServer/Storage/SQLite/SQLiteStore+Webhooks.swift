@@ -18,7 +18,7 @@ extension SQLiteStore {
             previousSecretExpiresAt: row.optionalInt(12))
     }
 
-    public func createWebhook(_ webhook: WebhookRecord) async throws {
+    public func createWebhook(_ webhook: WebhookRecord, origin: EventOrigin) async throws {
         let keys = masterKeys
         let secret = keys.sealText(
             webhook.secret, binding: .webhookSecret(projectID: webhook.projectID, webhookID: webhook.id))
@@ -38,6 +38,9 @@ extension SQLiteStore {
             try connection.run(
                 "UPDATE webhooks SET cursor_sequence = \(Self.lastSequence) WHERE id = ?",
                 [.init(webhook.projectID), .init(webhook.id)])
+            var batch = EventBatch(projectID: webhook.projectID, origin: origin, now: webhook.createdAt)
+            batch.append(.webhookCreated(webhook))
+            try Self.append(batch, in: connection)
         }
     }
 
@@ -59,13 +62,15 @@ extension SQLiteStore {
         return try rows.map(webhook)
     }
 
-    public func updateWebhook(projectID: String, id: String, patch: WebhookPatch, now: Int64) async throws
-        -> WebhookRecord?
-    {
-        let row = try await writer.write { connection -> SQLiteRow? in
+    public func updateWebhook(
+        projectID: String, id: String, patch: WebhookPatch, now: Int64, origin: EventOrigin
+    ) async throws -> WebhookRecord? {
+        try await writer.write { [self] connection -> WebhookRecord? in
             guard
-                try connection.queryFirst(
-                    "SELECT id FROM webhooks WHERE project_id = ? AND id = ?", [.init(projectID), .init(id)]) != nil
+                let old = try connection.queryFirst(
+                    "SELECT \(Self.webhookColumns) FROM webhooks WHERE project_id = ? AND id = ?",
+                    [.init(projectID), .init(id)]
+                ).map(webhook)
             else { return nil }
             if let url = patch.url {
                 try connection.run("UPDATE webhooks SET url = ? WHERE id = ?", [.init(url), .init(id)])
@@ -97,20 +102,36 @@ extension SQLiteStore {
                     enabled ? [.init(id)] : [.init(now), .init(id)])
             }
             try connection.run("UPDATE webhooks SET updated_at = ? WHERE id = ?", [.init(now), .init(id)])
-            return try connection.queryFirst("SELECT \(Self.webhookColumns) FROM webhooks WHERE id = ?", [.init(id)])
+            guard
+                let updated = try connection.queryFirst(
+                    "SELECT \(Self.webhookColumns) FROM webhooks WHERE id = ?", [.init(id)]
+                ).map(webhook)
+            else { return nil }
+            let changed = updated.changed(from: old)
+            if !changed.isEmpty {
+                var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+                batch.append(.webhookUpdated(webhookID: id, changed: changed))
+                try Self.append(batch, in: connection)
+            }
+            return updated
         }
-        return try row.map(webhook)
     }
 
-    public func deleteWebhook(projectID: String, id: String) async throws -> Bool {
+    public func deleteWebhook(projectID: String, id: String, now: Int64, origin: EventOrigin) async throws -> Bool {
         try await writer.write { connection in
-            try connection.run("DELETE FROM webhooks WHERE project_id = ? AND id = ?", [.init(projectID), .init(id)])
-                == 1
+            guard
+                try connection.run(
+                    "DELETE FROM webhooks WHERE project_id = ? AND id = ?", [.init(projectID), .init(id)]) == 1
+            else { return false }
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            batch.append(.webhookDeleted(webhookID: id))
+            try Self.append(batch, in: connection)
+            return true
         }
     }
 
     public func rotateWebhookSecret(
-        projectID: String, id: String, newSecret: String, previousExpiresAt: Int64, now: Int64
+        projectID: String, id: String, newSecret: String, previousExpiresAt: Int64, now: Int64, origin: EventOrigin
     ) async throws -> WebhookRecord? {
         let keys = masterKeys
         let sealed = keys.sealText(newSecret, binding: .webhookSecret(projectID: projectID, webhookID: id))
@@ -130,6 +151,9 @@ extension SQLiteStore {
                 WHERE id = ?
                 """,
                 [.init(sealed), .init(previous), .init(previousExpiresAt), .init(now), .init(id)])
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            batch.append(.webhookUpdated(webhookID: id, changed: ["secret"]))
+            try Self.append(batch, in: connection)
             return try connection.queryFirst("SELECT \(Self.webhookColumns) FROM webhooks WHERE id = ?", [.init(id)])
         }
         return try row.map(webhook)
