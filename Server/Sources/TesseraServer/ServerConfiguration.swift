@@ -58,6 +58,9 @@ public struct ServerConfiguration: Sendable {
     public var allowInsecureWebhooks = false
     /// How often the webhook dispatcher looks for new events and due retries when it has nothing to do.
     public var webhookPollInterval = Duration.seconds(1)
+    /// Whether this node runs the webhook dispatcher (off: it only serves requests, and other nodes
+    /// deliver; tests that drive a dispatcher by hand turn it off).
+    public var deliverWebhooks = true
 
     public init() {}
 

@@ -125,4 +125,38 @@ struct WebhookDeliveryEndpointTests {
             #expect(publishable.status == .unauthorized)
         }
     }
+
+    @Test("Metrics: deliveries by outcome, commit-to-delivery latency, each endpoint's oldest pending age")
+    func metrics() async throws {
+        try await TestEnvironment.withApp { environment, client in
+            let receiver = WebhookDeliveryTests.Receiver()
+            receiver.answer(WebhookOutcome(kind: .failed, statusCode: 503, durationMilliseconds: 1))
+            let metrics = ServerMetrics()
+            var dispatcher = dispatcher(environment, receiver)
+            dispatcher.metrics = metrics
+            let created = try await client.admin(
+                .post, "/v1/admin/webhooks", body: #"{"url":"https://example.com/hook","types":["session.created"]}"#)
+            let id = try #require(created["webhook"]["id"] as? String)
+            #expect(try await client.anonymous().sessionID != nil)
+            #expect(await dispatcher.runOnce() == 1)
+            environment.clock.advance(seconds: 30)
+            let age = "tessera_webhook_oldest_pending_age_seconds{webhook_id=\"\(id)\"}"
+            let waiting = String(decoding: try await client.send(.get, "/metrics").body, as: UTF8.self)
+            #expect(
+                waiting.contains("\(age) 30"), "\(waiting.split(separator: "\n").filter { $0.contains("webhook") })")
+
+            receiver.answer(WebhookOutcome(kind: .delivered, statusCode: 200, durationMilliseconds: 1))
+            #expect(await dispatcher.runOnce() == 1)
+            let exported = String(decoding: metrics.exposition(), as: UTF8.self)
+            #expect(exported.contains(#"tessera_webhook_deliveries_total{outcome="retrying"} 1"#))
+            #expect(exported.contains(#"tessera_webhook_deliveries_total{outcome="delivered"} 1"#))
+            #expect(exported.contains("tessera_webhook_delivery_latency_seconds_count 1"))
+            // Committed, then delivered 30 s later on the retry.
+            #expect(exported.contains(#"tessera_webhook_delivery_latency_seconds_bucket{le="10.0"} 0"#))
+            #expect(exported.contains(#"tessera_webhook_delivery_latency_seconds_bucket{le="30.0"} 1"#))
+            #expect(exported.contains("tessera_webhook_delivery_latency_seconds_sum 30.0"))
+            let caughtUp = String(decoding: try await client.send(.get, "/metrics").body, as: UTF8.self)
+            #expect(caughtUp.contains("\(age) 0"), "an endpoint that caught up shows 0")
+        }
+    }
 }

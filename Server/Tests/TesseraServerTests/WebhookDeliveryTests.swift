@@ -71,7 +71,7 @@ struct WebhookDeliveryTests {
 
     private func log(_ environment: TestEnvironment, _ webhook: WebhookRecord) async throws -> [WebhookDeliveryRecord] {
         try await environment.store.webhookDeliveries(
-            projectID: environment.project.project.id, webhookID: webhook.id, status: nil, before: nil, limit: 200)
+            projectID: environment.project.project.id, webhookID: webhook.id, state: nil, before: nil, limit: 200)
     }
 
     private func feed(_ environment: TestEnvironment) async throws -> [EventRecord] {
@@ -118,7 +118,7 @@ struct WebhookDeliveryTests {
                 body: delivery.delivery.body, headers: headers, now: environment.clock.now)
         }
         let logged = try await log(environment, every)
-        #expect(logged.count == 4 && logged.allSatisfy { $0.status == .delivered && $0.attempt == 1 })
+        #expect(logged.count == 4 && logged.allSatisfy { $0.state == .delivered && $0.attempt == 1 })
         #expect(logged.allSatisfy { $0.statusCode == 200 && $0.durationMilliseconds == 3 && $0.nextAttemptAt == nil })
         #expect(Set(logged.map(\.sequence)) == Set(events.map(\.sequence)))
 
@@ -126,7 +126,7 @@ struct WebhookDeliveryTests {
         #expect(await dispatcher.runOnce() == 0, "nothing is delivered twice")
         #expect(
             try await environment.store.webhookDeliveries(
-                projectID: other.project.id, webhookID: every.id, status: nil, before: nil, limit: 10
+                projectID: other.project.id, webhookID: every.id, state: nil, before: nil, limit: 10
             ).isEmpty, "another project sees no log")
     }
 
@@ -146,7 +146,7 @@ struct WebhookDeliveryTests {
         for (index, delay) in WebhookRetryPolicy.delays.enumerated() {
             expected += delay
             let row = try #require(try await log(environment, endpoint).first)
-            #expect(row.status == .pending && row.attempt == index + 1 && row.statusCode == 500)
+            #expect(row.state == .pending && row.attempt == index + 1 && row.statusCode == 500)
             #expect(row.nextAttemptAt == expected, "attempt \(index + 2) is due \(delay) s later")
             environment.clock.advance(seconds: Double(delay - 1))
             #expect(await dispatcher.runOnce() == 0, "not before it is due")
@@ -154,7 +154,7 @@ struct WebhookDeliveryTests {
             #expect(await dispatcher.runOnce() == 1)
         }
         let last = try #require(try await log(environment, endpoint).first)
-        #expect(last.status == .failed && last.attempt == 8 && last.nextAttemptAt == nil)
+        #expect(last.state == .failed && last.attempt == 8 && last.nextAttemptAt == nil)
         #expect(Set(receiver.sent.map(\.delivery.id)).count == 1, "the same webhook-id on every attempt")
         environment.clock.advance(seconds: 86_400)
         #expect(await dispatcher.runOnce() == 0)
@@ -210,7 +210,7 @@ struct WebhookDeliveryTests {
         let dispatcher = dispatcher(environment, receiver)
         #expect(await dispatcher.runOnce() == 1)
         let row = try #require(try await log(environment, endpoint).first)
-        #expect(row.status == .failed && row.statusCode == 410 && row.nextAttemptAt == nil)
+        #expect(row.state == .failed && row.statusCode == 410 && row.nextAttemptAt == nil)
         let disabled = try #require(try await environment.store.webhook(projectID: projectID, id: endpoint.id))
         #expect(!disabled.enabled && disabled.disabledReason == "gone")
 
@@ -256,7 +256,7 @@ struct WebhookDeliveryTests {
         #expect(
             try await store.recordWebhookAttempt(policy.result(of: delivered, attempt: 1, delivery: current, now: now)))
         let row = try #require(try await log(environment, endpoint).first { $0.eventID == stale.eventID })
-        #expect(row.status == .delivered && row.attempt == 1)
+        #expect(row.state == .delivered && row.attempt == 1)
         #expect(
             try await !store.recordWebhookAttempt(
                 policy.result(of: delivered, attempt: 1, delivery: current, now: now)),
@@ -320,7 +320,7 @@ struct WebhookDeliveryTests {
         #expect(receiver.sent.first?.delivery.body == writer.bytes)
         let newest = try #require(try await log(environment, endpoint).first)
         #expect(newest.eventID == test.id && newest.eventType == "webhook.test" && newest.sequence == nil)
-        #expect(newest.status == .delivered)
+        #expect(newest.state == .delivered)
     }
 
     @Test(
@@ -364,7 +364,7 @@ struct WebhookDeliveryTests {
         var cursor: WebhookDeliveryCursor?
         repeat {
             let page = try await store.webhookDeliveries(
-                projectID: projectID, webhookID: endpoint.id, status: nil, before: cursor, limit: 3)
+                projectID: projectID, webhookID: endpoint.id, state: nil, before: cursor, limit: 3)
             seen += page
             cursor =
                 page.count == 3
@@ -373,8 +373,8 @@ struct WebhookDeliveryTests {
         #expect(seen.count == 8 && Set(seen.map(\.eventID)).count == 8)
         #expect(seen.map(\.queuedAt) == seen.map(\.queuedAt).sorted(by: >))
         let pending = try await store.webhookDeliveries(
-            projectID: projectID, webhookID: endpoint.id, status: .pending, before: nil, limit: 50)
-        #expect(pending.count == 2 && pending.allSatisfy { $0.status == .pending && $0.nextAttemptAt != nil })
+            projectID: projectID, webhookID: endpoint.id, state: .pending, before: nil, limit: 50)
+        #expect(pending.count == 2 && pending.allSatisfy { $0.state == .pending && $0.nextAttemptAt != nil })
         let oldest = try await store.oldestPendingWebhookDeliveries()
         #expect(oldest.first { $0.webhookID == endpoint.id }?.eventCreatedAt == environment.clock.seconds)
     }

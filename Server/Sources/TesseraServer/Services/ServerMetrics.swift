@@ -108,7 +108,7 @@ final class ServerMetrics: Sendable {
     /// event's commit to a 2xx answer.
     func webhookAttempt(_ result: WebhookAttemptResult, latencySeconds: Int64?) {
         let outcome =
-            switch result.status {
+            switch result.state {
             case .delivered: "delivered"
             case .pending: "retrying"
             case .failed: result.disableReason == "gone" ? "gone" : "failed"

@@ -129,7 +129,7 @@ public protocol TesseraStore: Sendable {
     func recordWebhookAttempt(_ result: WebhookAttemptResult) async throws -> Bool
     /// One page of a webhook's delivery log, newest first, after `cursor`.
     func webhookDeliveries(
-        projectID: String, webhookID: String, status: WebhookDeliveryRecord.Status?,
+        projectID: String, webhookID: String, state: WebhookDeliveryRecord.State?,
         before cursor: WebhookDeliveryCursor?, limit: Int
     ) async throws -> [WebhookDeliveryRecord]
     /// Queues the event again for the webhook, due at `now`; false when either is unknown.

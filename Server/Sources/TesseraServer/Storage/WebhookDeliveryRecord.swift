@@ -1,12 +1,12 @@
 /// One event queued for one webhook endpoint, with its latest attempt: a row of the delivery log.
 public struct WebhookDeliveryRecord: Sendable, Hashable {
     /// Where a delivery stands.
-    public enum Status: String, Sendable, CaseIterable {
+    public enum State: String, Sendable, CaseIterable {
         /// Waiting for its first attempt or for a retry.
         case pending
         /// A 2xx answer.
         case delivered
-        /// No retry left, or the endpoint answered `410 Gone`.
+        /// No retry left, or the endpoint answered Gone.
         case failed
     }
 
@@ -15,7 +15,7 @@ public struct WebhookDeliveryRecord: Sendable, Hashable {
     public var eventType: String
     /// The event's sequence; nil for a test event.
     public var sequence: Int64?
-    public var status: Status
+    public var state: State
     /// How many attempts were made (0 before the first).
     public var attempt: Int
     /// The latest attempt's answer, when it had one.
@@ -31,7 +31,7 @@ public struct WebhookDeliveryRecord: Sendable, Hashable {
     public var queuedAt: Int64
 
     public init(
-        webhookID: String, eventID: String, eventType: String, sequence: Int64?, status: Status, attempt: Int,
+        webhookID: String, eventID: String, eventType: String, sequence: Int64?, state: State, attempt: Int,
         statusCode: Int?, error: String?, durationMilliseconds: Int64?, attemptedAt: Int64?, nextAttemptAt: Int64?,
         queuedAt: Int64
     ) {
@@ -39,7 +39,7 @@ public struct WebhookDeliveryRecord: Sendable, Hashable {
         self.eventID = eventID
         self.eventType = eventType
         self.sequence = sequence
-        self.status = status
+        self.state = state
         self.attempt = attempt
         self.statusCode = statusCode
         self.error = error
@@ -104,9 +104,9 @@ public struct WebhookAttemptResult: Sendable, Hashable {
     public var statusCode: Int?
     public var error: String?
     public var durationMilliseconds: Int64
-    /// The delivery's status after the attempt.
-    public var status: WebhookDeliveryRecord.Status
-    /// When to try again (only when `status` is pending).
+    /// Where the delivery stands after the attempt.
+    public var state: WebhookDeliveryRecord.State
+    /// When to try again (only when `state` is pending).
     public var nextAttemptAt: Int64?
     /// Disable the endpoint with this reason (`gone`).
     public var disableReason: String?
@@ -116,7 +116,7 @@ public struct WebhookAttemptResult: Sendable, Hashable {
 
     public init(
         webhookID: String, eventID: String, lease: String, attempt: Int, at: Int64, statusCode: Int?,
-        error: String?, durationMilliseconds: Int64, status: WebhookDeliveryRecord.Status, nextAttemptAt: Int64?,
+        error: String?, durationMilliseconds: Int64, state: WebhookDeliveryRecord.State, nextAttemptAt: Int64?,
         disableReason: String?, failingDisableBefore: Int64
     ) {
         self.webhookID = webhookID
@@ -127,7 +127,7 @@ public struct WebhookAttemptResult: Sendable, Hashable {
         self.statusCode = statusCode
         self.error = error
         self.durationMilliseconds = durationMilliseconds
-        self.status = status
+        self.state = state
         self.nextAttemptAt = nextAttemptAt
         self.disableReason = disableReason
         self.failingDisableBefore = failingDisableBefore

@@ -130,7 +130,7 @@ struct WebhookDispatcher: Service {
             // Retention deleted the event before it could be delivered: nothing is left to send.
             result = WebhookAttemptResult(
                 webhookID: delivery.webhookID, eventID: delivery.eventID, lease: delivery.lease, attempt: number,
-                at: seconds, statusCode: nil, error: "event_expired", durationMilliseconds: 0, status: .failed,
+                at: seconds, statusCode: nil, error: "event_expired", durationMilliseconds: 0, state: .failed,
                 nextAttemptAt: nil, disableReason: nil, failingDisableBefore: Int64.min)
             metrics?.webhookAttempt(result, latencySeconds: nil)
         }

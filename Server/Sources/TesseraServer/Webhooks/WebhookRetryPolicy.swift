@@ -28,17 +28,17 @@ public struct WebhookRetryPolicy: Sendable {
         var result = WebhookAttemptResult(
             webhookID: delivery.webhookID, eventID: delivery.eventID, lease: delivery.lease, attempt: attempt,
             at: now, statusCode: outcome.statusCode, error: outcome.error?.rawValue,
-            durationMilliseconds: outcome.durationMilliseconds, status: .failed, nextAttemptAt: nil,
+            durationMilliseconds: outcome.durationMilliseconds, state: .failed, nextAttemptAt: nil,
             disableReason: nil, failingDisableBefore: now - Self.failingSeconds)
         switch outcome.kind {
         case .delivered:
-            result.status = .delivered
+            result.state = .delivered
         case .gone:
             result.disableReason = "gone"
         case .failed:
             if attempt <= Self.delays.count {
                 let delay = Self.delays[attempt - 1]
-                result.status = .pending
+                result.state = .pending
                 result.nextAttemptAt = now + max(1, delay + jitter(delay))
             }
         }

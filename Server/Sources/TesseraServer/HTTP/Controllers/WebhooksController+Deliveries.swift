@@ -34,17 +34,17 @@ extension WebhooksController {
             }
             limit = value
         }
-        var status: WebhookDeliveryRecord.Status?
+        var state: WebhookDeliveryRecord.State?
         if let text = query.get("status") {
-            guard let value = WebhookDeliveryRecord.Status(rawValue: text) else {
+            guard let value = WebhookDeliveryRecord.State(rawValue: text) else {
                 throw CoreError.invalidRequest("status must be pending, delivered or failed.")
             }
-            status = value
+            state = value
         }
         let cursor = try query.get("cursor").map(Self.deliveryCursor)
         guard try await core.store.webhook(projectID: runtime.id, id: id) != nil else { throw CoreError.notFound }
         var page = try await core.store.webhookDeliveries(
-            projectID: runtime.id, webhookID: id, status: status, before: cursor, limit: limit + 1)
+            projectID: runtime.id, webhookID: id, state: state, before: cursor, limit: limit + 1)
         let next = page.count > limit ? page[limit - 1] : nil
         page = Array(page.prefix(limit))
         return .json { writer in
@@ -135,7 +135,7 @@ extension JSONWriter {
         field("event_type", delivery.eventType)
         key("sequence")
         if let sequence = delivery.sequence { integer(sequence) } else { null() }
-        field("status", delivery.status.rawValue)
+        field("status", delivery.state.rawValue)
         field("attempt", delivery.attempt)
         key("status_code")
         if let code = delivery.statusCode { integer(Int64(code)) } else { null() }

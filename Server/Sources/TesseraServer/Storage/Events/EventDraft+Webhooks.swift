@@ -23,7 +23,7 @@ extension EventDraft {
 }
 
 extension EventOrigin {
-    /// The webhook dispatcher, when it disables an endpoint (`410 Gone`, or failing for 5 days).
+    /// The webhook dispatcher, when it disables an endpoint (a Gone answer, or failing for 5 days).
     public static let webhooks = EventOrigin(actor: EventActor(kind: .system, id: "webhooks"), clientAddress: nil)
 }
 

@@ -213,7 +213,7 @@ enum PostgresMigrations {
                 event_type TEXT NOT NULL,
                 event_created_at BIGINT NOT NULL,
                 body TEXT,
-                status TEXT NOT NULL,
+                state TEXT NOT NULL,
                 attempt BIGINT NOT NULL DEFAULT 0,
                 next_attempt_at BIGINT,
                 lease_owner TEXT,
@@ -225,10 +225,10 @@ enum PostgresMigrations {
                 queued_at BIGINT NOT NULL,
                 PRIMARY KEY (webhook_id, event_id)
             );
-            CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+            CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
             CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, queued_at, event_id);
-            CREATE INDEX webhook_deliveries_status ON webhook_deliveries (webhook_id, status, queued_at, event_id);
-            CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (attempted_at) WHERE status <> 'pending';
+            CREATE INDEX webhook_deliveries_state ON webhook_deliveries (webhook_id, state, queued_at, event_id);
+            CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (attempted_at) WHERE state <> 'pending';
             """
         ),
     ]

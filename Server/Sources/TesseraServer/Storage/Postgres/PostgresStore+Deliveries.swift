@@ -7,7 +7,7 @@ extension PostgresStore {
         WebhookDeliveryRecord(
             webhookID: try row.text(0), eventID: try row.text(1), eventType: try row.text(2),
             sequence: try row.optionalInt(3),
-            status: WebhookDeliveryRecord.Status(rawValue: try row.text(4)) ?? .pending, attempt: Int(try row.int(5)),
+            state: WebhookDeliveryRecord.State(rawValue: try row.text(4)) ?? .pending, attempt: Int(try row.int(5)),
             statusCode: try row.optionalInt(6).map { Int($0) }, error: try row.optionalText(7),
             durationMilliseconds: try row.optionalInt(8), attemptedAt: try row.optionalInt(9),
             nextAttemptAt: try row.optionalInt(10), queuedAt: try row.int(11))
@@ -27,7 +27,7 @@ extension PostgresStore {
 
     /// The upsert of one queued delivery (a replay queues a delivered or failed one again).
     static let queueConflict = """
-        ON CONFLICT (webhook_id, event_id) DO UPDATE SET status = 'pending', attempt = 0,
+        ON CONFLICT (webhook_id, event_id) DO UPDATE SET state = 'pending', attempt = 0,
             next_attempt_at = EXCLUDED.next_attempt_at, queued_at = EXCLUDED.queued_at
         """
 
@@ -80,7 +80,7 @@ extension PostgresStore {
                     try await connection.rows(
                         """
                         INSERT INTO webhook_deliveries (webhook_id, event_id, project_id, sequence, event_type,
-                            event_created_at, status, attempt, next_attempt_at, queued_at)
+                            event_created_at, state, attempt, next_attempt_at, queued_at)
                         SELECT \(id), e.id, \(projectID), e.sequence, e.type, e.created_at, 'pending', 0, \(now), \(now)
                         FROM unnest(\(ids)::text[], \(sequences)::bigint[], \(eventTypes)::text[], \(created)::bigint[])
                             AS e(id, sequence, type, created_at)
@@ -110,7 +110,7 @@ extension PostgresStore {
                 """
                 WITH due AS (
                     SELECT d.webhook_id, d.event_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                    WHERE d.status = 'pending' AND d.next_attempt_at <= \(now)
+                    WHERE d.state = 'pending' AND d.next_attempt_at <= \(now)
                         AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= \(now)) AND w.enabled
                     ORDER BY d.next_attempt_at LIMIT \(count)
                     FOR UPDATE OF d SKIP LOCKED
@@ -139,7 +139,7 @@ extension PostgresStore {
         return try await transaction { connection in
             let changed = try await connection.rows(
                 """
-                UPDATE webhook_deliveries SET status = \(result.status.rawValue), attempt = \(Int64(result.attempt)),
+                UPDATE webhook_deliveries SET state = \(result.state.rawValue), attempt = \(Int64(result.attempt)),
                     attempted_at = \(result.at), status_code = \(statusCode), error = \(result.error),
                     duration_ms = \(result.durationMilliseconds), next_attempt_at = \(result.nextAttemptAt),
                     lease_owner = NULL, lease_expires_at = NULL
@@ -148,7 +148,7 @@ extension PostgresStore {
                 RETURNING 1
                 """, logger: logger)
             guard changed.count == 1 else { return false }
-            if result.status == .delivered {
+            if result.state == .delivered {
                 try await connection.rows(
                     "UPDATE webhooks SET failing_since = NULL WHERE id = \(result.webhookID) AND failing_since IS NOT NULL",
                     logger: logger)
@@ -178,20 +178,20 @@ extension PostgresStore {
     }
 
     public func webhookDeliveries(
-        projectID: String, webhookID: String, status: WebhookDeliveryRecord.Status?,
+        projectID: String, webhookID: String, state: WebhookDeliveryRecord.State?,
         before cursor: WebhookDeliveryCursor?, limit: Int
     ) async throws -> [WebhookDeliveryRecord] {
         let logger = logger
-        let status = status?.rawValue
+        let state = state?.rawValue
         let (queuedAt, eventID) = (cursor?.queuedAt ?? Int64.max, cursor?.eventID ?? "\u{10FFFF}")
         return try await statement { client in
             try await client.rows(
                 """
-                SELECT webhook_id, event_id, event_type, sequence, status, attempt, status_code, error, duration_ms,
+                SELECT webhook_id, event_id, event_type, sequence, state, attempt, status_code, error, duration_ms,
                     attempted_at, next_attempt_at, queued_at
                 FROM webhook_deliveries
                 WHERE webhook_id = \(webhookID) AND project_id = \(projectID)
-                    AND (\(status)::text IS NULL OR status = \(status)::text)
+                    AND (\(state)::text IS NULL OR state = \(state)::text)
                     AND (queued_at, event_id) < (\(queuedAt)::bigint, \(eventID)::text)
                 ORDER BY queued_at DESC, event_id DESC LIMIT \(Int64(limit))
                 """, logger: logger
@@ -207,7 +207,7 @@ extension PostgresStore {
             try await client.rows(
                 """
                 INSERT INTO webhook_deliveries (webhook_id, event_id, project_id, sequence, event_type, event_created_at,
-                    status, attempt, next_attempt_at, queued_at)
+                    state, attempt, next_attempt_at, queued_at)
                 SELECT w.id, e.id, e.project_id, e.sequence, e.type, e.created_at, 'pending', 0, \(now), \(now)
                 FROM webhooks w JOIN events e ON e.project_id = w.project_id
                 WHERE w.project_id = \(projectID) AND w.id = \(webhookID) AND e.id = \(eventID)
@@ -236,7 +236,7 @@ extension PostgresStore {
             return try await connection.rows(
                 """
                 INSERT INTO webhook_deliveries (webhook_id, event_id, project_id, sequence, event_type, event_created_at,
-                    status, attempt, next_attempt_at, queued_at)
+                    state, attempt, next_attempt_at, queued_at)
                 SELECT \(webhookID), id, project_id, sequence, type, created_at, 'pending', 0, \(now), \(now)
                 FROM events WHERE project_id = \(projectID) AND sequence > \(afterSequence)
                     AND sequence <= \(try webhook.int(1)) AND (\(everyType)::boolean OR type = ANY(\(types)::text[]))
@@ -255,7 +255,7 @@ extension PostgresStore {
             try await client.rows(
                 """
                 INSERT INTO webhook_deliveries (webhook_id, event_id, project_id, event_type, event_created_at, body,
-                    status, attempt, next_attempt_at, queued_at)
+                    state, attempt, next_attempt_at, queued_at)
                 SELECT id, \(event.id), project_id, \(event.type), \(event.createdAt), \(body), 'pending', 0, \(now),
                     \(now)
                 FROM webhooks WHERE project_id = \(projectID) AND id = \(webhookID)
@@ -271,7 +271,7 @@ extension PostgresStore {
         let rows = try await statement { client in
             try await client.rows(
                 """
-                SELECT webhook_id, MIN(event_created_at) FROM webhook_deliveries WHERE status = 'pending'
+                SELECT webhook_id, MIN(event_created_at) FROM webhook_deliveries WHERE state = 'pending'
                 GROUP BY webhook_id
                 """, logger: logger
             ).map { [try $0.text(0), String(try $0.int(1))] }
@@ -286,7 +286,7 @@ extension PostgresStore {
                 """
                 DELETE FROM webhook_deliveries WHERE (webhook_id, event_id) IN (
                     SELECT webhook_id, event_id FROM webhook_deliveries
-                    WHERE status <> 'pending' AND attempted_at < \(attemptedBefore)
+                    WHERE state <> 'pending' AND attempted_at < \(attemptedBefore)
                     LIMIT \(Int64(batchSize)) FOR UPDATE SKIP LOCKED)
                 RETURNING 1
                 """, logger: logger

@@ -1,14 +1,14 @@
 /// Webhook deliveries: the fan-out from the feed, the leased queue and the delivery log.
 extension SQLiteStore {
     static let deliveryColumns = """
-        webhook_id, event_id, event_type, sequence, status, attempt, status_code, error, duration_ms, attempted_at,
+        webhook_id, event_id, event_type, sequence, state, attempt, status_code, error, duration_ms, attempted_at,
         next_attempt_at, queued_at
         """
 
     static func delivery(_ row: SQLiteRow) -> WebhookDeliveryRecord {
         WebhookDeliveryRecord(
             webhookID: row.text(0), eventID: row.text(1), eventType: row.text(2), sequence: row.optionalInt(3),
-            status: WebhookDeliveryRecord.Status(rawValue: row.text(4)) ?? .pending, attempt: Int(row.int(5)),
+            state: WebhookDeliveryRecord.State(rawValue: row.text(4)) ?? .pending, attempt: Int(row.int(5)),
             statusCode: row.optionalInt(6).map { Int($0) }, error: row.optionalText(7),
             durationMilliseconds: row.optionalInt(8), attemptedAt: row.optionalInt(9),
             nextAttemptAt: row.optionalInt(10), queuedAt: row.int(11))
@@ -66,9 +66,9 @@ extension SQLiteStore {
         try connection.run(
             """
             INSERT INTO webhook_deliveries (webhook_id, event_id, project_id, sequence, event_type, event_created_at,
-                body, status, attempt, next_attempt_at, queued_at)
+                body, state, attempt, next_attempt_at, queued_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
-            ON CONFLICT (webhook_id, event_id) DO UPDATE SET status = 'pending', attempt = 0,
+            ON CONFLICT (webhook_id, event_id) DO UPDATE SET state = 'pending', attempt = 0,
                 next_attempt_at = excluded.next_attempt_at, queued_at = excluded.queued_at
             """,
             [
@@ -83,7 +83,7 @@ extension SQLiteStore {
         let due = try readers.read {
             try $0.queryFirst(
                 """
-                SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?
+                SELECT 1 FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ?
                     AND (lease_expires_at IS NULL OR lease_expires_at <= ?) LIMIT 1
                 """, [.init(now), .init(now)])
         }
@@ -95,7 +95,7 @@ extension SQLiteStore {
                 UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?
                 WHERE rowid IN (
                     SELECT d.rowid FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                    WHERE d.status = 'pending' AND d.next_attempt_at <= ?
+                    WHERE d.state = 'pending' AND d.next_attempt_at <= ?
                         AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?) AND w.enabled = 1
                     ORDER BY d.next_attempt_at LIMIT ?)
                 RETURNING webhook_id, project_id, event_id, attempt, sequence, body, event_created_at
@@ -119,18 +119,18 @@ extension SQLiteStore {
         try await writer.write { connection in
             let changed = try connection.run(
                 """
-                UPDATE webhook_deliveries SET status = ?, attempt = ?, attempted_at = ?, status_code = ?, error = ?,
+                UPDATE webhook_deliveries SET state = ?, attempt = ?, attempted_at = ?, status_code = ?, error = ?,
                     duration_ms = ?, next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL
                 WHERE webhook_id = ? AND event_id = ? AND lease_owner = ?
                 """,
                 [
-                    .init(result.status.rawValue), .init(result.attempt), .init(result.at),
+                    .init(result.state.rawValue), .init(result.attempt), .init(result.at),
                     .init(result.statusCode.map { Int64($0) }), .init(result.error),
                     .init(result.durationMilliseconds), .init(result.nextAttemptAt), .init(result.webhookID),
                     .init(result.eventID), .init(result.lease),
                 ])
             guard changed == 1 else { return false }
-            if result.status == .delivered {
+            if result.state == .delivered {
                 try connection.run(
                     "UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
                     [.init(result.webhookID)])
@@ -160,14 +160,14 @@ extension SQLiteStore {
     }
 
     public func webhookDeliveries(
-        projectID: String, webhookID: String, status: WebhookDeliveryRecord.Status?,
+        projectID: String, webhookID: String, state: WebhookDeliveryRecord.State?,
         before cursor: WebhookDeliveryCursor?, limit: Int
     ) async throws -> [WebhookDeliveryRecord] {
         var sql = "SELECT \(Self.deliveryColumns) FROM webhook_deliveries WHERE webhook_id = ? AND project_id = ?"
         var bindings: [SQLiteValue] = [.init(webhookID), .init(projectID)]
-        if let status {
-            sql += " AND status = ?"
-            bindings.append(.init(status.rawValue))
+        if let state {
+            sql += " AND state = ?"
+            bindings.append(.init(state.rawValue))
         }
         if let cursor {
             sql += " AND (queued_at < ? OR (queued_at = ? AND event_id < ?))"
@@ -210,7 +210,7 @@ extension SQLiteStore {
             let types = WebhookRecord.types(stored: webhook.optionalText(0))
             var sql = """
                 INSERT INTO webhook_deliveries (webhook_id, event_id, project_id, sequence, event_type,
-                    event_created_at, body, status, attempt, next_attempt_at, queued_at)
+                    event_created_at, body, state, attempt, next_attempt_at, queued_at)
                 SELECT ?, id, project_id, sequence, type, created_at, NULL, 'pending', 0, ?, ?
                 FROM events WHERE project_id = ? AND sequence > ? AND sequence <= ?
                 """
@@ -223,7 +223,7 @@ extension SQLiteStore {
             }
             sql += """
 
-                ON CONFLICT (webhook_id, event_id) DO UPDATE SET status = 'pending', attempt = 0,
+                ON CONFLICT (webhook_id, event_id) DO UPDATE SET state = 'pending', attempt = 0,
                     next_attempt_at = excluded.next_attempt_at, queued_at = excluded.queued_at
                 """
             return try connection.run(sql, bindings)
@@ -250,7 +250,7 @@ extension SQLiteStore {
         try readers.read {
             try $0.query(
                 """
-                SELECT webhook_id, MIN(event_created_at) FROM webhook_deliveries WHERE status = 'pending'
+                SELECT webhook_id, MIN(event_created_at) FROM webhook_deliveries WHERE state = 'pending'
                 GROUP BY webhook_id
                 """
             ).map { (webhookID: $0.text(0), eventCreatedAt: $0.int(1)) }
@@ -262,7 +262,7 @@ extension SQLiteStore {
             try connection.run(
                 """
                 DELETE FROM webhook_deliveries WHERE rowid IN (
-                    SELECT rowid FROM webhook_deliveries WHERE status <> 'pending' AND attempted_at < ? LIMIT ?)
+                    SELECT rowid FROM webhook_deliveries WHERE state <> 'pending' AND attempted_at < ? LIMIT ?)
                 """, [.init(attemptedBefore), .init(batchSize)])
         }
     }
