@@ -263,6 +263,30 @@ struct WebhookDeliveryTests {
             "recorded once")
     }
 
+    @Test("Two nodes delivering at once send each event to an endpoint once", arguments: StoreBackend.allCases)
+    func twoNodes(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        _ = try await webhook(environment, types: ["identity_secret.created", "identity_secret.deleted"])
+        _ = try await webhook(environment, types: ["identity_secret.deleted"])
+        for _ in 0..<40 { try await twoEvents(environment) }
+        let receiver = Receiver()
+        var first = dispatcher(environment, receiver, node: "node_a")
+        var second = dispatcher(environment, receiver, node: "node_b")
+        first.claimSize = 7
+        second.claimSize = 7
+        async let a = first.runOnce()
+        async let b = second.runOnce()
+        let (sentByA, sentByB) = await (a, b)
+        // 80 events to the first endpoint, 40 to the second, in claims of 7 (at most 10 claims a pass).
+        #expect(sentByA + sentByB == receiver.sent.count)
+        let pairs = receiver.sent.map { "\($0.secrets.first?.hashValue ?? 0)|\($0.delivery.id)" }
+        #expect(Set(pairs).count == pairs.count, "no event went to one endpoint twice")
+        _ = await first.runOnce()
+        _ = await second.runOnce()
+        #expect(receiver.sent.count == 120)
+        #expect(Set(receiver.sent.map(\.delivery.id)).count == 80)
+    }
+
     @Test("Replay of one event, of everything after a sequence, and a test event", arguments: StoreBackend.allCases)
     func replay(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
