@@ -174,6 +174,17 @@ struct WebhookDeliveryTests {
             try await environment.store.webhook(projectID: environment.project.project.id, id: endpoint.id))
         #expect(!disabled.enabled && disabled.disabledReason == "failing")
         #expect(disabled.disabledAt == environment.clock.seconds)
+        // Its pending delivery waits, out of the claims' way, until the endpoint is enabled again.
+        let parked = try #require(try await log(environment, endpoint).first)
+        #expect(parked.state == .pending && parked.attempt == 1 && parked.nextAttemptAt == nil)
+        environment.clock.advance(seconds: 60)
+        #expect(await dispatcher.runOnce() == 0)
+        _ = try await environment.store.updateWebhook(
+            projectID: environment.project.project.id, id: endpoint.id, patch: WebhookPatch(enabled: true),
+            now: environment.clock.seconds)
+        receiver.answer(WebhookOutcome(kind: .delivered, statusCode: 200, durationMilliseconds: 1))
+        #expect(await dispatcher.runOnce() == 1)
+        #expect(try await log(environment, endpoint).first?.state == .delivered)
     }
 
     @Test("A success in between restarts the 5 days", arguments: StoreBackend.allCases)

@@ -103,47 +103,58 @@ struct WebhookDispatcher: Service {
             }
         }
         let found = webhooks
-        await withTaskGroup(of: Void.self) { group in
+        // The sends run at once; their results are recorded one at a time as they come in, so the
+        // dispatcher holds at most one database connection for them (not one per send).
+        await withTaskGroup(of: WebhookAttemptResult?.self) { group in
             for delivery in claimed {
                 guard let webhook = found[delivery.webhookID] else { continue }
                 group.addTask { await attempt(delivery, to: webhook) }
             }
+            for await result in group {
+                guard let result, !Task.isCancelled else { continue }
+                await record(result)
+            }
         }
     }
 
-    /// Makes one attempt and records it.
-    private func attempt(_ delivery: ClaimedWebhookDelivery, to webhook: WebhookRecord) async {
+    /// Makes one attempt; nil when a shutdown cancelled it.
+    private func attempt(_ delivery: ClaimedWebhookDelivery, to webhook: WebhookRecord) async
+        -> WebhookAttemptResult?
+    {
         let number = delivery.attempt + 1
-        let result: WebhookAttemptResult
-        if let body = Self.body(of: delivery) {
-            let sentAt = seconds
-            let secrets = webhook.signingSecrets(now: sentAt).compactMap { try? WebhookSecret($0) }
-            let outcome = await transport(
-                WebhookSender.Delivery(id: delivery.eventID, timestamp: sentAt, body: body), webhook.url, secrets)
-            // Cancelled by a shutdown: not the endpoint's failure; the lease runs out instead.
-            if Task.isCancelled { return }
-            let finishedAt = seconds
-            result = policy.result(of: outcome, attempt: number, delivery: delivery, now: finishedAt)
-            metrics?.webhookAttempt(
-                result, latencySeconds: outcome.kind == .delivered ? finishedAt - delivery.eventCreatedAt : nil)
-        } else {
+        guard let body = Self.body(of: delivery) else {
             // Retention deleted the event before it could be delivered: nothing is left to send.
-            result = WebhookAttemptResult(
+            let result = WebhookAttemptResult(
                 webhookID: delivery.webhookID, eventID: delivery.eventID, lease: delivery.lease, attempt: number,
                 at: seconds, statusCode: nil, error: "event_expired", durationMilliseconds: 0, state: .failed,
                 nextAttemptAt: nil, disableReason: nil, failingDisableBefore: Int64.min)
             metrics?.webhookAttempt(result, latencySeconds: nil)
+            return result
         }
+        let sentAt = seconds
+        let secrets = webhook.signingSecrets(now: sentAt).compactMap { try? WebhookSecret($0) }
+        let outcome = await transport(
+            WebhookSender.Delivery(id: delivery.eventID, timestamp: sentAt, body: body), webhook.url, secrets)
+        // Cancelled by a shutdown: not the endpoint's failure; the lease runs out instead.
+        if Task.isCancelled { return nil }
+        let finishedAt = seconds
+        let result = policy.result(of: outcome, attempt: number, delivery: delivery, now: finishedAt)
+        metrics?.webhookAttempt(
+            result, latencySeconds: outcome.kind == .delivered ? finishedAt - delivery.eventCreatedAt : nil)
+        return result
+    }
+
+    /// Records an attempt; a lease lost meanwhile (another node took the delivery over) records nothing.
+    private func record(_ result: WebhookAttemptResult) async {
         do {
             if try await !store.recordWebhookAttempt(result) {
                 logger.debug(
                     "webhook lease lost before the attempt was recorded",
-                    metadata: ["webhook_id": "\(delivery.webhookID)", "event_id": "\(delivery.eventID)"])
+                    metadata: ["webhook_id": "\(result.webhookID)", "event_id": "\(result.eventID)"])
             }
         } catch {
             logger.warning(
-                "webhook attempt not recorded",
-                metadata: ["webhook_id": "\(delivery.webhookID)", "error": "\(error)"])
+                "webhook attempt not recorded", metadata: ["webhook_id": "\(result.webhookID)", "error": "\(error)"])
         }
     }
 

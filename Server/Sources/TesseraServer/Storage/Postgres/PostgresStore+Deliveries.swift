@@ -97,6 +97,26 @@ extension PostgresStore {
         }
     }
 
+    /// Takes a disabled endpoint's pending deliveries out of the due index (no due time), so that
+    /// claims never scan them, or makes them due at `now` when it is enabled again.
+    static func park(webhookID: String, enabled: Bool, now: Int64, in connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        if enabled {
+            try await connection.rows(
+                """
+                UPDATE webhook_deliveries SET next_attempt_at = \(now)
+                WHERE webhook_id = \(webhookID) AND state = 'pending' AND next_attempt_at IS NULL
+                """, logger: logger)
+        } else {
+            try await connection.rows(
+                """
+                UPDATE webhook_deliveries SET next_attempt_at = NULL
+                WHERE webhook_id = \(webhookID) AND state = 'pending'
+                """, logger: logger)
+        }
+    }
+
     public func claimWebhookDeliveries(lease: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws
         -> [ClaimedWebhookDelivery]
     {
@@ -169,6 +189,8 @@ extension PostgresStore {
                     RETURNING project_id
                     """, logger: logger)
             {
+                try await Self.park(
+                    webhookID: result.webhookID, enabled: false, now: result.at, in: connection, logger: logger)
                 var batch = EventBatch(projectID: try disabled.text(0), origin: .webhooks, now: result.at)
                 batch.append(.webhookUpdated(webhookID: result.webhookID, changed: ["enabled"]))
                 try await Self.append(batch, in: connection, logger: logger)

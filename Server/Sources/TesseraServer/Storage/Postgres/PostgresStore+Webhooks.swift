@@ -114,6 +114,10 @@ extension PostgresStore {
                     """, logger: logger
                 ).map({ try Self.webhook($0, keys: keys) })
             else { return nil }
+            if updated.enabled != old.enabled {
+                try await Self.park(
+                    webhookID: id, enabled: updated.enabled, now: now, in: connection, logger: logger)
+            }
             let changed = updated.changed(from: old)
             if !changed.isEmpty {
                 var batch = EventBatch(projectID: projectID, origin: origin, now: now)

@@ -77,6 +77,22 @@ extension SQLiteStore {
             ])
     }
 
+    /// Takes a disabled endpoint's pending deliveries out of the due index (no due time), so that
+    /// claims never scan them, or makes them due at `now` when it is enabled again.
+    static func park(webhookID: String, enabled: Bool, now: Int64, in connection: SQLiteConnection) throws {
+        if enabled {
+            try connection.run(
+                """
+                UPDATE webhook_deliveries SET next_attempt_at = ?
+                WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at IS NULL
+                """, [.init(now), .init(webhookID)])
+        } else {
+            try connection.run(
+                "UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = ? AND state = 'pending'",
+                [.init(webhookID)])
+        }
+    }
+
     public func claimWebhookDeliveries(lease: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws
         -> [ClaimedWebhookDelivery]
     {
@@ -151,6 +167,7 @@ extension SQLiteStore {
                     WHERE id = ? AND enabled = 1 RETURNING project_id
                     """, [.init(result.at), .init(reason), .init(result.at), .init(result.webhookID)])
             {
+                try Self.park(webhookID: result.webhookID, enabled: false, now: result.at, in: connection)
                 var batch = EventBatch(projectID: disabled.text(0), origin: .webhooks, now: result.at)
                 batch.append(.webhookUpdated(webhookID: result.webhookID, changed: ["enabled"]))
                 try Self.append(batch, in: connection)

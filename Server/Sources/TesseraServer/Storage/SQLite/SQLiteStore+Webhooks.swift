@@ -100,6 +100,7 @@ extension SQLiteStore {
                             disabled_reason = COALESCE(disabled_reason, 'admin') WHERE id = ?
                         """,
                     enabled ? [.init(id)] : [.init(now), .init(id)])
+                if enabled != old.enabled { try Self.park(webhookID: id, enabled: enabled, now: now, in: connection) }
             }
             try connection.run("UPDATE webhooks SET updated_at = ? WHERE id = ?", [.init(now), .init(id)])
             guard
