@@ -124,6 +124,15 @@ extension PostgresStore {
         let (expires, count) = (now + leaseSeconds, Int64(limit))
         let columns = Self.eventColumns.split(separator: ",").map { "e." + $0.trimmingCharacters(in: .whitespaces) }
             .joined(separator: ", ")
+        // A read first, so a pass with nothing due opens no transaction.
+        let due = try await statement { client in
+            try await client.first(
+                """
+                SELECT 1 FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= \(now)
+                    AND (lease_expires_at IS NULL OR lease_expires_at <= \(now)) LIMIT 1
+                """, logger: logger)
+        }
+        guard due != nil else { return [] }
         return try await transaction { connection in
             // SKIP LOCKED: two nodes claiming at once take different rows; an expired lease is taken over.
             try await connection.rows(

@@ -31,7 +31,7 @@ extension PostgresStore {
             keys.sealText($0, binding: .webhookPreviousSecret(projectID: webhook.projectID, webhookID: webhook.id))
         }
         try await transaction { connection in
-            // Deliveries start with the events committed after this one.
+            // Deliveries start with the events committed from here on (its own webhook.created included).
             try await connection.rows(
                 """
                 INSERT INTO webhooks (\(unescaped: Self.webhookColumns), cursor_sequence)

@@ -34,7 +34,7 @@ extension SQLiteStore {
                     .init(webhook.updatedAt), .init(webhook.disabledAt), .init(webhook.disabledReason),
                     .init(secret), .init(previous), .init(webhook.previousSecretExpiresAt),
                 ])
-            // Deliveries start with the events committed after this one.
+            // Deliveries start with the events committed from here on (its own webhook.created included).
             try connection.run(
                 "UPDATE webhooks SET cursor_sequence = \(Self.lastSequence) WHERE id = ?",
                 [.init(webhook.projectID), .init(webhook.id)])
