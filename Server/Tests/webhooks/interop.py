@@ -19,7 +19,10 @@ arrives, and that the delivery log lists it all; it prints the delivery rate and
 
 Usage (from the repository root, after `swift build --package-path Server --build-tests`):
 
-    .venv/bin/python Server/Tests/webhooks/interop.py
+    .venv/bin/python Server/Tests/webhooks/interop.py [--database postgres://…]
+
+With `--database`, the live part runs two nodes on that PostgreSQL database (a fresh one: the run
+writes its own master key).
 
 Exit status 0 when every check passes.
 """
@@ -122,7 +125,8 @@ def main() -> int:
         return 1
     print("webhook interop: OK — standardwebhooks verified the delivery under both secrets and refused a "
           "tampered body, a wrong secret and a stale timestamp")
-    return live()
+    database_url = sys.argv[sys.argv.index("--database") + 1] if "--database" in sys.argv[:-1] else None
+    return live(database_url)
 
 
 class LiveReceiver(http.server.BaseHTTPRequestHandler):
@@ -154,8 +158,10 @@ class ReceiverServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
 
-def live() -> int:
-    """Deliveries from a real `tessera serve` to a local receiver, verified by standardwebhooks."""
+def live(database_url: str | None = None) -> int:
+    """Deliveries from a real `tessera serve` to a local receiver, verified by standardwebhooks: one node
+    on SQLite, or two nodes on the PostgreSQL database `database_url` (the anonymous starts alternate
+    between them, both deliver, and each event must arrive exactly once)."""
     tessera = os.environ.get("TESSERA_BIN") or str(ROOT / "Server" / ".build" / "debug" / "tessera")
     if not Path(tessera).exists():
         print(f"webhook interop: no tessera binary at {tessera} (build the server first)", file=sys.stderr)
@@ -163,17 +169,24 @@ def live() -> int:
     receiver = ReceiverServer(("127.0.0.1", 0), LiveReceiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
     work = Path(tempfile.mkdtemp(prefix="tessera-webhooks-"))
-    database = f"sqlite:{work / 'tessera.sqlite'}"
-    environment = harness.clean_environment()
-    server = None
+    if database_url:
+        database = database_url
+        key = harness.write_master_key(work / "master.key")
+        environment = harness.clean_environment(TESSERA_MASTER_KEY_FILE=key)
+    else:
+        database = f"sqlite:{work / 'tessera.sqlite'}"
+        environment = harness.clean_environment()
+    servers: list = []
     failures: list[str] = []
     try:
         project = harness.create_project(tessera, database, "Webhooks", environment, what="webhook interop")
-        port = harness.free_port()
-        log = open(work / "tessera.log", "w")
-        server = harness.serve(tessera, database, port, "--allow-insecure-webhooks", "--log-level", "warning",
-                               log=log, environment=environment)
-        harness.wait_ready(port, server, "webhook interop: tessera serve")
+        ports = [harness.free_port() for _ in range(2 if database_url else 1)]
+        for index, node_port in enumerate(ports):
+            log = open(work / f"tessera-{index}.log", "w")
+            servers.append(harness.serve(tessera, database, node_port, "--allow-insecure-webhooks", "--log-level",
+                                         "warning", log=log, environment=environment))
+            harness.wait_ready(node_port, servers[-1], "webhook interop: tessera serve")
+        port = ports[0]
         harness.lift_rate_limits(port, project.secret_key)
         created = harness.call(port, "POST", "/v1/admin/webhooks", project.secret_key, {
             "url": f"http://127.0.0.1:{receiver.server_address[1]}/hook", "types": ["session.created"]})
@@ -185,9 +198,9 @@ def live() -> int:
         count = 200
         committed: dict[str, float] = {}
         start = time.time()
-        for _ in range(count):
-            answer = harness.call(port, "POST", "/v1/sessions/anonymous", project.publishable_key,
-                                  harness.new_installation())
+        for index in range(count):
+            answer = harness.call(ports[index % len(ports)], "POST", "/v1/sessions/anonymous",
+                                  project.publishable_key, harness.new_installation())
             if answer.status not in (200, 201):
                 failures.append(f"anonymous start answered {answer.status}")
                 break
@@ -280,11 +293,11 @@ def live() -> int:
             payload = Webhook(secret).verify(body, headers)
             if payload.get("type") != "webhook.test" or payload.get("data") != {"webhook_id": hook_id}:
                 failures.append(f"the test event's body: {payload!r}")
-        stopped = harness.stop(server)
-        if stopped != [0]:
+        stopped = harness.stop(*servers)
+        if stopped != [0] * len(servers):
             failures.append(f"tessera serve did not stop cleanly on SIGTERM: {stopped}")
     finally:
-        harness.stop(server)
+        harness.stop(*servers)
         receiver.shutdown()
 
     for failure in failures:
@@ -293,7 +306,8 @@ def live() -> int:
         print(f"webhook interop (live): kept {work}", file=sys.stderr)
         return 1
     harness.shutil.rmtree(work, ignore_errors=True)
-    print("webhook interop (live): OK — a live server delivered every session.created event of the feed, each "
+    nodes = "two nodes on PostgreSQL" if database_url else "a live server on SQLite"
+    print(f"webhook interop (live): OK — {nodes} delivered every session.created event of the feed once, each "
           "verified by standardwebhooks with the feed's body, retried a 500 with the same webhook-id, and "
           "delivered a test event")
     return 0
