@@ -32,6 +32,9 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Delete anonymous profiles older than this without a live session; 0 keeps them (default 30).")
     var anonymousRetentionDays: Int64?
 
+    @Flag(help: "Allow http webhook URLs and loopback or private addresses (development and tests only).")
+    var allowInsecureWebhooks = false
+
     @Option(help: "Delete events older than this many days from the feed; 0 keeps them (default 30).")
     var eventRetentionDays: Int64?
 
@@ -56,6 +59,7 @@ struct ServeOptions: ParsableArguments {
             configuration.logLevel = level
         }
         if let publicURL { configuration.publicURL = publicURL }
+        if allowInsecureWebhooks { configuration.allowInsecureWebhooks = true }
         do {
             if let trustedProxyHeader {
                 configuration.trustedProxyHeader = try ServerConfiguration.validatedProxyHeader(trustedProxyHeader)

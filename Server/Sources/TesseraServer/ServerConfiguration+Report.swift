@@ -27,6 +27,7 @@ extension ServerConfiguration {
             ("failed_session_lookups_per_minute", failedSessionLookupsPerMinute.map(String.init) ?? "unlimited"),
             ("anonymous_retention_days", anonymousRetentionDays.map(String.init) ?? "keep forever"),
             ("event_retention_days", eventRetentionDays.map(String.init) ?? "keep forever"),
+            ("allow_insecure_webhooks", allowInsecureWebhooks ? "yes (http and private addresses allowed)" : "no"),
         ]
         return lines.map { "\($0.0): \($0.1)" }.joined(separator: "\n")
     }

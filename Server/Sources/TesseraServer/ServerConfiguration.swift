@@ -53,6 +53,14 @@ public struct ServerConfiguration: Sendable {
     public var previousMasterKeyFiles: [String] = []
     /// Keys given directly (tests, embedding); when set, the files above are not read.
     public var masterKeys: MasterKeyring? = nil
+    /// Webhooks may use `http` URLs and loopback, link-local and private addresses (development
+    /// and tests only).
+    public var allowInsecureWebhooks = false
+    /// How often the webhook dispatcher looks for new events and due retries when it has nothing to do.
+    public var webhookPollInterval = Duration.seconds(1)
+    /// Whether this node runs the webhook dispatcher (off: it only serves requests, and other nodes
+    /// deliver; tests that drive a dispatcher by hand turn it off).
+    public var deliverWebhooks = true
 
     public init() {}
 
@@ -60,8 +68,8 @@ public struct ServerConfiguration: Sendable {
     /// `TESSERA_LOG_LEVEL`, `TESSERA_PUBLIC_URL`, `TESSERA_TRUSTED_PROXY_HEADER`,
     /// `TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE` (0: unlimited),
     /// `TESSERA_ANONYMOUS_RETENTION_DAYS` and `TESSERA_EVENT_RETENTION_DAYS` (0: keep forever),
-    /// `TESSERA_MASTER_KEY_FILE` and
-    /// `TESSERA_PREVIOUS_MASTER_KEY_FILES` (comma-separated); unset variables keep the defaults.
+    /// `TESSERA_MASTER_KEY_FILE`, `TESSERA_PREVIOUS_MASTER_KEY_FILES` (comma-separated) and
+    /// `TESSERA_ALLOW_INSECURE_WEBHOOKS` (true or false); unset variables keep the defaults.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> ServerConfiguration
     {
@@ -99,6 +107,13 @@ public struct ServerConfiguration: Sendable {
         if let path = environment["TESSERA_MASTER_KEY_FILE"], !path.isEmpty { configuration.masterKeyFile = path }
         if let paths = environment["TESSERA_PREVIOUS_MASTER_KEY_FILES"], !paths.isEmpty {
             configuration.previousMasterKeyFiles = paths.split(separator: ",").map(String.init)
+        }
+        if let value = environment["TESSERA_ALLOW_INSECURE_WEBHOOKS"], !value.isEmpty {
+            switch value.lowercased() {
+            case "1", "true", "yes": configuration.allowInsecureWebhooks = true
+            case "0", "false", "no": configuration.allowInsecureWebhooks = false
+            default: throw ConfigurationError("TESSERA_ALLOW_INSECURE_WEBHOOKS must be true or false, not \(value)")
+            }
         }
         return configuration
     }

@@ -10,6 +10,7 @@ struct ErrorMappingTests {
     func statuses() {
         let expected: [(ErrorCode, HTTPResponse.Status)] = [
             (.invalidRequest, .badRequest), (.invalidSessionDuration, .badRequest),
+            (.webhookURLNotAllowed, .badRequest),
             (.invalidAPIKey, .unauthorized), (.invalidCredentials, .unauthorized),
             (.identityTokenReplayed, .unauthorized), (.sessionNotFound, .unauthorized),
             (.sessionExpired, .unauthorized), (.sessionRevoked, .unauthorized),

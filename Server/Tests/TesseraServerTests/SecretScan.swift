@@ -20,6 +20,12 @@ struct SecretNeedles {
         }
     }
 
+    /// A webhook secret (`whsec_` + base64): the text, its base64 part, and the decoded key bytes.
+    mutating func add(webhookSecret text: String, label: String) {
+        add(text: text, label: label)
+        if let secret = try? WebhookSecret(text) { add(bytes: secret.bytes, label: "\(label) key") }
+    }
+
     /// A private key: raw, base64, base64url, hex, and its PEM and DER forms.
     mutating func add(privateKey raw: [UInt8], label: String) {
         add(bytes: raw, label: label)

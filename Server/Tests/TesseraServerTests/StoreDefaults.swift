@@ -56,4 +56,26 @@ extension TesseraStore {
             projectID: projectID, kind: kind, newKeyHash: newKeyHash, graceUntil: graceUntil, now: now,
             origin: .system)
     }
+
+    func createWebhook(_ webhook: WebhookRecord) async throws {
+        try await createWebhook(webhook, origin: .system)
+    }
+
+    func updateWebhook(projectID: String, id: String, patch: WebhookPatch, now: Int64) async throws
+        -> WebhookRecord?
+    {
+        try await updateWebhook(projectID: projectID, id: id, patch: patch, now: now, origin: .system)
+    }
+
+    func deleteWebhook(projectID: String, id: String) async throws -> Bool {
+        try await deleteWebhook(projectID: projectID, id: id, now: 0, origin: .system)
+    }
+
+    func rotateWebhookSecret(projectID: String, id: String, newSecret: String, previousExpiresAt: Int64, now: Int64)
+        async throws -> WebhookRecord?
+    {
+        try await rotateWebhookSecret(
+            projectID: projectID, id: id, newSecret: newSecret, previousExpiresAt: previousExpiresAt, now: now,
+            origin: .system)
+    }
 }

@@ -77,6 +77,8 @@ struct TestEnvironment: Sendable {
         configuration.createDevelopmentProject = false
         configuration.logLevel = .critical
         configuration.publicURL = "https://tessera.test"
+        // The webhook tests drive a dispatcher of their own, with an injected transport and clock.
+        configuration.deliverWebhooks = false
         configure(&configuration)
         return TestEnvironment(store: store, clock: clock, project: project, configuration: configuration)
     }

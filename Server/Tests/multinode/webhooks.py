@@ -127,16 +127,18 @@ def wait_for(predicate, timeout: float) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tessera", required=True)
-    parser.add_argument("--database", required=True, help="a postgres:// URL (an empty database)")
+    parser.add_argument("--database", required=True, help="a postgres:// URL (the run uses a new schema in it)")
     parser.add_argument("--starts", type=int, default=120, help="anonymous starts in the first phase")
     arguments = parser.parse_args()
+    # A schema of its own: the database may hold another run's secrets, sealed under another master key.
+    database = harness.with_query(arguments.database, f"schema=webhooks_{int(time.time())}")
 
     work = Path(tempfile.mkdtemp(prefix="tessera-webhooks-2n-"))
     environment = harness.clean_environment(TESSERA_MASTER_KEY_FILE=harness.write_master_key(work / "master.key"))
-    project = harness.create_project(arguments.tessera, arguments.database, "Two nodes", environment, what="webhooks")
+    project = harness.create_project(arguments.tessera, database, "Two nodes", environment, what="webhooks")
     ports = [harness.free_port(), harness.free_port()]
     logs = [open(work / f"node-{index}.log", "w") for index in range(2)]
-    nodes = [harness.serve(arguments.tessera, arguments.database, port, "--allow-insecure-webhooks", log=log,
+    nodes = [harness.serve(arguments.tessera, database, port, "--allow-insecure-webhooks", log=log,
                            environment=environment) for port, log in zip(ports, logs)]
     receiver = Receiver()
     threading.Thread(target=receiver.serve_forever, daemon=True).start()

@@ -295,6 +295,29 @@ def main() -> int:
         expect(f"audit with {query}", call("GET", f"/v1/admin/audit?{query}", SK), 400, "invalid_request")
     expect("audit with the publishable key", call("GET", "/v1/admin/audit", PK), 401, "invalid_credentials")
 
+    # Webhook deliveries: the test event and replay queue deliveries; the log lists them; bad input is 400.
+    hook = expect("create a webhook", call("POST", "/v1/admin/webhooks", SK,
+                                           {"url": "https://tessera-probe.invalid/hook", "types": ["session.created"]}),
+                  201).get("webhook") or {}
+    hook_path = f"/v1/admin/webhooks/{hook.get('id')}"
+    queued = expect("webhook test event", call("POST", f"{hook_path}/test", SK), 202)
+    check("the test event has an event ID", str(queued.get("event_id", "")).startswith("evt_"), str(queued))
+    log = expect("webhook delivery log", call("GET", f"{hook_path}/deliveries?limit=200", SK), 200)
+    check("the log lists the test event",
+          queued.get("event_id") in [row.get("event_id") for row in log.get("deliveries") or []], str(log)[:300])
+    expect("replay after 0", call("POST", f"{hook_path}/replay", SK, {"after": 0}), 202)
+    unknown = expect("replay of an unknown event", call("POST", f"{hook_path}/replay", SK, {"event_id": "evt_unknown"}),
+                     202)
+    check("an unknown event queues nothing", unknown.get("queued") == 0, str(unknown))
+    for name, body in [("nothing", {}), ("both", {"event_id": "evt_x", "after": 1}), ("negative", {"after": -1})]:
+        expect(f"replay with {name}", call("POST", f"{hook_path}/replay", SK, body), 400, "invalid_request")
+    for query in ["status=done", "limit=0", "cursor=nope"]:
+        expect(f"deliveries with {query}", call("GET", f"{hook_path}/deliveries?{query}", SK), 400, "invalid_request")
+    expect("deliveries of an unknown webhook", call("GET", "/v1/admin/webhooks/whk_unknown/deliveries", SK), 404,
+           "not_found")
+    expect("webhook test with the publishable key", call("POST", f"{hook_path}/test", PK), 401, "invalid_credentials")
+    expect("delete the probe webhook", call("DELETE", hook_path, SK), 204)
+
     # No caching of /v1 answers, errors and the JWKS included.
     for name, response in [("session answer", call("POST", "/v1/sessions/anonymous", PK, installation())),
                            ("error answer", call("GET", "/v1/me")),

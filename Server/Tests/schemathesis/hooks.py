@@ -222,6 +222,16 @@ class TesseraAuth:
                 {"jti": str(uuid.uuid4())},
             ])
             body["identity_token"] = TESSERA.identity_token(subject, **claims)
+        if (
+            ctx.operation.definition.raw.get("operationId") in ("createWebhook", "updateWebhook")
+            and is_positive(case)
+            and isinstance(body, dict)
+            and isinstance(body.get("url"), str)
+        ):
+            # Whether a URL is allowed depends on its host (no loopback, private or link-local address,
+            # decided as the server resolves it), which a schema cannot express: a positive case gets a
+            # public https URL, as a real caller would send.
+            body["url"] = "https://hooks.example.com/tessera/" + str(uuid.uuid4())
 
 
 def bearer(case) -> str | None:

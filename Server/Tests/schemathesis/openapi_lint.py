@@ -55,6 +55,16 @@ EXPECTED_OPERATIONS = {
     ("post", "/v1/admin/api-keys/rotate"),
     ("get", "/v1/admin/events"),
     ("get", "/v1/admin/audit"),
+    # v1 additions: webhook endpoints.
+    ("post", "/v1/admin/webhooks"),
+    ("get", "/v1/admin/webhooks"),
+    ("get", "/v1/admin/webhooks/{webhook_id}"),
+    ("patch", "/v1/admin/webhooks/{webhook_id}"),
+    ("delete", "/v1/admin/webhooks/{webhook_id}"),
+    ("post", "/v1/admin/webhooks/{webhook_id}/rotate-secret"),
+    ("get", "/v1/admin/webhooks/{webhook_id}/deliveries"),
+    ("post", "/v1/admin/webhooks/{webhook_id}/replay"),
+    ("post", "/v1/admin/webhooks/{webhook_id}/test"),
     ("get", "/health"),
     ("get", "/metrics"),
     ("get", "/openapi.json"),
@@ -69,7 +79,7 @@ ERROR_CODES = {
     "invalid_session_duration", "session_not_found", "session_expired", "session_revoked",
     "not_found", "rate_limited",
     # v1 additions (docs/API.md, "Error codes added")
-    "profile_blocked", "session_token_required",
+    "profile_blocked", "session_token_required", "webhook_url_not_allowed",
 }
 
 # Codes the server adds where the contract is silent (each documented in the OpenAPI document and
@@ -89,7 +99,7 @@ CODE_STATUS = {**EXTENSION_CODES,
     "invalid_avatar_url": 400, "invalid_session_duration": 400, "payload_too_large": 413,
     "unverified_identify_disabled": 403, "profile_blocked": 403, "external_user_id_changed": 409,
     "installation_conflict": 409, "not_found": 404, "rate_limited": 429,
-    "session_token_required": 403,
+    "session_token_required": 403, "webhook_url_not_allowed": 400,
 }
 for code in ERROR_CODES - set(CODE_STATUS):
     CODE_STATUS[code] = 401

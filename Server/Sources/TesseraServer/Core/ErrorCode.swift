@@ -31,6 +31,7 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConve
     public static let internalError = ErrorCode(rawValue: "internal_error")
     public static let serviceUnavailable = ErrorCode(rawValue: "service_unavailable")
     public static let profileBlocked = ErrorCode(rawValue: "profile_blocked")
+    public static let webhookURLNotAllowed = ErrorCode(rawValue: "webhook_url_not_allowed")
 
     /// Every code above, then ``identityToken``: all the codes the server can answer (`slug_taken`
     /// only to the operator CLI, which creates projects). `OpenAPIContractTests` holds the list
@@ -41,7 +42,7 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConve
             externalUserIDChanged, unverifiedIdentifyDisabled, installationConflict, invalidSessionDuration,
             sessionTokenRequired, sessionNotFound, sessionExpired, sessionRevoked, notFound, methodNotAllowed,
             identitySecretLimitReached, lastIdentitySecret, rateLimited, slugTaken, internalError,
-            serviceUnavailable, profileBlocked,
+            serviceUnavailable, profileBlocked, webhookURLNotAllowed,
         ] + identityToken
 
     /// The identity-token failures, which identify answers with `TokenError`'s code unchanged.

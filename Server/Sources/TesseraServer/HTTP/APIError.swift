@@ -33,7 +33,7 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The status that answers an error code.
     static func status(of code: Code) -> HTTPResponse.Status {
         switch code {
-        case .invalidRequest, .invalidSessionDuration: .badRequest
+        case .invalidRequest, .invalidSessionDuration, .webhookURLNotAllowed: .badRequest
         case .invalidAPIKey, .invalidCredentials, .identityTokenReplayed, .sessionNotFound, .sessionExpired,
             .sessionRevoked:
             .unauthorized

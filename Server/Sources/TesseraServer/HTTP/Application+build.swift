@@ -39,17 +39,25 @@ public func buildApplication(configuration: ServerConfiguration, store: any Tess
     }
     let core = TesseraCore(store: store, configuration: configuration, metrics: ServerMetrics())
     let router = TesseraRouter.build(core: core)
+    var services: [any Service] = [
+        StoreService(store: store),
+        CleanupService(
+            store: store, interval: configuration.cleanupInterval, batchSize: configuration.cleanupBatchSize,
+            anonymousRetentionSeconds: configuration.anonymousRetentionDays.map { $0 * 86_400 },
+            eventRetentionSeconds: configuration.eventRetentionDays.map { $0 * 86_400 },
+            now: configuration.now, logger: logger),
+    ]
+    if configuration.deliverWebhooks {
+        services.append(
+            WebhookDispatcher(
+                store: store, transport: WebhookSender(allowInsecure: configuration.allowInsecureWebhooks).send,
+                now: configuration.now, interval: configuration.webhookPollInterval, metrics: core.metrics,
+                logger: logger))
+    }
     return Application(
         router: router,
         server: .tesseraHTTP1,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
-        services: [
-            StoreService(store: store),
-            CleanupService(
-                store: store, interval: configuration.cleanupInterval, batchSize: configuration.cleanupBatchSize,
-                anonymousRetentionSeconds: configuration.anonymousRetentionDays.map { $0 * 86_400 },
-                eventRetentionSeconds: configuration.eventRetentionDays.map { $0 * 86_400 },
-                now: configuration.now, logger: logger),
-        ],
+        services: services,
         logger: logger)
 }

@@ -10,6 +10,7 @@ enum EndpointTable {
         let me = MeController(core: core, bodies: bodies, addresses: addresses)
         let admin = AdminController(core: core, bodies: bodies, addresses: addresses)
         let operations = OperationsController(core: core)
+        let webhooks = WebhooksController(core: core, bodies: bodies, addresses: addresses)
         return [
             Endpoint(.post, "/v1/sessions/anonymous", accepts: .publishableKey, sessions.startAnonymous),
             Endpoint(.post, "/v1/sessions/identify", accepts: .publishableKeyOrSession, sessions.identify),
@@ -41,6 +42,15 @@ enum EndpointTable {
             Endpoint(.post, "/v1/admin/api-keys/rotate", accepts: .secretKey, admin.rotateAPIKey),
             Endpoint(.get, "/v1/admin/events", accepts: .secretKey, admin.listEvents),
             Endpoint(.get, "/v1/admin/audit", accepts: .secretKey, admin.listAudit),
+            Endpoint(.post, "/v1/admin/webhooks", accepts: .secretKey, webhooks.create),
+            Endpoint(.get, "/v1/admin/webhooks", accepts: .secretKey, webhooks.list),
+            Endpoint(.get, "/v1/admin/webhooks/:webhook_id", accepts: .secretKey, webhooks.get),
+            Endpoint(.patch, "/v1/admin/webhooks/:webhook_id", accepts: .secretKey, webhooks.update),
+            Endpoint(.delete, "/v1/admin/webhooks/:webhook_id", accepts: .secretKey, webhooks.delete),
+            Endpoint(.post, "/v1/admin/webhooks/:webhook_id/rotate-secret", accepts: .secretKey, webhooks.rotateSecret),
+            Endpoint(.get, "/v1/admin/webhooks/:webhook_id/deliveries", accepts: .secretKey, webhooks.deliveries),
+            Endpoint(.post, "/v1/admin/webhooks/:webhook_id/replay", accepts: .secretKey, webhooks.replay),
+            Endpoint(.post, "/v1/admin/webhooks/:webhook_id/test", accepts: .secretKey, webhooks.test),
             Endpoint(.get, "/v1/projects/:project_id/jwks.json", accepts: .none, operations.jwks),
             Endpoint(.get, "/health", accepts: .none, operations.health),
             Endpoint(.get, "/metrics", accepts: .none, operations.metricsExposition),

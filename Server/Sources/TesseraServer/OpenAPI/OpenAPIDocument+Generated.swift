@@ -1667,14 +1667,14 @@ extension OpenAPIDocument {
         }
       }
     },
-    "/v1/admin/events": {
+    "/v1/admin/webhooks": {
       "get": {
-        "operationId": "listEvents",
-        "summary": "The events feed",
+        "operationId": "listWebhooks",
+        "summary": "The webhook endpoints",
         "tags": [
           "Admin"
         ],
-        "description": "The project's events (the outbox) after a sequence, in sequence order: every change to profiles, sessions, devices and project configuration, written in the same transaction as the change. Read with `after` = the last `next_after` to follow the feed: it never skips or repeats an event, across nodes and restarts. Events older than the retention window (`--event-retention-days`, default 30) are deleted. `data` never holds a secret, a token or a push token; erasing a profile removes its external ID from its earlier events.",
+        "description": "The project's webhook endpoints in ID order, cursor-paginated; never a secret.",
         "security": [
           {
             "secretKey": []
@@ -1682,53 +1682,31 @@ extension OpenAPIDocument {
         ],
         "parameters": [
           {
-            "name": "after",
-            "in": "query",
-            "required": false,
-            "description": "Return the events whose sequence is greater than this (default 0: from the start of the retention window).",
-            "schema": {
-              "type": "integer",
-              "format": "int64",
-              "minimum": 0,
-              "maximum": 9223372036854775807,
-              "default": 0
-            }
-          },
-          {
-            "name": "types",
-            "in": "query",
-            "required": false,
-            "description": "Only events of these types, comma-separated (e.g. `profile.promoted,profile.merged`).",
-            "schema": {
-              "type": "string",
-              "pattern": "^(profile\\.promoted|profile\\.merged|profile\\.erased|session\\.ended|profile\\.created|profile\\.updated|profile\\.blocked|profile\\.unblocked|session\\.created|device\\.registered|device\\.removed|project\\.updated|identity_secret\\.created|identity_secret\\.deleted|api_key\\.rotated|signing_key\\.rotated)(,(profile\\.promoted|profile\\.merged|profile\\.erased|session\\.ended|profile\\.created|profile\\.updated|profile\\.blocked|profile\\.unblocked|session\\.created|device\\.registered|device\\.removed|project\\.updated|identity_secret\\.created|identity_secret\\.deleted|api_key\\.rotated|signing_key\\.rotated))*$"
-            }
-          },
-          {
-            "name": "profile_id",
-            "in": "query",
-            "required": false,
-            "description": "Only events about this profile (the events whose `data.profile_id` is it).",
-            "schema": {
-              "$ref": "#/components/schemas/ProfileId"
-            }
-          },
-          {
             "name": "limit",
             "in": "query",
             "required": false,
-            "description": "The most events to return, 1 to 200 (default 50).",
+            "description": "Page size, 1 to 200 (default 50).",
             "schema": {
               "type": "integer",
               "minimum": 1,
-              "maximum": 200,
-              "default": 50
+              "maximum": 200
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "description": "The `next_cursor` of the previous page.",
+            "schema": {
+              "type": "string",
+              "pattern": "^whk_[A-Za-z0-9_-]+$",
+              "maxLength": 128
             }
           }
         ],
         "responses": {
           "200": {
-            "description": "The events after `after`, in sequence order, and the cursor to read on with.",
+            "description": "One page of webhooks.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -1737,7 +1715,7 @@ extension OpenAPIDocument {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/EventList"
+                  "$ref": "#/components/schemas/WebhookList"
                 }
               }
             }
@@ -1747,6 +1725,271 @@ extension OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "post": {
+        "operationId": "createWebhook",
+        "summary": "Add a webhook endpoint",
+        "tags": [
+          "Admin"
+        ],
+        "description": "Deliveries are Standard Webhooks v1: `webhook-id` (the event ID), `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`). The signing secret is in this answer only, never again.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateWebhookRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The webhook and its signing secret, shown once.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CreatedWebhook"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/WebhookBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/admin/webhooks/{webhook_id}": {
+      "get": {
+        "operationId": "getWebhook",
+        "summary": "One webhook endpoint",
+        "tags": [
+          "Admin"
+        ],
+        "description": "Never holds a secret.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The webhook.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookEnvelope"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "patch": {
+        "operationId": "updateWebhook",
+        "summary": "Change a webhook endpoint",
+        "tags": [
+          "Admin"
+        ],
+        "description": "Sets `url`, `types`, `enabled` and `description`; absent members are kept.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookPatch"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The webhook as changed.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookEnvelope"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/WebhookBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteWebhook",
+        "summary": "Delete a webhook endpoint",
+        "tags": [
+          "Admin"
+        ],
+        "description": "Nothing more is delivered to it.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Deleted.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/admin/webhooks/{webhook_id}/rotate-secret": {
+      "post": {
+        "operationId": "rotateWebhookSecret",
+        "summary": "Rotate a webhook's signing secret",
+        "tags": [
+          "Admin"
+        ],
+        "description": "A new secret signs from now on, shown once; the previous one keeps signing beside it for 24 hours (two `v1,` signatures in `webhook-signature`), so the receiver can switch without losing a delivery.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The new secret, shown once.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RotatedWebhookSecret"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
@@ -1924,6 +2167,307 @@ extension OpenAPIDocument {
           }
         }
       }
+    },
+    "/v1/admin/events": {
+      "get": {
+        "operationId": "listEvents",
+        "summary": "The events feed",
+        "tags": [
+          "Admin"
+        ],
+        "description": "The project's events (the outbox) after a sequence, in sequence order: every change to profiles, sessions, devices and project configuration, written in the same transaction as the change. Read with `after` = the last `next_after` to follow the feed: it never skips or repeats an event, across nodes and restarts. Events older than the retention window (`--event-retention-days`, default 30) are deleted. `data` never holds a secret, a token or a push token; erasing a profile removes its external ID from its earlier events.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "after",
+            "in": "query",
+            "required": false,
+            "description": "Return the events whose sequence is greater than this (default 0: from the start of the retention window).",
+            "schema": {
+              "type": "integer",
+              "format": "int64",
+              "minimum": 0,
+              "maximum": 9223372036854775807,
+              "default": 0
+            }
+          },
+          {
+            "name": "types",
+            "in": "query",
+            "required": false,
+            "description": "Only events of these types, comma-separated (e.g. `profile.promoted,profile.merged`).",
+            "schema": {
+              "type": "string",
+              "pattern": "^(profile\\.promoted|profile\\.merged|profile\\.erased|session\\.ended|profile\\.created|profile\\.updated|profile\\.blocked|profile\\.unblocked|session\\.created|device\\.registered|device\\.removed|project\\.updated|identity_secret\\.created|identity_secret\\.deleted|api_key\\.rotated|signing_key\\.rotated|webhook\\.created|webhook\\.updated|webhook\\.deleted)(,(profile\\.promoted|profile\\.merged|profile\\.erased|session\\.ended|profile\\.created|profile\\.updated|profile\\.blocked|profile\\.unblocked|session\\.created|device\\.registered|device\\.removed|project\\.updated|identity_secret\\.created|identity_secret\\.deleted|api_key\\.rotated|signing_key\\.rotated|webhook\\.created|webhook\\.updated|webhook\\.deleted))*$"
+            }
+          },
+          {
+            "name": "profile_id",
+            "in": "query",
+            "required": false,
+            "description": "Only events about this profile (the events whose `data.profile_id` is it).",
+            "schema": {
+              "$ref": "#/components/schemas/ProfileId"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "The most events to return, 1 to 200 (default 50).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 200,
+              "default": 50
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The events after `after`, in sequence order, and the cursor to read on with.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/EventList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidQuery"
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/admin/webhooks/{webhook_id}/deliveries": {
+      "get": {
+        "operationId": "listWebhookDeliveries",
+        "summary": "A webhook's delivery log",
+        "tags": [
+          "Admin"
+        ],
+        "description": "Each event queued for the endpoint with its latest attempt, most recently queued (or replayed) first, cursor-paginated. `status`: `pending` (waiting for its first attempt or a retry at `next_attempt_at`), `delivered` (a 2xx answer) or `failed` (no retry left, or `410 Gone`, which also disables the endpoint). Retries follow the schedule of about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with up to ±10 % jitter); an endpoint whose attempts have all failed for 5 days is disabled (`disabled_reason: failing`). A disabled endpoint's pending deliveries wait until it is enabled again.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          },
+          {
+            "name": "status",
+            "in": "query",
+            "required": false,
+            "description": "Only deliveries in this state.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "pending",
+                "delivered",
+                "failed"
+              ]
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "Page size, 1 to 200 (default 50).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 200
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "description": "The `next_cursor` of the previous page.",
+            "schema": {
+              "type": "string",
+              "pattern": "^[0-9]{1,12}\\.evt_[A-Za-z0-9_-]{0,124}$",
+              "maxLength": 141
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page of the delivery log.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookDeliveryList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidQuery"
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/admin/webhooks/{webhook_id}/replay": {
+      "post": {
+        "operationId": "replayWebhook",
+        "summary": "Deliver events to a webhook again",
+        "tags": [
+          "Admin"
+        ],
+        "description": "`{event_id}` queues that event again for the endpoint (`queued: 0` when the feed does not hold it); `{after: SEQUENCE}` queues again every event of the endpoint's types after that sequence that the feed still holds (the events committed while an endpoint was disabled are queued this way). Each starts a fresh retry schedule; the `webhook-id` is the event's ID, as on the first delivery.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookReplayRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "202": {
+            "description": "Queued.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookReplayQueued"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/admin/webhooks/{webhook_id}/test": {
+      "post": {
+        "operationId": "testWebhook",
+        "summary": "Send a test event to a webhook",
+        "tags": [
+          "Admin"
+        ],
+        "description": "Queues a synthetic `webhook.test` event for the endpoint, whatever its `types`: an event object like the feed's with `sequence: 0`, actor `secret_key` and `data: {webhook_id}`, signed like every delivery. It is not in the feed; its delivery shows in the delivery log.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          }
+        ],
+        "responses": {
+          "202": {
+            "description": "Queued.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookTestQueued"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -2033,6 +2577,15 @@ extension OpenAPIDocument {
         "schema": {
           "$ref": "#/components/schemas/KeyId"
         }
+      },
+      "WebhookId": {
+        "name": "webhook_id",
+        "in": "path",
+        "required": true,
+        "description": "A webhook ID (`whk_…`).",
+        "schema": {
+          "$ref": "#/components/schemas/WebhookId"
+        }
       }
     },
     "schemas": {
@@ -2098,7 +2651,8 @@ extension OpenAPIDocument {
           "rate_limited",
           "internal_error",
           "service_unavailable",
-          "profile_blocked"
+          "profile_blocked",
+          "webhook_url_not_allowed"
         ]
       },
       "Timestamp": {
@@ -3368,6 +3922,269 @@ extension OpenAPIDocument {
           }
         }
       },
+      "WebhookId": {
+        "type": "string",
+        "pattern": "^whk_[A-Za-z0-9_-]+$",
+        "maxLength": 128
+      },
+      "EventType": {
+        "type": "string",
+        "enum": [
+          "profile.promoted",
+          "profile.merged",
+          "profile.erased",
+          "session.ended",
+          "profile.created",
+          "profile.updated",
+          "profile.blocked",
+          "profile.unblocked",
+          "session.created",
+          "device.registered",
+          "device.removed",
+          "project.updated",
+          "identity_secret.created",
+          "identity_secret.deleted",
+          "api_key.rotated",
+          "signing_key.rotated",
+          "webhook.created",
+          "webhook.updated",
+          "webhook.deleted"
+        ],
+        "description": "An event type (see the Events section of the contract)."
+      },
+      "WebhookURL": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 2048,
+        "description": "An absolute `https` URL without user information. Loopback, link-local, private and unspecified addresses (literals, `localhost`, and names that resolve to them at delivery time) are refused with `webhook_url_not_allowed`, unless the server runs with `--allow-insecure-webhooks`, which also allows `http`."
+      },
+      "WebhookSecret": {
+        "type": "string",
+        "pattern": "^whsec_[A-Za-z0-9+/]+={0,2}$",
+        "description": "A signing secret: `whsec_` + base64 of 32 random bytes. Shown once."
+      },
+      "WebhookTypes": {
+        "type": "array",
+        "maxItems": 38,
+        "items": {
+          "$ref": "#/components/schemas/EventType"
+        },
+        "description": "The event types delivered; empty (or absent) for every type. Repeats are dropped."
+      },
+      "WebhookDescription": {
+        "type": "string",
+        "maxLength": 500,
+        "description": "Free text for people, without control characters.",
+        "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$"
+      },
+      "Webhook": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "url",
+          "types",
+          "description",
+          "enabled",
+          "created_at",
+          "updated_at",
+          "disabled_at",
+          "disabled_reason",
+          "previous_secret_expires_at"
+        ],
+        "description": "A webhook endpoint. Never holds a secret.",
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/WebhookId"
+          },
+          "url": {
+            "type": "string"
+          },
+          "types": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/EventType"
+            },
+            "description": "Empty: every type."
+          },
+          "description": {
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "enabled": {
+            "type": "boolean"
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "updated_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "disabled_at": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Timestamp"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "When it was disabled; null while enabled."
+          },
+          "disabled_reason": {
+            "oneOf": [
+              {
+                "type": "string",
+                "enum": [
+                  "admin",
+                  "gone",
+                  "failing"
+                ]
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "`admin` (PATCH), `gone` (the endpoint answered 410) or `failing` (5 days of failed deliveries)."
+          },
+          "previous_secret_expires_at": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Timestamp"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Until when the secret rotated out last keeps signing beside the current one (24 hours after the rotation)."
+          }
+        }
+      },
+      "CreateWebhookRequest": {
+        "type": "object",
+        "required": [
+          "url"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "url": {
+            "$ref": "#/components/schemas/WebhookURL"
+          },
+          "types": {
+            "$ref": "#/components/schemas/WebhookTypes"
+          },
+          "description": {
+            "$ref": "#/components/schemas/WebhookDescription"
+          }
+        }
+      },
+      "WebhookPatch": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "Each member present is set; the others are kept. `types: null` or `[]` delivers every type; `description: null` clears it. `enabled: false` disables (reason `admin`), `enabled: true` enables again.",
+        "properties": {
+          "url": {
+            "$ref": "#/components/schemas/WebhookURL"
+          },
+          "types": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/WebhookTypes"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "enabled": {
+            "type": "boolean"
+          },
+          "description": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/WebhookDescription"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "CreatedWebhook": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "webhook",
+          "secret"
+        ],
+        "properties": {
+          "webhook": {
+            "$ref": "#/components/schemas/Webhook"
+          },
+          "secret": {
+            "$ref": "#/components/schemas/WebhookSecret"
+          }
+        }
+      },
+      "WebhookEnvelope": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "webhook"
+        ],
+        "properties": {
+          "webhook": {
+            "$ref": "#/components/schemas/Webhook"
+          }
+        }
+      },
+      "WebhookList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "webhooks",
+          "next_cursor"
+        ],
+        "properties": {
+          "webhooks": {
+            "type": "array",
+            "maxItems": 200,
+            "items": {
+              "$ref": "#/components/schemas/Webhook"
+            }
+          },
+          "next_cursor": {
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The `cursor` of the next page; null on the last page."
+          }
+        }
+      },
+      "RotatedWebhookSecret": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "secret"
+        ],
+        "properties": {
+          "secret": {
+            "$ref": "#/components/schemas/WebhookSecret"
+          }
+        }
+      },
       "EventList": {
         "type": "object",
         "additionalProperties": false,
@@ -3459,7 +4276,10 @@ extension OpenAPIDocument {
               "identity_secret.created",
               "identity_secret.deleted",
               "api_key.rotated",
-              "signing_key.rotated"
+              "signing_key.rotated",
+              "webhook.created",
+              "webhook.updated",
+              "webhook.deleted"
             ]
           },
           "created_at": {
@@ -3470,7 +4290,7 @@ extension OpenAPIDocument {
           },
           "data": {
             "type": "object",
-            "description": "Depends on `type`: `profile.promoted` `{profile_id, external_id}`; `profile.merged` `{profile_id, from_profile_id, external_id, alias_ids}`; `profile.erased` `{profile_id, external_id, alias_ids}`; `session.ended` `{session_id, profile_id, reason}` (reason `revoked`, `signed_out`, `expired`, `replaced`, `erased`, `blocked` or `admin`); `profile.created` `{profile_id, kind}`; `profile.updated` `{profile_id, changed}`; `profile.blocked`, `profile.unblocked` `{profile_id}`; `session.created` `{session_id, profile_id, kind}`; `device.registered`, `device.removed` `{device_id, profile_id, session_id}`; `project.updated` `{project_id, changed}`; `identity_secret.created`, `identity_secret.deleted`, `signing_key.rotated` `{kid}`; `api_key.rotated` `{kind, old_key_expires_at}`. Never a secret, a token or a push token."
+            "description": "Depends on `type`: `profile.promoted` `{profile_id, external_id}`; `profile.merged` `{profile_id, from_profile_id, external_id, alias_ids}`; `profile.erased` `{profile_id, external_id, alias_ids}`; `session.ended` `{session_id, profile_id, reason}` (reason `revoked`, `signed_out`, `expired`, `replaced`, `erased`, `blocked` or `admin`); `profile.created` `{profile_id, kind}`; `profile.updated` `{profile_id, changed}`; `profile.blocked`, `profile.unblocked` `{profile_id}`; `session.created` `{session_id, profile_id, kind}`; `device.registered`, `device.removed` `{device_id, profile_id, session_id}`; `project.updated` `{project_id, changed}`; `identity_secret.created`, `identity_secret.deleted`, `signing_key.rotated` `{kid}`; `api_key.rotated` `{kind, old_key_expires_at}`; `webhook.created` `{webhook_id, types, enabled}`; `webhook.updated` `{webhook_id, changed}` (`url`, `types`, `description`, `enabled` or `secret`; the server disabling an endpoint has actor `system`/`webhooks`); `webhook.deleted` `{webhook_id}`. Never a secret, a token or a push token."
           },
           "client_address": {
             "type": [
@@ -3533,7 +4353,10 @@ extension OpenAPIDocument {
               "identity_secret.created",
               "identity_secret.deleted",
               "api_key.rotated",
-              "signing_key.rotated"
+              "signing_key.rotated",
+              "webhook.created",
+              "webhook.updated",
+              "webhook.deleted"
             ]
           },
           "created_at": {
@@ -3544,7 +4367,7 @@ extension OpenAPIDocument {
           },
           "data": {
             "type": "object",
-            "description": "Depends on `type`: `profile.promoted` `{profile_id, external_id}`; `profile.merged` `{profile_id, from_profile_id, external_id, alias_ids}`; `profile.erased` `{profile_id, external_id, alias_ids}`; `session.ended` `{session_id, profile_id, reason}` (reason `revoked`, `signed_out`, `expired`, `replaced`, `erased`, `blocked` or `admin`); `profile.created` `{profile_id, kind}`; `profile.updated` `{profile_id, changed}`; `profile.blocked`, `profile.unblocked` `{profile_id}`; `session.created` `{session_id, profile_id, kind}`; `device.registered`, `device.removed` `{device_id, profile_id, session_id}`; `project.updated` `{project_id, changed}`; `identity_secret.created`, `identity_secret.deleted`, `signing_key.rotated` `{kid}`; `api_key.rotated` `{kind, old_key_expires_at}`. Never a secret, a token or a push token."
+            "description": "Depends on `type`: `profile.promoted` `{profile_id, external_id}`; `profile.merged` `{profile_id, from_profile_id, external_id, alias_ids}`; `profile.erased` `{profile_id, external_id, alias_ids}`; `session.ended` `{session_id, profile_id, reason}` (reason `revoked`, `signed_out`, `expired`, `replaced`, `erased`, `blocked` or `admin`); `profile.created` `{profile_id, kind}`; `profile.updated` `{profile_id, changed}`; `profile.blocked`, `profile.unblocked` `{profile_id}`; `session.created` `{session_id, profile_id, kind}`; `device.registered`, `device.removed` `{device_id, profile_id, session_id}`; `project.updated` `{project_id, changed}`; `identity_secret.created`, `identity_secret.deleted`, `signing_key.rotated` `{kid}`; `api_key.rotated` `{kind, old_key_expires_at}`; `webhook.created` `{webhook_id, types, enabled}`; `webhook.updated` `{webhook_id, changed}` (`url`, `types`, `description`, `enabled` or `secret`; the server disabling an endpoint has actor `system`/`webhooks`); `webhook.deleted` `{webhook_id}`. Never a secret, a token or a push token."
           }
         }
       },
@@ -3573,6 +4396,218 @@ extension OpenAPIDocument {
             ],
             "maxLength": 128,
             "description": "The calling session (`sdk`), the operator, or the service (`cleanup`); null when there is none."
+          }
+        }
+      },
+      "WebhookDelivery": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "event_id",
+          "event_type",
+          "sequence",
+          "status",
+          "attempt",
+          "status_code",
+          "error",
+          "duration_ms",
+          "at",
+          "next_attempt_at",
+          "queued_at"
+        ],
+        "properties": {
+          "event_id": {
+            "type": "string",
+            "pattern": "^evt_[A-Za-z0-9_-]+$",
+            "maxLength": 128,
+            "description": "The event's ID: the `webhook-id` of every attempt."
+          },
+          "event_type": {
+            "type": "string",
+            "maxLength": 64
+          },
+          "sequence": {
+            "oneOf": [
+              {
+                "type": "integer",
+                "format": "int64",
+                "minimum": 1
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The event's sequence; null for a test event."
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "pending",
+              "delivered",
+              "failed"
+            ]
+          },
+          "attempt": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "How many attempts were made."
+          },
+          "status_code": {
+            "oneOf": [
+              {
+                "type": "integer",
+                "minimum": 100,
+                "maximum": 599
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The latest attempt's HTTP status, when it had an answer."
+          },
+          "error": {
+            "oneOf": [
+              {
+                "type": "string",
+                "enum": [
+                  "timeout",
+                  "refused",
+                  "tls",
+                  "dns",
+                  "url_not_allowed",
+                  "other",
+                  "event_expired"
+                ]
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Why the latest attempt had no answer (`event_expired`: retention deleted the event first)."
+          },
+          "duration_ms": {
+            "oneOf": [
+              {
+                "type": "integer",
+                "minimum": 0
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "at": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Timestamp"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "When the latest attempt was made."
+          },
+          "next_attempt_at": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Timestamp"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "When the next attempt is due, while pending."
+          },
+          "queued_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          }
+        }
+      },
+      "WebhookDeliveryList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "deliveries",
+          "next_cursor"
+        ],
+        "properties": {
+          "deliveries": {
+            "type": "array",
+            "maxItems": 200,
+            "items": {
+              "$ref": "#/components/schemas/WebhookDelivery"
+            }
+          },
+          "next_cursor": {
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The `cursor` of the next page; null on the last page."
+          }
+        }
+      },
+      "WebhookReplayRequest": {
+        "oneOf": [
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "event_id"
+            ],
+            "properties": {
+              "event_id": {
+                "type": "string",
+                "pattern": "^evt_[A-Za-z0-9_-]*$",
+                "maxLength": 128
+              }
+            }
+          },
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "after"
+            ],
+            "properties": {
+              "after": {
+                "type": "integer",
+                "format": "int64",
+                "minimum": 0
+              }
+            }
+          }
+        ]
+      },
+      "WebhookReplayQueued": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "queued"
+        ],
+        "properties": {
+          "queued": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "How many deliveries were queued."
+          }
+        }
+      },
+      "WebhookTestQueued": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "event_id"
+        ],
+        "properties": {
+          "event_id": {
+            "type": "string",
+            "pattern": "^evt_[A-Za-z0-9_-]+$",
+            "maxLength": 128
           }
         }
       }
@@ -4172,6 +5207,39 @@ extension OpenAPIDocument {
                           "enum": [
                             "unverified_identify_disabled",
                             "profile_blocked"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "WebhookBadRequest": {
+        "description": "The request is malformed (`invalid_request`), or the URL is not allowed (`webhook_url_not_allowed`: not https, or a loopback, link-local or private address).",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "invalid_request",
+                            "webhook_url_not_allowed"
                           ]
                         }
                       }

@@ -22,4 +22,14 @@ extension MasterKeyring {
     func openSessionKey(_ stored: [UInt8], projectID: String, kid: String) throws(MasterKeyError) -> [UInt8] {
         try open(stored, binding: .sessionKey(projectID: projectID, kid: kid))
     }
+
+    /// A text secret as stored under `binding` (the sealed value's ASCII form).
+    func sealText(_ value: String, binding: SecretBinding) -> String {
+        String(decoding: seal(Array(value.utf8), binding: binding), as: UTF8.self)
+    }
+
+    /// A text secret as stored under `binding`, opened.
+    func openText(_ stored: String, binding: SecretBinding) throws(MasterKeyError) -> String {
+        String(decoding: try open(Array(stored.utf8), binding: binding), as: UTF8.self)
+    }
 }

@@ -7,11 +7,15 @@ public struct SealedCell: Sendable, Hashable {
         case identitySecret = "identity_secrets.secret"
         /// `session_keys.private_key` (bytes).
         case sessionKey = "session_keys.private_key"
+        /// `webhooks.secret` (text).
+        case webhookSecret = "webhooks.secret"
+        /// `webhooks.previous_secret` (text), while a rotated-out secret still signs.
+        case webhookPreviousSecret = "webhooks.previous_secret"
     }
 
     public var kind: Kind
     public var projectID: String
-    /// The row's key within the project: the `kid`.
+    /// The row's key within the project: the `kid`, or the webhook ID.
     public var rowID: String
     /// The value as stored: a sealed value, or plaintext written by an older version.
     public var stored: [UInt8]
@@ -28,6 +32,8 @@ public struct SealedCell: Sendable, Hashable {
         switch kind {
         case .identitySecret: return .identitySecret(projectID: projectID, kid: rowID)
         case .sessionKey: return .sessionKey(projectID: projectID, kid: rowID)
+        case .webhookSecret: return .webhookSecret(projectID: projectID, webhookID: rowID)
+        case .webhookPreviousSecret: return .webhookPreviousSecret(projectID: projectID, webhookID: rowID)
         }
     }
 }

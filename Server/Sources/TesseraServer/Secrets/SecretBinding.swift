@@ -27,6 +27,16 @@ public struct SecretBinding: Sendable, Hashable {
         SecretBinding(table: "session_keys", column: "private_key", projectID: projectID, rowID: kid)
     }
 
+    /// A webhook's signing secret (`webhooks.secret`).
+    public static func webhookSecret(projectID: String, webhookID: String) -> SecretBinding {
+        SecretBinding(table: "webhooks", column: "secret", projectID: projectID, rowID: webhookID)
+    }
+
+    /// A webhook's rotated-out secret (`webhooks.previous_secret`).
+    public static func webhookPreviousSecret(projectID: String, webhookID: String) -> SecretBinding {
+        SecretBinding(table: "webhooks", column: "previous_secret", projectID: projectID, rowID: webhookID)
+    }
+
     /// The associated data: every part, NUL-separated after a version tag.
     var associatedData: [UInt8] {
         Array(["tessera-sealed-v1", table, column, projectID, rowID].joined(separator: "\u{0}").utf8)

@@ -27,6 +27,14 @@ final class ServerMetrics: Sendable {
             .milliseconds(500), .seconds(1), .seconds(2.5),
         ]
         self.factory = factory
+        webhookLatency = registry.makeDurationHistogram(
+            descriptor: MetricNameDescriptor(
+                namespace: "tessera", metricName: "webhook_delivery_latency", unitName: "seconds",
+                helpText: "From an event's commit to its delivery's 2xx answer."),
+            buckets: [
+                .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(300),
+                .seconds(1_800), .seconds(7_200), .seconds(36_000), .seconds(172_800),
+            ])
     }
 
     /// Records one answered request.
@@ -92,6 +100,43 @@ final class ServerMetrics: Sendable {
                 return created
             }
             counter.increment(by: increment)
+        }
+    }
+
+    /// Counts a webhook attempt by outcome (`delivered`, `retrying`: failed and due again, `failed`:
+    /// no retry left or no event to send, `gone`: answered `410`), and records the latency from the
+    /// event's commit to a 2xx answer.
+    func webhookAttempt(_ result: WebhookAttemptResult, latencySeconds: Int64?) {
+        let outcome =
+            switch result.state {
+            case .delivered: "delivered"
+            case .pending: "retrying"
+            case .failed: result.disableReason == "gone" ? "gone" : "failed"
+            }
+        increment("tessera_webhook_deliveries_total", "outcome", outcome)
+        if let latencySeconds { webhookLatency.record(.seconds(max(0, latencySeconds))) }
+    }
+
+    private let webhookLatency: DurationHistogram
+
+    /// The webhooks whose queue age was exported, so one that caught up is set back to 0.
+    private let queuedWebhooks = Mutex<Set<String>>([])
+
+    /// Sets `tessera_webhook_oldest_pending_age_seconds` (by `webhook_id`): how long the oldest
+    /// undelivered event of each endpoint has waited since its commit; run at each scrape.
+    func syncWebhookQueue(_ oldest: [(webhookID: String, eventCreatedAt: Int64)], now: Int64) {
+        let current = Dictionary(oldest.map { ($0.webhookID, $0.eventCreatedAt) }, uniquingKeysWith: min)
+        let exported = queuedWebhooks.withLock { exported in
+            defer { exported = Set(current.keys) }
+            return exported.union(current.keys)
+        }
+        for webhookID in exported {
+            let gauge = registry.makeGauge(
+                descriptor: MetricNameDescriptor(
+                    namespace: "tessera", metricName: "webhook_oldest_pending_age", unitName: "seconds",
+                    helpText: "How long the oldest undelivered event of an endpoint has waited."),
+                labels: [("webhook_id", webhookID)])
+            gauge.set(to: Double(current[webhookID].map { max(0, now - $0) } ?? 0))
         }
     }
 

@@ -89,6 +89,62 @@ public protocol TesseraStore: Sendable {
         projectID: String, kind: APIKeyKind, newKeyHash: [UInt8], graceUntil: Int64, now: Int64, origin: EventOrigin
     ) async throws -> Bool
 
+    // MARK: Webhooks
+
+    /// Adds a webhook (`webhook.created`); its secrets are sealed.
+    func createWebhook(_ webhook: WebhookRecord, origin: EventOrigin) async throws
+    /// The webhook with this ID within the project, secrets opened; nil when unknown.
+    func webhook(projectID: String, id: String) async throws -> WebhookRecord?
+    /// Up to `limit` webhooks of the project whose ID sorts after `afterID` (from the first when
+    /// nil), in ID order: one page of the list.
+    func webhooks(projectID: String, afterID: String?, limit: Int) async throws -> [WebhookRecord]
+    /// Applies `patch` (disabling records `now` and reason `admin`; enabling clears both, and its
+    /// deliveries resume with the events committed from then on); `webhook.updated` with the names
+    /// of the fields that changed, if any; nil when unknown.
+    func updateWebhook(projectID: String, id: String, patch: WebhookPatch, now: Int64, origin: EventOrigin)
+        async throws -> WebhookRecord?
+    /// Deletes a webhook with its deliveries (`webhook.deleted`); false when unknown.
+    func deleteWebhook(projectID: String, id: String, now: Int64, origin: EventOrigin) async throws -> Bool
+    /// Makes `newSecret` the signing secret; the current one becomes the previous one until
+    /// `previousExpiresAt` (an older previous one is dropped); `webhook.updated` (`changed: [secret]`).
+    /// Nil when unknown.
+    func rotateWebhookSecret(
+        projectID: String, id: String, newSecret: String, previousExpiresAt: Int64, now: Int64, origin: EventOrigin
+    ) async throws -> WebhookRecord?
+
+    // MARK: Webhook deliveries
+
+    /// Queues, for each enabled webhook, the events of its types committed after its cursor (up to
+    /// `batchSize` events read for each of at most ten webhooks), due at `now`, and advances the cursor in the same
+    /// transaction; returns how many events it read (0: every cursor has caught up). Several nodes
+    /// may run it at once.
+    func fanOutWebhookDeliveries(now: Int64, batchSize: Int) async throws -> Int
+    /// Leases up to `limit` pending deliveries due at `now` of enabled webhooks, whose lease is
+    /// free or expired, to `lease` until `now + leaseSeconds`: until then no other caller claims them.
+    func claimWebhookDeliveries(lease: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws
+        -> [ClaimedWebhookDelivery]
+    /// Records an attempt if its lease still holds (false otherwise, nothing changed); a failure
+    /// marks the webhook failing since its first failed attempt, and disables it for
+    /// `result.disableReason` or when it has been failing since `result.failingDisableBefore`.
+    func recordWebhookAttempt(_ result: WebhookAttemptResult) async throws -> Bool
+    /// One page of a webhook's delivery log, newest first, after `cursor`.
+    func webhookDeliveries(
+        projectID: String, webhookID: String, state: WebhookDeliveryRecord.State?,
+        before cursor: WebhookDeliveryCursor?, limit: Int
+    ) async throws -> [WebhookDeliveryRecord]
+    /// Queues the event again for the webhook, due at `now`; false when either is unknown.
+    func replayWebhookEvent(projectID: String, webhookID: String, eventID: String, now: Int64) async throws -> Bool
+    /// Queues again every event of the webhook's types after `afterSequence`; nil when the webhook is unknown.
+    func replayWebhookEvents(projectID: String, webhookID: String, afterSequence: Int64, now: Int64) async throws
+        -> Int?
+    /// Queues a test event (not in the feed) with its body; false when the webhook is unknown.
+    func queueWebhookTest(projectID: String, webhookID: String, event: EventRecord, body: String, now: Int64)
+        async throws -> Bool
+    /// For each webhook with pending deliveries, when the oldest of their events was committed.
+    func oldestPendingWebhookDeliveries() async throws -> [(webhookID: String, eventCreatedAt: Int64)]
+    /// Deletes up to `batchSize` delivered or failed deliveries last attempted before `attemptedBefore`.
+    func deleteFinishedWebhookDeliveries(attemptedBefore: Int64, batchSize: Int) async throws -> Int
+
     // MARK: Cleanup
 
     /// Deletes up to `batchSize` rows of each kind that ended before `now`; a session that expired
@@ -115,7 +171,7 @@ public protocol TesseraStore: Sendable {
 
     // MARK: Sealed secrets
 
-    /// The master keys this store seals identity secrets and signing keys with: it seals them on
+    /// The master keys this store seals identity secrets, signing keys and webhook secrets with: it seals them on
     /// every write and opens them on every read, so the records above always hold plaintext.
     var masterKeys: MasterKeyring { get }
     /// Every sealed column value as stored, plaintext ones of older versions included.

@@ -22,6 +22,9 @@ struct OperationsController: Sendable {
     /// `GET /metrics`: the Prometheus text format.
     func metricsExposition(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         core.metrics.syncEvents(core.store.eventTally)
+        if let oldest = try? await core.store.oldestPendingWebhookDeliveries() {
+            core.metrics.syncWebhookQueue(oldest, now: core.currentTime().seconds)
+        }
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: core.metrics.exposition())))

@@ -16,6 +16,9 @@ public enum EventType: String, Sendable, CaseIterable {
     case identitySecretDeleted = "identity_secret.deleted"
     case apiKeyRotated = "api_key.rotated"
     case signingKeyRotated = "signing_key.rotated"
+    case webhookCreated = "webhook.created"
+    case webhookUpdated = "webhook.updated"
+    case webhookDeleted = "webhook.deleted"
 }
 
 /// Why a session ended (`session.ended`'s `reason`).

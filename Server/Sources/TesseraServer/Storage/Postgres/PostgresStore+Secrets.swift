@@ -25,7 +25,22 @@ extension PostgresStore {
             ).map {
                 SealedCell(kind: .sessionKey, projectID: try $0.text(0), rowID: try $0.text(1), stored: try $0.bytes(2))
             }
-            return secrets + keys
+            let webhooks = try await client.rows(
+                "SELECT project_id, id, secret, previous_secret FROM webhooks", logger: logger
+            ).flatMap { row in
+                let (projectID, id) = (try row.text(0), try row.text(1))
+                return [
+                    SealedCell(
+                        kind: .webhookSecret, projectID: projectID, rowID: id, stored: Array(try row.text(2).utf8))
+                ]
+                    + (try row.optionalText(3).map {
+                        [
+                            SealedCell(
+                                kind: .webhookPreviousSecret, projectID: projectID, rowID: id, stored: Array($0.utf8))
+                        ]
+                    } ?? [])
+            }
+            return secrets + keys + webhooks
         }
     }
 
@@ -48,6 +63,16 @@ extension PostgresStore {
                     UPDATE session_keys SET private_key = \(value.bytea)
                     WHERE project_id = \(cell.projectID) AND kid = \(cell.rowID) AND private_key = \(cell.stored.bytea)
                     RETURNING kid
+                    """, logger: logger
+                ).count == 1
+            case .webhookSecret, .webhookPreviousSecret:
+                let column = cell.kind == .webhookSecret ? "secret" : "previous_secret"
+                let (new, old) = (String(decoding: value, as: UTF8.self), String(decoding: cell.stored, as: UTF8.self))
+                return try await client.rows(
+                    """
+                    UPDATE webhooks SET \(unescaped: column) = \(new)
+                    WHERE project_id = \(cell.projectID) AND id = \(cell.rowID) AND \(unescaped: column) = \(old)
+                    RETURNING id
                     """, logger: logger
                 ).count == 1
             }

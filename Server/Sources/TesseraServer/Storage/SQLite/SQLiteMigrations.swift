@@ -169,5 +169,62 @@ enum SQLiteMigrations {
             CREATE INDEX events_audit ON events (project_id, sequence) WHERE actor_type IN ('secret_key', 'operator');
             """
         ),
+        (
+            5,
+            // Webhook endpoints (issue 15); the secrets are sealed under the master key, and the
+            // previous secret signs beside the current one until it expires.
+            """
+            CREATE TABLE webhooks (
+                id TEXT PRIMARY KEY,
+                project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                url TEXT NOT NULL,
+                types TEXT,
+                description TEXT,
+                enabled INTEGER NOT NULL DEFAULT 1,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                disabled_at INTEGER,
+                disabled_reason TEXT,
+                secret TEXT NOT NULL,
+                previous_secret TEXT,
+                previous_secret_expires_at INTEGER
+            );
+            CREATE INDEX webhooks_project ON webhooks (project_id, id);
+            """
+        ),
+        (
+            6,
+            // Webhook deliveries (issue 15): each enabled endpoint's cursor in its project's feed, up
+            // to which the dispatcher has queued deliveries; one row per (endpoint, event) with its
+            // latest attempt and the lease of the node delivering it.
+            """
+            ALTER TABLE webhooks ADD COLUMN cursor_sequence INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE webhooks ADD COLUMN failing_since INTEGER;
+            CREATE TABLE webhook_deliveries (
+                webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+                event_id TEXT NOT NULL,
+                project_id TEXT NOT NULL,
+                sequence INTEGER,
+                event_type TEXT NOT NULL,
+                event_created_at INTEGER NOT NULL,
+                body TEXT,
+                state TEXT NOT NULL,
+                attempt INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at INTEGER,
+                lease_owner TEXT,
+                lease_expires_at INTEGER,
+                attempted_at INTEGER,
+                status_code INTEGER,
+                error TEXT,
+                duration_ms INTEGER,
+                queued_at INTEGER NOT NULL,
+                PRIMARY KEY (webhook_id, event_id)
+            );
+            CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
+            CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, queued_at, event_id);
+            CREATE INDEX webhook_deliveries_state ON webhook_deliveries (webhook_id, state, queued_at, event_id);
+            CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (attempted_at) WHERE state <> 'pending';
+            """
+        ),
     ]
 }

@@ -7,7 +7,19 @@ extension SQLiteStore {
             let keys = try connection.query("SELECT project_id, kid, private_key FROM session_keys").map {
                 SealedCell(kind: .sessionKey, projectID: $0.text(0), rowID: $0.text(1), stored: $0.blob(2))
             }
-            return secrets + keys
+            let webhooks = try connection.query(
+                "SELECT project_id, id, secret, previous_secret FROM webhooks"
+            ).flatMap { row in
+                [SealedCell(kind: .webhookSecret, projectID: row.text(0), rowID: row.text(1), stored: row.blob(2))]
+                    + (row.optionalText(3).map {
+                        [
+                            SealedCell(
+                                kind: .webhookPreviousSecret, projectID: row.text(0), rowID: row.text(1),
+                                stored: Array($0.utf8))
+                        ]
+                    } ?? [])
+            }
+            return secrets + keys + webhooks
         }
     }
 
@@ -25,6 +37,14 @@ extension SQLiteStore {
                 return try connection.run(
                     "UPDATE session_keys SET private_key = ? WHERE project_id = ? AND kid = ? AND private_key = ?",
                     [.init(value), .init(cell.projectID), .init(cell.rowID), .init(cell.stored)]) == 1
+            case .webhookSecret, .webhookPreviousSecret:
+                let column = cell.kind == .webhookSecret ? "secret" : "previous_secret"
+                return try connection.run(
+                    "UPDATE webhooks SET \(column) = ? WHERE project_id = ? AND id = ? AND \(column) = ?",
+                    [
+                        .init(String(decoding: value, as: UTF8.self)), .init(cell.projectID), .init(cell.rowID),
+                        .init(String(decoding: cell.stored, as: UTF8.self)),
+                    ]) == 1
             }
         }
     }

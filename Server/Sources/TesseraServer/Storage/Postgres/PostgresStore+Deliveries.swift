@@ -1,0 +1,330 @@
+import Foundation
+import PostgresNIO
+
+/// Webhook deliveries: the fan-out from the feed, the leased queue and the delivery log.
+extension PostgresStore {
+    static func delivery(_ row: PostgresCells) throws -> WebhookDeliveryRecord {
+        WebhookDeliveryRecord(
+            webhookID: try row.text(0), eventID: try row.text(1), eventType: try row.text(2),
+            sequence: try row.optionalInt(3),
+            state: WebhookDeliveryRecord.State(rawValue: try row.text(4)) ?? .pending, attempt: Int(try row.int(5)),
+            statusCode: try row.optionalInt(6).map { Int($0) }, error: try row.optionalText(7),
+            durationMilliseconds: try row.optionalInt(8), attemptedAt: try row.optionalInt(9),
+            nextAttemptAt: try row.optionalInt(10), queuedAt: try row.int(11))
+    }
+
+    /// The event whose feed columns start at column `offset`.
+    static func event(_ row: PostgresCells, at offset: Int) throws -> EventRecord {
+        EventRecord(
+            id: try row.text(offset), projectID: try row.text(offset + 1), sequence: try row.int(offset + 2),
+            type: try row.text(offset + 3), createdAt: try row.int(offset + 4),
+            actor: EventActor(
+                kind: EventActor.Kind(rawValue: try row.text(offset + 5)) ?? .system,
+                id: try row.optionalText(offset + 6)),
+            clientAddress: try row.optionalText(offset + 7), profileID: try row.optionalText(offset + 8),
+            data: try row.text(offset + 9))
+    }
+
+    /// The upsert of one queued delivery (a replay queues a delivered or failed one again).
+    static let queueConflict = """
+        ON CONFLICT (webhook_id, event_id) DO UPDATE SET state = 'pending', attempt = 0,
+            next_attempt_at = EXCLUDED.next_attempt_at, queued_at = EXCLUDED.queued_at
+        """
+
+    public func fanOutWebhookDeliveries(now: Int64, batchSize: Int) async throws -> Int {
+        // Number what has committed first: the dispatcher wakes on this node's commits, which may be
+        // ahead of the sequencer's next run (and a delivery waits for no poll interval).
+        try await sequenceEvents()
+        let logger = logger
+        let limit = Int64(batchSize)
+        // A read first, so a server without webhooks (or with nothing new) opens no transaction.
+        let behind = try await statement { client in
+            try await client.first(
+                """
+                SELECT 1 FROM webhooks w JOIN event_counters c ON c.project_id = w.project_id
+                WHERE w.enabled AND w.cursor_sequence < c.last_sequence LIMIT 1
+                """, logger: logger)
+        }
+        guard behind != nil else { return 0 }
+        return try await transaction { connection in
+            // Each endpoint's cursor is advanced by one node at a time: the others skip its locked row.
+            // Reading the feed after the cursor never skips an event (see `append`): a transaction
+            // still in flight holds the counter, so no later sequence is visible before its events.
+            let webhooks = try await connection.rows(
+                """
+                SELECT w.id, w.project_id, w.types, w.cursor_sequence, c.last_sequence
+                FROM webhooks w JOIN event_counters c ON c.project_id = w.project_id
+                WHERE w.enabled AND w.cursor_sequence < c.last_sequence
+                LIMIT 10 FOR UPDATE OF w SKIP LOCKED
+                """, logger: logger)
+            var read = 0
+            for webhook in webhooks {
+                let (id, projectID) = (try webhook.text(0), try webhook.text(1))
+                let types = WebhookRecord.types(stored: try webhook.optionalText(2))
+                let events = try await connection.rows(
+                    """
+                    SELECT id, sequence, type, created_at FROM events
+                    WHERE project_id = \(projectID) AND sequence > \(try webhook.int(3))
+                    ORDER BY sequence LIMIT \(limit)
+                    """, logger: logger)
+                var ids: [String] = []
+                var sequences: [Int64] = []
+                var eventTypes: [String] = []
+                var created: [Int64] = []
+                for event in events {
+                    let type = try event.text(2)
+                    guard types.isEmpty || types.contains(type) else { continue }
+                    ids.append(try event.text(0))
+                    sequences.append(try event.int(1))
+                    eventTypes.append(type)
+                    created.append(try event.int(3))
+                }
+                if !ids.isEmpty {
+                    try await connection.rows(
+                        """
+                        INSERT INTO webhook_deliveries (webhook_id, event_id, project_id, sequence, event_type,
+                            event_created_at, state, attempt, next_attempt_at, queued_at)
+                        SELECT \(id), e.id, \(projectID), e.sequence, e.type, e.created_at, 'pending', 0, \(now), \(now)
+                        FROM unnest(\(ids)::text[], \(sequences)::bigint[], \(eventTypes)::text[], \(created)::bigint[])
+                            AS e(id, sequence, type, created_at)
+                        \(unescaped: Self.queueConflict)
+                        """, logger: logger)
+                }
+                read += events.count
+                // Events already deleted by retention leave nothing to read: move past them.
+                let cursor = try events.last?.int(1) ?? webhook.int(4)
+                try await connection.rows(
+                    "UPDATE webhooks SET cursor_sequence = \(cursor) WHERE id = \(id)", logger: logger)
+            }
+            return read
+        }
+    }
+
+    /// Takes a disabled endpoint's pending deliveries out of the due index (no due time), so that
+    /// claims never scan them, or makes them due at `now` when it is enabled again.
+    static func park(webhookID: String, enabled: Bool, now: Int64, in connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        if enabled {
+            try await connection.rows(
+                """
+                UPDATE webhook_deliveries SET next_attempt_at = \(now)
+                WHERE webhook_id = \(webhookID) AND state = 'pending' AND next_attempt_at IS NULL
+                """, logger: logger)
+        } else {
+            try await connection.rows(
+                """
+                UPDATE webhook_deliveries SET next_attempt_at = NULL
+                WHERE webhook_id = \(webhookID) AND state = 'pending'
+                """, logger: logger)
+        }
+    }
+
+    public func claimWebhookDeliveries(lease: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws
+        -> [ClaimedWebhookDelivery]
+    {
+        let logger = logger
+        let (expires, count) = (now + leaseSeconds, Int64(limit))
+        let columns = Self.eventColumns.split(separator: ",").map { "e." + $0.trimmingCharacters(in: .whitespaces) }
+            .joined(separator: ", ")
+        // A read first, so a pass with nothing due opens no transaction.
+        let due = try await statement { client in
+            try await client.first(
+                """
+                SELECT 1 FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= \(now)
+                    AND (lease_expires_at IS NULL OR lease_expires_at <= \(now)) LIMIT 1
+                """, logger: logger)
+        }
+        guard due != nil else { return [] }
+        return try await transaction { connection in
+            // SKIP LOCKED: two nodes claiming at once take different rows; an expired lease is taken over.
+            try await connection.rows(
+                """
+                WITH due AS (
+                    SELECT d.webhook_id, d.event_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                    WHERE d.state = 'pending' AND d.next_attempt_at <= \(now)
+                        AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= \(now)) AND w.enabled
+                    ORDER BY d.next_attempt_at LIMIT \(count)
+                    FOR UPDATE OF d SKIP LOCKED
+                ), claimed AS (
+                    UPDATE webhook_deliveries d SET lease_owner = \(lease), lease_expires_at = \(expires)
+                    FROM due WHERE d.webhook_id = due.webhook_id AND d.event_id = due.event_id
+                    RETURNING d.webhook_id, d.project_id, d.event_id, d.attempt, d.sequence, d.body,
+                        d.event_created_at
+                )
+                SELECT claimed.*, \(unescaped: columns) FROM claimed
+                LEFT JOIN events e ON e.project_id = claimed.project_id AND e.sequence = claimed.sequence
+                """, logger: logger
+            ).map { row in
+                ClaimedWebhookDelivery(
+                    webhookID: try row.text(0), projectID: try row.text(1), eventID: try row.text(2),
+                    attempt: Int(try row.int(3)), lease: lease,
+                    event: try row.optionalText(7) == nil ? nil : Self.event(row, at: 7),
+                    body: try row.optionalText(5), eventCreatedAt: try row.int(6))
+            }
+        }
+    }
+
+    public func recordWebhookAttempt(_ result: WebhookAttemptResult) async throws -> Bool {
+        let logger = logger
+        let statusCode = result.statusCode.map { Int64($0) }
+        return try await transaction { connection in
+            let changed = try await connection.rows(
+                """
+                UPDATE webhook_deliveries SET state = \(result.state.rawValue), attempt = \(Int64(result.attempt)),
+                    attempted_at = \(result.at), status_code = \(statusCode), error = \(result.error),
+                    duration_ms = \(result.durationMilliseconds), next_attempt_at = \(result.nextAttemptAt),
+                    lease_owner = NULL, lease_expires_at = NULL
+                WHERE webhook_id = \(result.webhookID) AND event_id = \(result.eventID)
+                    AND lease_owner = \(result.lease)
+                RETURNING 1
+                """, logger: logger)
+            guard changed.count == 1 else { return false }
+            if result.state == .delivered {
+                try await connection.rows(
+                    "UPDATE webhooks SET failing_since = NULL WHERE id = \(result.webhookID) AND failing_since IS NOT NULL",
+                    logger: logger)
+                return true
+            }
+            let failing = try await connection.first(
+                """
+                UPDATE webhooks SET failing_since = COALESCE(failing_since, \(result.at)) WHERE id = \(result.webhookID)
+                RETURNING failing_since <= \(result.failingDisableBefore)
+                """, logger: logger)
+            let reason = try result.disableReason ?? (failing?.bool(0) == true ? "failing" : nil)
+            if let reason,
+                let disabled = try await connection.first(
+                    """
+                    UPDATE webhooks SET enabled = FALSE, disabled_at = \(result.at), disabled_reason = \(reason),
+                        updated_at = \(result.at)
+                    WHERE id = \(result.webhookID) AND enabled
+                    RETURNING project_id
+                    """, logger: logger)
+            {
+                try await Self.park(
+                    webhookID: result.webhookID, enabled: false, now: result.at, in: connection, logger: logger)
+                var batch = EventBatch(projectID: try disabled.text(0), origin: .webhooks, now: result.at)
+                batch.append(.webhookUpdated(webhookID: result.webhookID, changed: ["enabled"]))
+                try await Self.append(batch, in: connection, logger: logger)
+            }
+            return true
+        }
+    }
+
+    public func webhookDeliveries(
+        projectID: String, webhookID: String, state: WebhookDeliveryRecord.State?,
+        before cursor: WebhookDeliveryCursor?, limit: Int
+    ) async throws -> [WebhookDeliveryRecord] {
+        let logger = logger
+        let state = state?.rawValue
+        let (queuedAt, eventID) = (cursor?.queuedAt ?? Int64.max, cursor?.eventID ?? "\u{10FFFF}")
+        return try await statement { client in
+            try await client.rows(
+                """
+                SELECT webhook_id, event_id, event_type, sequence, state, attempt, status_code, error, duration_ms,
+                    attempted_at, next_attempt_at, queued_at
+                FROM webhook_deliveries
+                WHERE webhook_id = \(webhookID) AND project_id = \(projectID)
+                    AND (\(state)::text IS NULL OR state = \(state)::text)
+                    AND (queued_at, event_id) < (\(queuedAt)::bigint, \(eventID)::text)
+                ORDER BY queued_at DESC, event_id DESC LIMIT \(Int64(limit))
+                """, logger: logger
+            ).map(Self.delivery)
+        }
+    }
+
+    public func replayWebhookEvent(projectID: String, webhookID: String, eventID: String, now: Int64) async throws
+        -> Bool
+    {
+        let logger = logger
+        return try await statement { client in
+            try await client.rows(
+                """
+                INSERT INTO webhook_deliveries (webhook_id, event_id, project_id, sequence, event_type, event_created_at,
+                    state, attempt, next_attempt_at, queued_at)
+                SELECT w.id, e.id, e.project_id, e.sequence, e.type, e.created_at, 'pending', 0, \(now), \(now)
+                FROM webhooks w JOIN events e ON e.project_id = w.project_id
+                WHERE w.project_id = \(projectID) AND w.id = \(webhookID) AND e.id = \(eventID)
+                \(unescaped: Self.queueConflict)
+                RETURNING 1
+                """, logger: logger
+            ).count == 1
+        }
+    }
+
+    public func replayWebhookEvents(projectID: String, webhookID: String, afterSequence: Int64, now: Int64)
+        async throws -> Int?
+    {
+        let logger = logger
+        return try await transaction { connection -> Int? in
+            guard
+                let webhook = try await connection.first(
+                    """
+                    SELECT types, cursor_sequence FROM webhooks WHERE project_id = \(projectID) AND id = \(webhookID)
+                    FOR UPDATE
+                    """, logger: logger)
+            else { return nil }
+            // Events after the cursor are queued by the fan-out; these are the ones it already passed.
+            let types = WebhookRecord.types(stored: try webhook.optionalText(0))
+            let everyType = types.isEmpty
+            return try await connection.rows(
+                """
+                INSERT INTO webhook_deliveries (webhook_id, event_id, project_id, sequence, event_type, event_created_at,
+                    state, attempt, next_attempt_at, queued_at)
+                SELECT \(webhookID), id, project_id, sequence, type, created_at, 'pending', 0, \(now), \(now)
+                FROM events WHERE project_id = \(projectID) AND sequence > \(afterSequence)
+                    AND sequence <= \(try webhook.int(1)) AND (\(everyType)::boolean OR type = ANY(\(types)::text[]))
+                \(unescaped: Self.queueConflict)
+                RETURNING 1
+                """, logger: logger
+            ).count
+        }
+    }
+
+    public func queueWebhookTest(projectID: String, webhookID: String, event: EventRecord, body: String, now: Int64)
+        async throws -> Bool
+    {
+        let logger = logger
+        return try await statement { client in
+            try await client.rows(
+                """
+                INSERT INTO webhook_deliveries (webhook_id, event_id, project_id, event_type, event_created_at, body,
+                    state, attempt, next_attempt_at, queued_at)
+                SELECT id, \(event.id), project_id, \(event.type), \(event.createdAt), \(body), 'pending', 0, \(now),
+                    \(now)
+                FROM webhooks WHERE project_id = \(projectID) AND id = \(webhookID)
+                \(unescaped: Self.queueConflict)
+                RETURNING 1
+                """, logger: logger
+            ).count == 1
+        }
+    }
+
+    public func oldestPendingWebhookDeliveries() async throws -> [(webhookID: String, eventCreatedAt: Int64)] {
+        let logger = logger
+        let rows = try await statement { client in
+            try await client.rows(
+                """
+                SELECT webhook_id, MIN(event_created_at) FROM webhook_deliveries WHERE state = 'pending'
+                GROUP BY webhook_id
+                """, logger: logger
+            ).map { [try $0.text(0), String(try $0.int(1))] }
+        }
+        return rows.map { (webhookID: $0[0], eventCreatedAt: Int64($0[1]) ?? 0) }
+    }
+
+    public func deleteFinishedWebhookDeliveries(attemptedBefore: Int64, batchSize: Int) async throws -> Int {
+        let logger = logger
+        return try await statement { client in
+            try await client.rows(
+                """
+                DELETE FROM webhook_deliveries WHERE (webhook_id, event_id) IN (
+                    SELECT webhook_id, event_id FROM webhook_deliveries
+                    WHERE state <> 'pending' AND attempted_at < \(attemptedBefore)
+                    LIMIT \(Int64(batchSize)) FOR UPDATE SKIP LOCKED)
+                RETURNING 1
+                """, logger: logger
+            ).count
+        }
+    }
+}

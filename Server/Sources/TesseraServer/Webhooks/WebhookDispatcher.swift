@@ -1,0 +1,183 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TesseraTokens
+
+/// Delivers the webhooks: queues each enabled endpoint's new events from the feed, claims the due
+/// deliveries under a lease, signs and sends them, and records each attempt with its next retry.
+///
+/// Several nodes may run one each: a delivery is leased to one of them at a time, and a lease that
+/// outlives its node (killed mid-delivery) expires after ``leaseSeconds``, when another node takes
+/// the delivery over. Delivery is at least once: a node that sent but died before recording sends again.
+struct WebhookDispatcher: Service {
+    /// Sends one signed delivery to a URL (the ``WebhookSender`` in production; tests inject answers).
+    typealias Transport = @Sendable (WebhookSender.Delivery, String, [WebhookSecret]) async -> WebhookOutcome
+
+    let store: any TesseraStore
+    let transport: Transport
+    var policy = WebhookRetryPolicy()
+    let now: @Sendable () -> Date
+    /// How long the dispatcher rests when a pass found nothing to do.
+    var interval = Duration.seconds(1)
+    /// How many deliveries one claim takes (and sends at once).
+    var claimSize = 32
+    /// How many events the fan-out reads per endpoint per step (at most ten endpoints a step, so one
+    /// step is a short write transaction).
+    var fanOutBatch = 100
+    /// How long a claimed delivery stays leased: longer than an attempt's 15 s limit.
+    var leaseSeconds: Int64 = 60
+    /// Delivered and failed deliveries older than this leave the log; nil keeps them.
+    var logRetentionSeconds: Int64? = 30 * 86_400
+    /// This dispatcher's name in its leases.
+    var node = OpaqueToken.identifier(prefix: "node_")
+    var metrics: ServerMetrics?
+    let logger: Logger
+
+    func run() async throws {
+        var passes = 0
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            // A graceful shutdown cancels the pass: the attempts in flight are dropped unrecorded,
+            // and their leases expire so that another node (or this one, restarted) sends them again.
+            let attempts = await cancelWhenGracefulShutdown { await runOnce() }
+            passes += 1
+            if passes % 600 == 1 { await deleteOldLog() }
+            if attempts > 0 { continue }
+            do {
+                try await rest()
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// How often a resting dispatcher looks at the store's tally of committed events.
+    static let glance = Duration.milliseconds(50)
+
+    /// Waits for `interval` (another node's events, retries coming due), or less when this node
+    /// commits an event: the store's in-memory tally changes, without a query.
+    private func rest() async throws {
+        let committed = { store.eventTally.snapshot().values.reduce(0, +) }
+        let before = committed()
+        var waited = Duration.zero
+        while waited < interval {
+            try await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.glance) }
+            waited += Self.glance
+            if committed() != before { return }
+        }
+    }
+
+    private var seconds: Int64 { Int64(now().timeIntervalSince1970.rounded(.down)) }
+
+    /// One pass: queues the new events, then claims and sends what is due; returns how many
+    /// attempts it made.
+    @discardableResult
+    func runOnce() async -> Int {
+        do {
+            for _ in 0..<10 {
+                if try await store.fanOutWebhookDeliveries(now: seconds, batchSize: fanOutBatch) == 0 { break }
+            }
+            var attempts = 0
+            for _ in 0..<10 where !Task.isCancelled {
+                let lease = "\(node):\(OpaqueToken.identifier(prefix: "lease_"))"
+                let claimed = try await store.claimWebhookDeliveries(
+                    lease: lease, now: seconds, leaseSeconds: leaseSeconds, limit: claimSize)
+                attempts += claimed.count
+                await deliver(claimed)
+                if claimed.count < claimSize { break }
+            }
+            return attempts
+        } catch {
+            if !Task.isCancelled { logger.warning("webhook delivery pass failed", metadata: ["error": "\(error)"]) }
+            return 0
+        }
+    }
+
+    /// Sends the claimed deliveries at once and records each attempt.
+    func deliver(_ claimed: [ClaimedWebhookDelivery]) async {
+        guard !claimed.isEmpty else { return }
+        // Each endpoint's secrets are read once per claim.
+        var webhooks: [String: WebhookRecord] = [:]
+        for delivery in claimed where webhooks[delivery.webhookID] == nil {
+            if let webhook = try? await store.webhook(projectID: delivery.projectID, id: delivery.webhookID) {
+                webhooks[delivery.webhookID] = webhook
+            }
+        }
+        let found = webhooks
+        // The sends run at once; their results are recorded one at a time as they come in, so the
+        // dispatcher holds at most one database connection for them (not one per send).
+        await withTaskGroup(of: WebhookAttemptResult?.self) { group in
+            for delivery in claimed {
+                guard let webhook = found[delivery.webhookID] else { continue }
+                group.addTask { await attempt(delivery, to: webhook) }
+            }
+            for await result in group {
+                guard let result, !Task.isCancelled else { continue }
+                await record(result)
+            }
+        }
+    }
+
+    /// Makes one attempt; nil when a shutdown cancelled it.
+    private func attempt(_ delivery: ClaimedWebhookDelivery, to webhook: WebhookRecord) async
+        -> WebhookAttemptResult?
+    {
+        let number = delivery.attempt + 1
+        guard let body = Self.body(of: delivery) else {
+            // Retention deleted the event before it could be delivered: nothing is left to send.
+            let result = WebhookAttemptResult(
+                webhookID: delivery.webhookID, eventID: delivery.eventID, lease: delivery.lease, attempt: number,
+                at: seconds, statusCode: nil, error: "event_expired", durationMilliseconds: 0, state: .failed,
+                nextAttemptAt: nil, disableReason: nil, failingDisableBefore: Int64.min)
+            metrics?.webhookAttempt(result, latencySeconds: nil)
+            return result
+        }
+        let sentAt = seconds
+        let secrets = webhook.signingSecrets(now: sentAt).compactMap { try? WebhookSecret($0) }
+        let outcome = await transport(
+            WebhookSender.Delivery(id: delivery.eventID, timestamp: sentAt, body: body), webhook.url, secrets)
+        // Cancelled by a shutdown: not the endpoint's failure; the lease runs out instead.
+        if Task.isCancelled { return nil }
+        let finishedAt = seconds
+        let result = policy.result(of: outcome, attempt: number, delivery: delivery, now: finishedAt)
+        metrics?.webhookAttempt(
+            result, latencySeconds: outcome.kind == .delivered ? finishedAt - delivery.eventCreatedAt : nil)
+        return result
+    }
+
+    /// Records an attempt; a lease lost meanwhile (another node took the delivery over) records nothing.
+    private func record(_ result: WebhookAttemptResult) async {
+        do {
+            if try await !store.recordWebhookAttempt(result) {
+                logger.debug(
+                    "webhook lease lost before the attempt was recorded",
+                    metadata: ["webhook_id": "\(result.webhookID)", "event_id": "\(result.eventID)"])
+            }
+        } catch {
+            logger.warning(
+                "webhook attempt not recorded", metadata: ["webhook_id": "\(result.webhookID)", "error": "\(error)"])
+        }
+    }
+
+    /// The body of a delivery: the event JSON as the feed shows it, or the test event's.
+    static func body(of delivery: ClaimedWebhookDelivery) -> [UInt8]? {
+        if let body = delivery.body { return Array(body.utf8) }
+        guard let event = delivery.event else { return nil }
+        var writer = JSONWriter()
+        writer.event(event)
+        return writer.bytes
+    }
+
+    /// Deletes delivered and failed deliveries past the log's retention, in batches.
+    func deleteOldLog() async {
+        guard let retention = logRetentionSeconds else { return }
+        do {
+            while try await store.deleteFinishedWebhookDeliveries(
+                attemptedBefore: seconds - retention, batchSize: fanOutBatch) == fanOutBatch
+            {
+                await Task.yield()
+            }
+        } catch {
+            logger.warning("webhook log cleanup failed", metadata: ["error": "\(error)"])
+        }
+    }
+}
