@@ -3,7 +3,7 @@
 
     Server/Tests/crash/run.py --tessera PATH --database sqlite|postgres [--kills 20]
         [--seconds-between 0.5-2.5] [--seed S] [--workers 6] [--device-races 100] [--postgres-url URL]
-        [--self-test] [--keep]
+        [--self-test] [--keep] [--webhooks] [--webhook-wait 120]
 
 Usually run through `scripts/crash-test`. One run, on one backend:
 
@@ -84,6 +84,14 @@ Usually run through `scripts/crash-test`. One run, on one backend:
    - an event of a change that was not acknowledged (in flight at a kill) describes what the database
      holds: its session, profile or device exists (or a later event of the feed removed it), an ended
      session is not live, an erased or merged profile and a removed device are gone.
+   With `--webhooks` (a server with webhook delivery), a receiver (receiver.py, a local HTTP server
+   thread) records every POST with its webhook-id; an endpoint subscribed to the profile, session and
+   device types points to it from the start (the server runs with --allow-insecure-webhooks), and it
+   answers 500 to the first attempt of a seeded 3 % of events. After the run, the server up, it waits
+   (up to --webhook-wait seconds: a delivery leased by a killed server is retried once its 60 s lease
+   ends) until every event of a subscribed type after the endpoint's webhook.created was delivered at
+   least once (2xx), and checks every delivery's signature (Standard Webhooks v1), that its body is the
+   feed's event (id = webhook-id, sequence, type) and that no other type was delivered.
 4. Prints a summary (kills survived, acknowledged operations per kind, rotations, master key steps,
    checks, violations, wall time) and exits 1 on any violation. `--self-test` also undoes a block,
    revives a rotated-out API key (a row in `retired_api_keys`), besides the lost writes above, and
@@ -117,6 +125,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 import tessera_harness as harness  # noqa: E402
 import feed  # noqa: E402
+import receiver as webhooks  # noqa: E402
 from tessera_harness import Reply, b64url as b64, clean_environment, epoch  # noqa: E402
 
 INF = float("inf")
@@ -397,6 +406,7 @@ class Server:
         self.starts = 0
         self.master_key_file = ""
         self.previous_master_key_files: list[str] = []
+        self.options: list[str] = []  # more options of `tessera serve`
 
     def start(self, timeout: float = 90) -> float:
         """Launches the server and waits until /health answers 200; returns the seconds it took."""
@@ -426,7 +436,8 @@ class Server:
         # The workers are one client address sending thousands of requests a minute, many with
         # ended sessions: lift the server's guessing limit (the project's limits are lifted too).
         self.process = harness.serve(self.tessera, self.database, self.port, "--log-level", "warning",
-                                     "--failed-session-lookups-per-minute", "0", log=log, environment=environment)
+                                     "--failed-session-lookups-per-minute", "0", *self.options, log=log,
+                                     environment=environment)
         log.close()
         self.starts += 1
 
@@ -1549,6 +1560,30 @@ def check_events(run: "Run", events: list[dict], problems: list[str], poller: "f
                           "reads while down")
 
 
+def check_webhooks(run: "Run", receiver: "webhooks.Receiver", events: list[dict], webhook_id: str,
+                   wait: float) -> None:
+    """Every event of a subscribed type after the endpoint's creation was delivered at least once (the
+    server up, given `wait` seconds to finish: retries, leases of killed servers), signed, as in the feed."""
+    created = next((e.get("sequence") for e in events if e.get("type") == "webhook.created"
+                    and isinstance(e.get("data"), dict) and e["data"].get("webhook_id") == webhook_id), None)
+    if created is None:
+        run.model.violation(f"[webhooks] MISSING EVENT: webhook.created: no event for the endpoint {webhook_id}")
+        created = 0
+    expected = webhooks.expected_deliveries(events, created, webhooks.SUBSCRIBED)
+    started = time.monotonic()
+    while time.monotonic() - started < wait and not set(expected) <= receiver.delivered():
+        time.sleep(0.5)
+    waited = time.monotonic() - started
+    deliveries = receiver.snapshot()
+    problems = webhooks.delivery_problems(events, deliveries, created, webhooks.SUBSCRIBED)
+    with run.model.lock:
+        run.model.checks += 5 + len(expected)
+    for problem in problems:
+        run.model.violation("[webhooks] " + problem)
+    run.webhooks_summary = (f"{len(expected)} events of subscribed types after sequence {created}; "
+                            f"{webhooks.summary(deliveries, receiver.broken)}; waited {waited:.1f} s after the run")
+
+
 # ─── Master key rotation between kills ───────────────────────────────────────────────────────────
 
 
@@ -1682,6 +1717,7 @@ class Run:
         self.finished_workers = 0
         self.integrity = "n/a"
         self.events_summary = "not read"
+        self.webhooks_summary = ""
         self.race_sessions: list[str] = []
         self.port = harness.free_port()
         self.subs = [f"user-{self.seed}-{uuid.uuid4().hex[:6]}-{i}" for i in range(arguments.users)]
@@ -1762,6 +1798,13 @@ def main() -> int:
     parser.add_argument("--device-races", type=int, default=100,
                         help="device registrations raced against the end of their session, before the kills")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory and logs")
+    parser.add_argument("--webhooks", action="store_true",
+                        help="run a webhook receiver, subscribe it at the start (the server runs with "
+                             "--allow-insecure-webhooks) and require every event of a subscribed type to be "
+                             "delivered at least once after the run (needs a server with webhook delivery)")
+    parser.add_argument("--webhook-wait", type=float, default=120,
+                        help="seconds to wait for the last deliveries after the run (a delivery leased by a "
+                             "killed server is retried once its 60 s lease ends)")
     parser.add_argument("--self-test", action="store_true",
                         help="undo some acknowledged writes in the database during one outage and expect the "
                              "checks to report each (exit 0 when they all do)")
@@ -1777,6 +1820,7 @@ def main() -> int:
     print(f"crash: {arguments.database}, seed {arguments.seed}, {arguments.kills} kills, {low:g}-{high:g} s apart, "
           f"{arguments.workers} workers; work dir {work}", flush=True)
     server = None
+    receiver = None
     injected: list[str] = []
     try:
         if arguments.database == "sqlite":
@@ -1806,6 +1850,15 @@ def main() -> int:
             run.key_history.append(run.keys[kind])
         server = Server(arguments.tessera, database_url, run.port, os.path.join(work, "tessera.log"))
         server.master_key_file = master_key_file
+        if arguments.webhooks:
+            usage = subprocess.run([arguments.tessera, "serve", "--help"], capture_output=True, text=True,
+                                   env=clean_environment(), timeout=60)
+            if "--allow-insecure-webhooks" not in usage.stdout + usage.stderr:
+                raise SystemExit("crash: --webhooks needs a server with webhook delivery (tessera serve "
+                                 "--allow-insecure-webhooks); this one has none")
+            receiver = webhooks.Receiver(arguments.seed)
+            receiver.start()
+            server.options.append("--allow-insecure-webhooks")
         server.start()
         signing = harness.Client(run.port).call("GET", "/v1/admin/signing-keys", run.sk())
         current_kid = next((k["kid"] for k in signing.body.get("signing_keys", []) if k.get("status") == "current"), None)
@@ -1816,6 +1869,14 @@ def main() -> int:
         if lifted.status != 200:
             raise SystemExit(f"crash: cannot lift the project's rate limits: {lifted.status} {lifted.code}")
         run.project_updates += 1
+        if arguments.webhooks:
+            created = harness.Client(run.port).call("POST", "/v1/admin/webhooks", run.sk(),
+                                                    {"url": receiver.url, "types": webhooks.SUBSCRIBED})
+            if created.status != 201 or not created.body.get("secret"):
+                raise SystemExit(f"crash: --webhooks: POST /v1/admin/webhooks answered {created.status} "
+                                 f"{created.code} (does this server deliver webhooks?)")
+            receiver.secret = created.body["secret"]
+            webhook_id = created.body.get("webhook", {}).get("id")
         # A reader of the feed during the whole run, across every kill (check 4 of the events).
         poller = feed.PollerThread(harness.Client(run.port, timeout=10), run.sk, model.violation)
         poller.start()
@@ -1871,16 +1932,22 @@ def main() -> int:
             worker.join(timeout=60)
         if any(worker.error for worker in workers):
             raise SystemExit("crash: a worker failed (harness error above)")
+        print(f"final: load stopped at {time.monotonic() - wall:.1f} s", flush=True)
         master_keys.finish_rewrap(kill=False)
         settle_rotations(run)
         performed = checker.run_checks("final", None, 0, check_rng)
-        print(f"final: {performed} checks of every acknowledged fact", flush=True)
+        print(f"final: {performed} checks of every acknowledged fact (done at {time.monotonic() - wall:.1f} s)",
+              flush=True)
+        caught = time.monotonic()
         poller.stopping.set()
         poller.join(timeout=30)
         poller.catch_up()
         started = time.monotonic()
         events, feed_problems = feed.read_feed(lambda path, key: checker.call("GET", path, key), run.sk)
-        print(f"final: read {len(events)} events from 0 in {time.monotonic() - started:.1f} s", flush=True)
+        print(f"final: read {len(events)} events from 0 in {time.monotonic() - started:.1f} s (reader caught up in "
+              f"{started - caught:.1f} s)", flush=True)
+        if arguments.webhooks:
+            check_webhooks(run, receiver, events, webhook_id, arguments.webhook_wait)
         server.kill()
         check_database(run, database)
         check_events(run, events, feed_problems, poller, database)
@@ -1889,6 +1956,8 @@ def main() -> int:
     finally:
         if server:
             server.kill()
+        if receiver is not None:
+            receiver.stop()
         if cluster is not None:
             cluster.stop()
         if not arguments.keep and not model.violations:
@@ -1919,6 +1988,8 @@ def main() -> int:
     print("master keys:             " + ", ".join(f"{v} {k}" for k, v in master_keys.stats.items()))
     print(f"sqlite integrity_check:  {run.integrity}")
     print(f"events:                  {run.events_summary}")
+    if run.webhooks_summary:
+        print(f"webhooks:                {run.webhooks_summary}")
     print(f"violations:              {len(model.violations)}")
     for text in model.violations[:30]:
         print("  " + text)

@@ -1,5 +1,10 @@
 """Unit tests of the crash harness's model (no server): python3 -m unittest discover -s Server/Tests/crash"""
 
+import base64
+import hashlib
+import hmac
+import http.client
+import json
 import os
 import sys
 import unittest
@@ -8,6 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
 
 import feed  # noqa: E402
+import receiver  # noqa: E402
 import run  # noqa: E402
 from tessera_harness import Reply  # noqa: E402
 
@@ -184,6 +190,68 @@ class PollerTests(unittest.TestCase):
         poller.observe(0, self.page(0, 1, 2))
         problems = poller.final_problems([{"id": "evt_1", "sequence": 1}, {"id": "evt_2", "sequence": 3}])
         self.assertTrue(any(p.startswith("EVENT VANISHED") for p in problems), problems)
+
+
+class ReceiverTests(unittest.TestCase):
+    SECRET = "whsec_" + base64.b64encode(b"k" * 32).decode()
+
+    def post(self, port: int, event: dict, secret: str = SECRET) -> int:
+        body = json.dumps(event).encode()
+        timestamp = "1700000000"
+        signature = base64.b64encode(hmac.new(base64.b64decode(secret[6:]), f"{event['id']}.{timestamp}.".encode()
+                                              + body, hashlib.sha256).digest()).decode()
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        connection.request("POST", "/hook", body=body, headers={
+            "webhook-id": event["id"], "webhook-timestamp": timestamp, "webhook-signature": f"v1,{signature}",
+            "Content-Type": "application/json"})
+        status = connection.getresponse().status
+        connection.close()
+        return status
+
+    def setUp(self) -> None:
+        self.events = [event(1, "session.created", session_id="ses_1", profile_id="usr_a", kind="anonymous"),
+                       event(2, "api_key.rotated", kind="secret"),
+                       event(3, "session.ended", session_id="ses_1", profile_id="usr_a", reason="revoked")]
+        self.receiver = receiver.Receiver(seed=1, fail_first=0)
+        self.receiver.secret = self.SECRET
+        self.receiver.start()
+
+    def tearDown(self) -> None:
+        self.receiver.stop()
+
+    def problems(self) -> list[str]:
+        return receiver.delivery_problems(self.events, self.receiver.snapshot(), 0, receiver.SUBSCRIBED)
+
+    def test_every_subscribed_event_delivered_passes(self) -> None:
+        for item in (self.events[0], self.events[2], self.events[0]):  # at least once: a repeat is fine
+            self.assertEqual(self.post(self.receiver.port, item), 204)
+        self.assertEqual(self.problems(), [])
+
+    def test_an_undelivered_event_is_reported(self) -> None:
+        self.post(self.receiver.port, self.events[0])
+        problems = self.problems()
+        self.assertEqual(len(problems), 1, problems)
+        self.assertTrue(problems[0].startswith("UNDELIVERED EVENT") and "evt_0003" in problems[0], problems)
+
+    def test_a_delivery_answered_500_is_not_delivered(self) -> None:
+        self.receiver.fail_first = 1.0  # every first attempt fails
+        self.assertEqual(self.post(self.receiver.port, self.events[0]), 500)
+        self.assertEqual(self.post(self.receiver.port, self.events[2]), 500)
+        self.assertTrue(any(p.startswith("UNDELIVERED EVENT") for p in self.problems()))
+        self.assertEqual(self.post(self.receiver.port, self.events[0]), 204)  # the retry
+        self.assertEqual(self.post(self.receiver.port, self.events[2]), 204)
+        self.assertEqual(self.problems(), [])
+
+    def test_a_bad_signature_a_foreign_event_and_an_unsubscribed_type_are_reported(self) -> None:
+        self.post(self.receiver.port, self.events[0])
+        self.post(self.receiver.port, self.events[2], secret="whsec_" + base64.b64encode(b"x" * 32).decode())
+        self.post(self.receiver.port, self.events[1])
+        self.post(self.receiver.port, event(9, "session.created", session_id="ses_9"))
+        self.post(self.receiver.port, dict(self.events[0], id="evt_0003"))
+        problems = " | ".join(self.problems())
+        for marker in ("BAD WEBHOOK SIGNATURE", "UNSUBSCRIBED EVENT DELIVERED", "WEBHOOK OF NO EVENT",
+                       "WEBHOOK BODY MISMATCH"):
+            self.assertIn(marker, problems)
 
 
 if __name__ == "__main__":
