@@ -3,7 +3,7 @@
 
     Server/Tests/crash/run.py --tessera PATH --database sqlite|postgres [--kills 20]
         [--seconds-between 0.5-2.5] [--seed S] [--workers 6] [--device-races 100] [--postgres-url URL]
-        [--self-test] [--keep]
+        [--self-test] [--keep] [--webhooks] [--webhook-wait 120]
 
 Usually run through `scripts/crash-test`. One run, on one backend:
 
@@ -67,9 +67,36 @@ Usually run through `scripts/crash-test`. One run, on one backend:
    no row left (profile, session, device, alias, installation), no device is bound to an ended
    session, and on SQLite `PRAGMA integrity_check` is `ok` and `PRAGMA foreign_key_check` is empty.
    After the final kill every sealed value is again read directly (under the keys the server holds).
+   The events feed (feed.py): a reader polls `GET /v1/admin/events?after=` with the last sequence it
+   saw during the whole run, across every kill: a page never goes backwards or repeats an event. At
+   the end the feed is read from 0 (pages of 200, following `next_after`) and, with the database read
+   directly after the final kill:
+   - sequences run 1, 2, 3… with no gap and no repeat, and no event ID appears twice;
+   - everything the reader saw is still there at the same sequence, and nothing appeared below the
+     last sequence it had been answered (a late commit it skipped);
+   - every acknowledged change has exactly one event, found by the IDs of the replies: each session
+     (session.created), each profile (profile.created), each session an acknowledged change ended
+     (session.ended, whatever ended it first) and none for a session nothing could have ended, each
+     device (device.registered) and the removal of those of ended sessions (device.removed), each
+     promotion, merge (by its anonymous profile) and erasure; blocks and unblocks of a profile
+     alternate and the last one is its state in the database; API key rotations per kind and
+     signing-key rotations (by kid) are counted between acknowledged and acknowledged + unknown;
+   - an event of a change that was not acknowledged (in flight at a kill) describes what the database
+     holds: its session, profile or device exists (or a later event of the feed removed it), an ended
+     session is not live, an erased or merged profile and a removed device are gone.
+   With `--webhooks` (a server with webhook delivery), a receiver (receiver.py, a local HTTP server
+   thread) records every POST with its webhook-id; an endpoint subscribed to the profile, session and
+   device types points to it from the start (the server runs with --allow-insecure-webhooks), and it
+   answers 500 to the first attempt of a seeded 3 % of events. After the run, the server up, it waits
+   (up to --webhook-wait seconds: a delivery leased by a killed server is retried once its 60 s lease
+   ends) until every event of a subscribed type after the endpoint's webhook.created was delivered at
+   least once (2xx), and checks every delivery's signature (Standard Webhooks v1), that its body is the
+   feed's event (id = webhook-id, sequence, type) and that no other type was delivered.
 4. Prints a summary (kills survived, acknowledged operations per kind, rotations, master key steps,
    checks, violations, wall time) and exits 1 on any violation. `--self-test` also undoes a block,
-   revives a rotated-out API key (a row in `retired_api_keys`), besides the lost writes above.
+   revives a rotated-out API key (a row in `retired_api_keys`), besides the lost writes above, and
+   in the events table deletes one acknowledged session's session.created, duplicates another's and
+   adds one for a session never acknowledged and absent from the database.
 
 The kill moments and each worker's choices are seeded (`--seed`); the interleaving of the threads
 is not, so a seed reproduces the shape of a run, not every byte of it. Sessions are created with
@@ -97,6 +124,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 import tessera_harness as harness  # noqa: E402
+import feed  # noqa: E402
+import receiver as webhooks  # noqa: E402
 from tessera_harness import Reply, b64url as b64, clean_environment, epoch  # noqa: E402
 
 INF = float("inf")
@@ -377,6 +406,7 @@ class Server:
         self.starts = 0
         self.master_key_file = ""
         self.previous_master_key_files: list[str] = []
+        self.options: list[str] = []  # more options of `tessera serve`
 
     def start(self, timeout: float = 90) -> float:
         """Launches the server and waits until /health answers 200; returns the seconds it took."""
@@ -406,7 +436,8 @@ class Server:
         # The workers are one client address sending thousands of requests a minute, many with
         # ended sessions: lift the server's guessing limit (the project's limits are lifted too).
         self.process = harness.serve(self.tessera, self.database, self.port, "--log-level", "warning",
-                                     "--failed-session-lookups-per-minute", "0", log=log, environment=environment)
+                                     "--failed-session-lookups-per-minute", "0", *self.options, log=log,
+                                     environment=environment)
         log.close()
         self.starts += 1
 
@@ -794,6 +825,9 @@ class Worker(threading.Thread):
                 self.run_.key_generation[kind] += 1
             reply, send, end = self.request("rotate_api_key", "POST", "/v1/admin/api-keys/rotate", self.run_.sk(),
                                             {"kind": kind, "grace_seconds": grace})
+            if reply.outcome != "rejected":
+                with self.model.lock:
+                    self.run_.api_rotations[kind][0 if reply.ok else 1] += 1
             if reply.ok:
                 body = reply.body.get("api_key", {})
                 expires = epoch(body.get("previous_key_expires_at")) or 0
@@ -1072,6 +1106,9 @@ class Checker:
                 continue
             if index == 0:
                 self.run_.observe_jwt(jwt, send, end, label + " (fresh JWT)")
+                with self.model.lock:  # nothing ends it: its events must say so
+                    self.run_.extra_sessions[reply.body["session"]["id"]] = (
+                        reply.body["profile"]["id"], reply.body["session"].get("kind", ""), "alive")
             kid = harness.kid_of(jwt)
             jwks = self.call("GET", f"/v1/projects/{project['project_id']}/jwks.json", None)
             kids = [k.get("kid") for k in jwks.body.get("keys", [])]
@@ -1206,6 +1243,7 @@ def settle_rotations(run: "Run") -> None:
                              f"{reply.status} {reply.code}")
         expires = epoch(body.get("previous_key_expires_at")) or 0
         with run.model.lock:
+            run.api_rotations[kind][0] += 1
             old = run.keys[kind]
             # Retired by the lost rotation (at the latest, grace seconds from now) or by this one.
             old.dead_after = max(time.time() + grace, expires) + 1.5
@@ -1265,6 +1303,15 @@ def device_races(run: "Run", count: int, rng: random.Random) -> None:
             model.violation(f"[device race] POST /v1/devices racing {way} answered {device.status} {device.code}")
         if not ended.ok:
             model.violation(f"[device race] {way} answered {ended.status} {ended.code}")
+        if ended.ok:  # for the events feed: what each acknowledged step changed
+            with model.lock:
+                run.extra_sessions[sid] = (pid, "verified", "dead")
+                run.extra_sessions[second["session"]["id"]] = (
+                    pid, "verified", "dead" if way in ("revoke_all", "erase") else "alive")
+                if device.status == 201:
+                    run.extra_devices[device.body.get("device", {}).get("id")] = (sid, "dead")
+                if way == "erase":
+                    run.extra_erased.add(pid)
         listed = a.call("GET", f"/v1/admin/profiles/{pid}/devices", project["secret_key"])
         if listed.status == 200 and listed.body.get("devices"):
             model.violation(f"[device race] DEVICE OUTLIVED ITS SESSION: {way} of {sid}, devices still listed")
@@ -1381,6 +1428,28 @@ def tamper(run: "Run", database: Database) -> list[str]:
                               # The row may still be there, expired but not yet cleaned up: revive it.
                               "ON CONFLICT (key_hash) DO UPDATE SET expires_at = excluded.expires_at")
             expected.append("ROTATED-OUT API KEY CAME BACK")
+        # The events feed: one acknowledged session's event deleted (a lost event, a gap), another's
+        # duplicated, and one for a session never acknowledged and not in the database.
+        if len(facts) >= 2:
+            counter = f"(SELECT last_sequence FROM event_counters WHERE project_id = '{project}') + 1"
+            bump = f"UPDATE event_counters SET last_sequence = last_sequence + 1 WHERE project_id = '{project}'"
+            columns = ("project_id, sequence, id, type, created_at, actor_type, actor_id, client_address, "
+                       "profile_id, data")
+            statements.append(f"DELETE FROM events WHERE project_id = '{project}' AND type = 'session.created' "
+                              f"AND data LIKE '%{facts[0].sid}%'")
+            expected += ["MISSING EVENT: session.created", "FEED GAP"]
+            statements.append(f"INSERT INTO events ({columns}) SELECT project_id, {counter}, "
+                              f"'evt_{uuid.uuid4().hex[:24]}', type, created_at, actor_type, actor_id, "
+                              f"client_address, profile_id, data FROM events WHERE project_id = '{project}' "
+                              f"AND type = 'session.created' AND data LIKE '%{facts[1].sid}%'")
+            statements.append(bump)
+            expected.append("DUPLICATE EVENT: session.created")
+            ghost, owner = "ses_" + uuid.uuid4().hex[:24], "usr_" + uuid.uuid4().hex[:24]
+            statements.append(f"INSERT INTO events ({columns}) SELECT '{project}', {counter}, "
+                              f"'evt_{uuid.uuid4().hex[:24]}', 'session.created', {now}, 'sdk', NULL, NULL, '{owner}', "
+                              f"'{{\"session_id\":\"{ghost}\",\"profile_id\":\"{owner}\",\"kind\":\"anonymous\"}}'")
+            statements.append(bump)
+            expected.append("PHANTOM EVENT: session.created")
     database.execute(statements)
     print(f"self-test: injected {len(expected)} lost writes: {', '.join(expected)}", flush=True)
     return expected
@@ -1421,6 +1490,98 @@ def check_database(run: "Run", database: Database) -> None:
     expect(not rows, f"DEVICE ROWS BOUND TO A REVOKED OR MISSING SESSION: {len(rows)}, e.g. {rows[:3]}")
     rows = database.rows("SELECT s.id FROM sessions s LEFT JOIN profiles p ON p.id = s.profile_id WHERE p.id IS NULL")
     expect(not rows, f"SESSIONS WITHOUT A PROFILE: {rows[:3]}")
+
+
+# ─── The events feed ─────────────────────────────────────────────────────────────────────────────
+
+
+def expected_events(run: "Run") -> feed.Expected:
+    """What the acknowledgements imply for the feed (see feed.Expected). Call after the workers stopped."""
+    model = run.model
+    expected = feed.Expected()
+    with model.lock:
+        for fact in model.sessions.values():
+            status = model.session_status(fact)[0]
+            expected.sessions[fact.sid] = (fact.profile_id, fact.kind, status)
+            for device in fact.devices:
+                expected.devices[device.did] = (fact.sid, status)
+        expected.profiles = set(model.profiles)
+        for record in model.profiles.values():
+            for event in record.events:
+                if event.kind in ("block", "unblock"):
+                    expected.block_targets.add(record.pid)
+                if not event.acked:
+                    continue
+                {"promote": expected.promoted, "merge": expected.merged, "erase": expected.erased,
+                 "block": expected.blocked}.get(event.kind, set()).add(record.pid)
+        for sid, (pid, kind, status) in run.extra_sessions.items():
+            expected.sessions.setdefault(sid, (pid, kind, status))
+            expected.profiles.add(pid)
+        expected.devices.update(run.extra_devices)
+        expected.erased |= run.extra_erased
+        expected.api_key_rotations = {kind: tuple(counts) for kind, counts in run.api_rotations.items()}
+        expected.signing_kids = {kid for _, _, kid in run.signing_rotations}
+        expected.signing_unknown = model.ops.get("rotate_signing_key", {}).get("unknown", 0)
+        expected.project_updates = run.project_updates
+    return expected
+
+
+def stored_rows(database: "Database", project: str) -> feed.Stored:
+    """The project's sessions, profiles, aliases and devices, read directly (the server is down)."""
+    now = int(time.time())
+    stored = feed.Stored()
+    stored.sessions = {sid: str(live) == "1" for sid, live in database.rows(
+        f"SELECT id, CASE WHEN revoked_at IS NULL AND expires_at > {now} THEN 1 ELSE 0 END FROM sessions "
+        f"WHERE project_id = '{project}'")}
+    stored.profiles = {pid: (kind, str(blocked) == "1") for pid, kind, blocked in database.rows(
+        f"SELECT id, kind, CASE WHEN blocked_at IS NULL THEN 0 ELSE 1 END FROM profiles "
+        f"WHERE project_id = '{project}'")}
+    stored.aliases = {row[0] for row in database.rows(
+        f"SELECT alias_id FROM profile_aliases WHERE project_id = '{project}'")}
+    stored.devices = {row[0] for row in database.rows(f"SELECT id FROM devices WHERE project_id = '{project}'")}
+    return stored
+
+
+def check_events(run: "Run", events: list[dict], problems: list[str], poller: "feed.PollerThread",
+                 database: "Database") -> None:
+    """After the final kill: the feed read from 0 (before it) against the acknowledgements, the database
+    and what the reader polling during the run saw."""
+    model = run.model
+    expected = expected_events(run)
+    stored = stored_rows(database, run.project["project_id"])
+    problems = problems + feed.sequence_problems(events) + poller.poller.final_problems(events) \
+        + feed.change_problems(events, expected, stored)
+    with model.lock:
+        model.checks += 6 + len(events) + len(expected.sessions) + len(expected.devices) + len(expected.profiles)
+    for problem in problems:
+        model.violation("[events] " + problem)
+    run.events_summary = (f"{len(events)} in the feed ({feed.type_counts(events)}); reader polled "
+                          f"{poller.poller.pages} pages, saw {len(poller.poller.seen)}, {poller.failures} failed "
+                          "reads while down")
+
+
+def check_webhooks(run: "Run", receiver: "webhooks.Receiver", events: list[dict], webhook_id: str,
+                   wait: float) -> None:
+    """Every event of a subscribed type after the endpoint's creation was delivered at least once (the
+    server up, given `wait` seconds to finish: retries, leases of killed servers), signed, as in the feed."""
+    created = next((e.get("sequence") for e in events if e.get("type") == "webhook.created"
+                    and isinstance(e.get("data"), dict) and e["data"].get("webhook_id") == webhook_id), None)
+    if created is None:
+        run.model.violation(f"[webhooks] MISSING EVENT: webhook.created: no event for the endpoint {webhook_id}")
+        created = 0
+    expected = webhooks.expected_deliveries(events, created, webhooks.SUBSCRIBED)
+    started = time.monotonic()
+    while time.monotonic() - started < wait and not set(expected) <= receiver.delivered():
+        time.sleep(0.5)
+    waited = time.monotonic() - started
+    deliveries = receiver.snapshot()
+    problems = webhooks.delivery_problems(events, deliveries, created, webhooks.SUBSCRIBED)
+    with run.model.lock:
+        run.model.checks += 5 + len(expected)
+    for problem in problems:
+        run.model.violation("[webhooks] " + problem)
+    run.webhooks_summary = (f"{len(expected)} events of subscribed types after sequence {created}; "
+                            f"{webhooks.summary(deliveries, receiver.broken)}; waited {waited:.1f} s after the run")
 
 
 # ─── Master key rotation between kills ───────────────────────────────────────────────────────────
@@ -1555,6 +1716,8 @@ class Run:
         self.stopping = threading.Event()
         self.finished_workers = 0
         self.integrity = "n/a"
+        self.events_summary = "not read"
+        self.webhooks_summary = ""
         self.race_sessions: list[str] = []
         self.port = harness.free_port()
         self.subs = [f"user-{self.seed}-{uuid.uuid4().hex[:6]}-{i}" for i in range(arguments.users)]
@@ -1572,6 +1735,13 @@ class Run:
         self.kids_seen: dict[str, int] = {}
         self.signing_rotations: list[tuple[float, frozenset, str]] = []
         self.seal_rounds = 0
+        # For the events feed: acknowledged changes made outside the workers' model (device races, seal
+        # checks, settled rotations), and API key rotations per kind as [acknowledged, unknown].
+        self.extra_sessions: dict[str, tuple[str, str, str]] = {}  # sid -> (profile, kind, dead/alive)
+        self.extra_devices: dict[str, tuple[str, str]] = {}
+        self.extra_erased: set[str] = set()
+        self.api_rotations = {"publishable": [0, 0], "secret": [0, 0]}
+        self.project_updates = 0
 
     def pk(self) -> str:
         with self.model.lock:
@@ -1628,6 +1798,13 @@ def main() -> int:
     parser.add_argument("--device-races", type=int, default=100,
                         help="device registrations raced against the end of their session, before the kills")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory and logs")
+    parser.add_argument("--webhooks", action="store_true",
+                        help="run a webhook receiver, subscribe it at the start (the server runs with "
+                             "--allow-insecure-webhooks) and require every event of a subscribed type to be "
+                             "delivered at least once after the run (needs a server with webhook delivery)")
+    parser.add_argument("--webhook-wait", type=float, default=120,
+                        help="seconds to wait for the last deliveries after the run (a delivery leased by a "
+                             "killed server is retried once its 60 s lease ends)")
     parser.add_argument("--self-test", action="store_true",
                         help="undo some acknowledged writes in the database during one outage and expect the "
                              "checks to report each (exit 0 when they all do)")
@@ -1643,6 +1820,7 @@ def main() -> int:
     print(f"crash: {arguments.database}, seed {arguments.seed}, {arguments.kills} kills, {low:g}-{high:g} s apart, "
           f"{arguments.workers} workers; work dir {work}", flush=True)
     server = None
+    receiver = None
     injected: list[str] = []
     try:
         if arguments.database == "sqlite":
@@ -1672,6 +1850,15 @@ def main() -> int:
             run.key_history.append(run.keys[kind])
         server = Server(arguments.tessera, database_url, run.port, os.path.join(work, "tessera.log"))
         server.master_key_file = master_key_file
+        if arguments.webhooks:
+            usage = subprocess.run([arguments.tessera, "serve", "--help"], capture_output=True, text=True,
+                                   env=clean_environment(), timeout=60)
+            if "--allow-insecure-webhooks" not in usage.stdout + usage.stderr:
+                raise SystemExit("crash: --webhooks needs a server with webhook delivery (tessera serve "
+                                 "--allow-insecure-webhooks); this one has none")
+            receiver = webhooks.Receiver(arguments.seed)
+            receiver.start()
+            server.options.append("--allow-insecure-webhooks")
         server.start()
         signing = harness.Client(run.port).call("GET", "/v1/admin/signing-keys", run.sk())
         current_kid = next((k["kid"] for k in signing.body.get("signing_keys", []) if k.get("status") == "current"), None)
@@ -1681,6 +1868,18 @@ def main() -> int:
         lifted = harness.lift_rate_limits(run.port, run.project["secret_key"])
         if lifted.status != 200:
             raise SystemExit(f"crash: cannot lift the project's rate limits: {lifted.status} {lifted.code}")
+        run.project_updates += 1
+        if arguments.webhooks:
+            created = harness.Client(run.port).call("POST", "/v1/admin/webhooks", run.sk(),
+                                                    {"url": receiver.url, "types": webhooks.SUBSCRIBED})
+            if created.status != 201 or not created.body.get("secret"):
+                raise SystemExit(f"crash: --webhooks: POST /v1/admin/webhooks answered {created.status} "
+                                 f"{created.code} (does this server deliver webhooks?)")
+            receiver.secret = created.body["secret"]
+            webhook_id = created.body.get("webhook", {}).get("id")
+        # A reader of the feed during the whole run, across every kill (check 4 of the events).
+        poller = feed.PollerThread(harness.Client(run.port, timeout=10), run.sk, model.violation)
+        poller.start()
         device_races(run, arguments.device_races, random.Random(f"{arguments.seed}-races"))
 
         workers = [Worker(i, run) for i in range(arguments.workers)]
@@ -1733,17 +1932,32 @@ def main() -> int:
             worker.join(timeout=60)
         if any(worker.error for worker in workers):
             raise SystemExit("crash: a worker failed (harness error above)")
+        print(f"final: load stopped at {time.monotonic() - wall:.1f} s", flush=True)
         master_keys.finish_rewrap(kill=False)
         settle_rotations(run)
         performed = checker.run_checks("final", None, 0, check_rng)
-        print(f"final: {performed} checks of every acknowledged fact", flush=True)
+        print(f"final: {performed} checks of every acknowledged fact (done at {time.monotonic() - wall:.1f} s)",
+              flush=True)
+        caught = time.monotonic()
+        poller.stopping.set()
+        poller.join(timeout=30)
+        poller.catch_up()
+        started = time.monotonic()
+        events, feed_problems = feed.read_feed(lambda path, key: checker.call("GET", path, key), run.sk)
+        print(f"final: read {len(events)} events from 0 in {time.monotonic() - started:.1f} s (reader caught up in "
+              f"{started - caught:.1f} s)", flush=True)
+        if arguments.webhooks:
+            check_webhooks(run, receiver, events, webhook_id, arguments.webhook_wait)
         server.kill()
         check_database(run, database)
+        check_events(run, events, feed_problems, poller, database)
         master_keys.configure(server, *((master_keys.current, []) if master_keys.phase == "stable"
                                         else (master_keys.new, [master_keys.old])))
     finally:
         if server:
             server.kill()
+        if receiver is not None:
+            receiver.stop()
         if cluster is not None:
             cluster.stop()
         if not arguments.keep and not model.violations:
@@ -1773,6 +1987,9 @@ def main() -> int:
           f"acknowledged; {blocked} profiles must be blocked")
     print("master keys:             " + ", ".join(f"{v} {k}" for k, v in master_keys.stats.items()))
     print(f"sqlite integrity_check:  {run.integrity}")
+    print(f"events:                  {run.events_summary}")
+    if run.webhooks_summary:
+        print(f"webhooks:                {run.webhooks_summary}")
     print(f"violations:              {len(model.violations)}")
     for text in model.violations[:30]:
         print("  " + text)
