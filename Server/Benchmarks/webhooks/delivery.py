@@ -146,7 +146,7 @@ def main() -> int:
         key = harness.write_master_key(work / "master.key")
         environment["TESSERA_MASTER_KEY_FILE"] = key
         if arguments.database == "postgres":
-            cluster = harness.PostgresCluster(work / "pg", what="delivery")
+            cluster = harness.PostgresCluster(Path(tempfile.gettempdir()) / f"tessera-delivery-pg-{os.getpid()}", "delivery")
             database = cluster.start()
         else:
             database = f"sqlite:{work / 'tessera.sqlite'}"

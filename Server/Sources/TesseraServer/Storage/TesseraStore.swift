@@ -123,10 +123,11 @@ public protocol TesseraStore: Sendable {
     /// free or expired, to `lease` until `now + leaseSeconds`: until then no other caller claims them.
     func claimWebhookDeliveries(lease: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws
         -> [ClaimedWebhookDelivery]
-    /// Records an attempt if its lease still holds (false otherwise, nothing changed); a failure
-    /// marks the webhook failing since its first failed attempt, and disables it for
-    /// `result.disableReason` or when it has been failing since `result.failingDisableBefore`.
-    func recordWebhookAttempt(_ result: WebhookAttemptResult) async throws -> Bool
+    /// Records attempts in one transaction, each if its lease still holds (false for it otherwise,
+    /// nothing changed); a failure marks the webhook failing since its first failed attempt, and
+    /// disables it for `result.disableReason` or when it has been failing since
+    /// `result.failingDisableBefore`.
+    func recordWebhookAttempts(_ results: [WebhookAttemptResult]) async throws -> [Bool]
     /// One page of a webhook's delivery log, newest first, after `cursor`.
     func webhookDeliveries(
         projectID: String, webhookID: String, state: WebhookDeliveryRecord.State?,
@@ -186,4 +187,11 @@ public protocol TesseraStore: Sendable {
     /// after the hit, in the order of `keys`. Each counter is one atomic upsert, so hits from
     /// concurrent requests and nodes are never lost.
     func hitRateLimits(_ keys: [RateLimitKey], window: RateLimitWindow) async throws -> [Int64]
+}
+
+extension TesseraStore {
+    /// Records one attempt (see ``recordWebhookAttempts(_:)``).
+    func recordWebhookAttempt(_ result: WebhookAttemptResult) async throws -> Bool {
+        try await recordWebhookAttempts([result]).first ?? false
+    }
 }

@@ -20,7 +20,7 @@ struct WebhookDispatcher: Service {
     /// How long the dispatcher rests when a pass found nothing to do.
     var interval = Duration.seconds(1)
     /// How many deliveries one claim takes (and sends at once).
-    var claimSize = 32
+    var claimSize = 128
     /// How many events the fan-out reads per endpoint per step (at most ten endpoints a step, so one
     /// step is a short write transaction).
     var fanOutBatch = 100
@@ -103,18 +103,21 @@ struct WebhookDispatcher: Service {
             }
         }
         let found = webhooks
-        // The sends run at once; their results are recorded one at a time as they come in, so the
-        // dispatcher holds at most one database connection for them (not one per send).
-        await withTaskGroup(of: WebhookAttemptResult?.self) { group in
+        // The sends run at once; their results are recorded together in one transaction when the
+        // last has answered (the pass waits for it anyway): one commit per pass, not one per send.
+        let results = await withTaskGroup(of: WebhookAttemptResult?.self) { group in
             for delivery in claimed {
                 guard let webhook = found[delivery.webhookID] else { continue }
                 group.addTask { await attempt(delivery, to: webhook) }
             }
+            var results: [WebhookAttemptResult] = []
             for await result in group {
-                guard let result, !Task.isCancelled else { continue }
-                await record(result)
+                if let result { results.append(result) }
             }
+            return results
         }
+        guard !Task.isCancelled else { return }
+        await record(results)
     }
 
     /// Makes one attempt; nil when a shutdown cancelled it.
@@ -144,17 +147,20 @@ struct WebhookDispatcher: Service {
         return result
     }
 
-    /// Records an attempt; a lease lost meanwhile (another node took the delivery over) records nothing.
-    private func record(_ result: WebhookAttemptResult) async {
+    /// Records the attempts; one whose lease was lost meanwhile (another node took the delivery
+    /// over) records nothing.
+    private func record(_ results: [WebhookAttemptResult]) async {
+        guard !results.isEmpty else { return }
         do {
-            if try await !store.recordWebhookAttempt(result) {
+            let recorded = try await store.recordWebhookAttempts(results)
+            for (result, kept) in zip(results, recorded) where !kept {
                 logger.debug(
                     "webhook lease lost before the attempt was recorded",
                     metadata: ["webhook_id": "\(result.webhookID)", "event_id": "\(result.eventID)"])
             }
         } catch {
             logger.warning(
-                "webhook attempt not recorded", metadata: ["webhook_id": "\(result.webhookID)", "error": "\(error)"])
+                "webhook attempts not recorded", metadata: ["attempts": "\(results.count)", "error": "\(error)"])
         }
     }
 

@@ -165,50 +165,62 @@ extension PostgresStore {
         }
     }
 
-    public func recordWebhookAttempt(_ result: WebhookAttemptResult) async throws -> Bool {
+    public func recordWebhookAttempts(_ results: [WebhookAttemptResult]) async throws -> [Bool] {
+        guard !results.isEmpty else { return [] }
         let logger = logger
-        let statusCode = result.statusCode.map { Int64($0) }
+        // One transaction (one commit) for a dispatcher pass's attempts, not one per attempt.
         return try await transaction { connection in
-            let changed = try await connection.rows(
-                """
-                UPDATE webhook_deliveries SET state = \(result.state.rawValue), attempt = \(Int64(result.attempt)),
-                    attempted_at = \(result.at), status_code = \(statusCode), error = \(result.error),
-                    duration_ms = \(result.durationMilliseconds), next_attempt_at = \(result.nextAttemptAt),
-                    lease_owner = NULL, lease_expires_at = NULL
-                WHERE webhook_id = \(result.webhookID) AND event_id = \(result.eventID)
-                    AND lease_owner = \(result.lease)
-                RETURNING 1
-                """, logger: logger)
-            guard changed.count == 1 else { return false }
-            if result.state == .delivered {
-                try await connection.rows(
-                    "UPDATE webhooks SET failing_since = NULL WHERE id = \(result.webhookID) AND failing_since IS NOT NULL",
-                    logger: logger)
-                return true
+            var recorded: [Bool] = []
+            for result in results {
+                recorded.append(try await Self.record(result, in: connection, logger: logger))
             }
-            let failing = try await connection.first(
-                """
-                UPDATE webhooks SET failing_since = COALESCE(failing_since, \(result.at)) WHERE id = \(result.webhookID)
-                RETURNING failing_since <= \(result.failingDisableBefore)
-                """, logger: logger)
-            let reason = try result.disableReason ?? (failing?.bool(0) == true ? "failing" : nil)
-            if let reason,
-                let disabled = try await connection.first(
-                    """
-                    UPDATE webhooks SET enabled = FALSE, disabled_at = \(result.at), disabled_reason = \(reason),
-                        updated_at = \(result.at)
-                    WHERE id = \(result.webhookID) AND enabled
-                    RETURNING project_id
-                    """, logger: logger)
-            {
-                try await Self.park(
-                    webhookID: result.webhookID, enabled: false, now: result.at, in: connection, logger: logger)
-                var batch = EventBatch(projectID: try disabled.text(0), origin: .webhooks, now: result.at)
-                batch.append(.webhookUpdated(webhookID: result.webhookID, changed: ["enabled"]))
-                try await Self.append(batch, in: connection, logger: logger)
-            }
+            return recorded
+        }
+    }
+
+    static func record(_ result: WebhookAttemptResult, in connection: PostgresConnection, logger: Logger)
+        async throws -> Bool
+    {
+        let statusCode = result.statusCode.map { Int64($0) }
+        let changed = try await connection.rows(
+            """
+            UPDATE webhook_deliveries SET state = \(result.state.rawValue), attempt = \(Int64(result.attempt)),
+                attempted_at = \(result.at), status_code = \(statusCode), error = \(result.error),
+                duration_ms = \(result.durationMilliseconds), next_attempt_at = \(result.nextAttemptAt),
+                lease_owner = NULL, lease_expires_at = NULL
+            WHERE webhook_id = \(result.webhookID) AND event_id = \(result.eventID)
+                AND lease_owner = \(result.lease)
+            RETURNING 1
+            """, logger: logger)
+        guard changed.count == 1 else { return false }
+        if result.state == .delivered {
+            try await connection.rows(
+                "UPDATE webhooks SET failing_since = NULL WHERE id = \(result.webhookID) AND failing_since IS NOT NULL",
+                logger: logger)
             return true
         }
+        let failing = try await connection.first(
+            """
+            UPDATE webhooks SET failing_since = COALESCE(failing_since, \(result.at)) WHERE id = \(result.webhookID)
+            RETURNING failing_since <= \(result.failingDisableBefore)
+            """, logger: logger)
+        let reason = try result.disableReason ?? (failing?.bool(0) == true ? "failing" : nil)
+        if let reason,
+            let disabled = try await connection.first(
+                """
+                UPDATE webhooks SET enabled = FALSE, disabled_at = \(result.at), disabled_reason = \(reason),
+                    updated_at = \(result.at)
+                WHERE id = \(result.webhookID) AND enabled
+                RETURNING project_id
+                """, logger: logger)
+        {
+            try await Self.park(
+                webhookID: result.webhookID, enabled: false, now: result.at, in: connection, logger: logger)
+            var batch = EventBatch(projectID: try disabled.text(0), origin: .webhooks, now: result.at)
+            batch.append(.webhookUpdated(webhookID: result.webhookID, changed: ["enabled"]))
+            try await Self.append(batch, in: connection, logger: logger)
+        }
+        return true
     }
 
     public func webhookDeliveries(

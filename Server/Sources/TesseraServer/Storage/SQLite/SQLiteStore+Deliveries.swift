@@ -131,49 +131,52 @@ extension SQLiteStore {
         }
     }
 
-    public func recordWebhookAttempt(_ result: WebhookAttemptResult) async throws -> Bool {
-        try await writer.write { connection in
-            let changed = try connection.run(
-                """
-                UPDATE webhook_deliveries SET state = ?, attempt = ?, attempted_at = ?, status_code = ?, error = ?,
-                    duration_ms = ?, next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL
-                WHERE webhook_id = ? AND event_id = ? AND lease_owner = ?
-                """,
-                [
-                    .init(result.state.rawValue), .init(result.attempt), .init(result.at),
-                    .init(result.statusCode.map { Int64($0) }), .init(result.error),
-                    .init(result.durationMilliseconds), .init(result.nextAttemptAt), .init(result.webhookID),
-                    .init(result.eventID), .init(result.lease),
-                ])
-            guard changed == 1 else { return false }
-            if result.state == .delivered {
-                try connection.run(
-                    "UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
-                    [.init(result.webhookID)])
-                return true
-            }
+    public func recordWebhookAttempts(_ results: [WebhookAttemptResult]) async throws -> [Bool] {
+        guard !results.isEmpty else { return [] }
+        return try await writer.write { connection in try results.map { try Self.record($0, in: connection) } }
+    }
+
+    static func record(_ result: WebhookAttemptResult, in connection: SQLiteConnection) throws -> Bool {
+        let changed = try connection.run(
+            """
+            UPDATE webhook_deliveries SET state = ?, attempt = ?, attempted_at = ?, status_code = ?, error = ?,
+                duration_ms = ?, next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL
+            WHERE webhook_id = ? AND event_id = ? AND lease_owner = ?
+            """,
+            [
+                .init(result.state.rawValue), .init(result.attempt), .init(result.at),
+                .init(result.statusCode.map { Int64($0) }), .init(result.error),
+                .init(result.durationMilliseconds), .init(result.nextAttemptAt), .init(result.webhookID),
+                .init(result.eventID), .init(result.lease),
+            ])
+        guard changed == 1 else { return false }
+        if result.state == .delivered {
             try connection.run(
-                "UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?",
-                [.init(result.at), .init(result.webhookID)])
-            let failing =
-                try connection.queryFirst(
-                    "SELECT 1 FROM webhooks WHERE id = ? AND failing_since <= ?",
-                    [.init(result.webhookID), .init(result.failingDisableBefore)]) != nil
-            let reason = result.disableReason ?? (failing ? "failing" : nil)
-            if let reason,
-                let disabled = try connection.queryFirst(
-                    """
-                    UPDATE webhooks SET enabled = 0, disabled_at = ?, disabled_reason = ?, updated_at = ?
-                    WHERE id = ? AND enabled = 1 RETURNING project_id
-                    """, [.init(result.at), .init(reason), .init(result.at), .init(result.webhookID)])
-            {
-                try Self.park(webhookID: result.webhookID, enabled: false, now: result.at, in: connection)
-                var batch = EventBatch(projectID: disabled.text(0), origin: .webhooks, now: result.at)
-                batch.append(.webhookUpdated(webhookID: result.webhookID, changed: ["enabled"]))
-                try Self.append(batch, in: connection)
-            }
+                "UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
+                [.init(result.webhookID)])
             return true
         }
+        try connection.run(
+            "UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?",
+            [.init(result.at), .init(result.webhookID)])
+        let failing =
+            try connection.queryFirst(
+                "SELECT 1 FROM webhooks WHERE id = ? AND failing_since <= ?",
+                [.init(result.webhookID), .init(result.failingDisableBefore)]) != nil
+        let reason = result.disableReason ?? (failing ? "failing" : nil)
+        if let reason,
+            let disabled = try connection.queryFirst(
+                """
+                UPDATE webhooks SET enabled = 0, disabled_at = ?, disabled_reason = ?, updated_at = ?
+                WHERE id = ? AND enabled = 1 RETURNING project_id
+                """, [.init(result.at), .init(reason), .init(result.at), .init(result.webhookID)])
+        {
+            try Self.park(webhookID: result.webhookID, enabled: false, now: result.at, in: connection)
+            var batch = EventBatch(projectID: disabled.text(0), origin: .webhooks, now: result.at)
+            batch.append(.webhookUpdated(webhookID: result.webhookID, changed: ["enabled"]))
+            try Self.append(batch, in: connection)
+        }
+        return true
     }
 
     public func webhookDeliveries(
