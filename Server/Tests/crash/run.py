@@ -205,6 +205,9 @@ class Model:
         self.lock = threading.Lock()
         self._seq = itertools.count(1)
         self.sessions: dict[str, SessionFact] = {}
+        # Events about a session the model does not know yet: another worker listed it (GET
+        # /v1/sessions) and ended it before the reply that created it was read (CI seed 120523439).
+        self.early_session_events: dict[str, list[Event]] = {}
         self.profiles: dict[str, ProfileFact] = {}
         # Profiles merged into another (their merged_into is set): aliases, for block_state.
         self.merged_profiles: set[str] = set()
@@ -267,6 +270,9 @@ class Model:
                 profile_id=profile["id"], kind=envelope.get("capabilities", {}).get("kind", "?"), send=send,
                 ack=ack, min_expires=epoch(session["expires_at"]) or 0, origin=origin, touched=ack)
             self.sessions[fact.sid] = fact
+            for event in self.early_session_events.pop(fact.sid, []):
+                fact.events.append(event)
+                fact.touched = max(fact.touched, event.send, int(min(event.end, 1 << 60)))
             record = self.profile(profile["id"], profile["kind"])
             record.sessions.append(fact.sid)
             record.touched = ack
@@ -281,6 +287,10 @@ class Model:
             if fact is not None:
                 fact.events.append(event)
                 fact.touched = max(event.send, int(min(event.end, 1 << 60)))
+            else:
+                # Kept until the session is recorded: dropping it made an acknowledged DELETE of a
+                # session whose creating reply was still being read look like a lost session.
+                self.early_session_events.setdefault(sid, []).append(event)
 
     def profile_event(self, pid: str, event: Event) -> None:
         with self.lock:

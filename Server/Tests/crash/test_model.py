@@ -18,6 +18,21 @@ import run  # noqa: E402
 from tessera_harness import Reply  # noqa: E402
 
 
+class EarlySessionEventTests(unittest.TestCase):
+    def test_an_end_recorded_before_the_session_is_kept(self) -> None:
+        # Worker B lists the profile's sessions, sees one that worker A's identify just created, and
+        # deletes it; A reads its identify reply only afterwards (CI seed 120523439).
+        model = run.Model()
+        send, end = model.seq(), model.seq()
+        model.session_event("ses_new", run.Event("revoke", send, end, True, "DELETE by ses_sibling"))
+        envelope = {"session": {"id": "ses_new", "expires_at": "2030-01-01T00:00:00Z"},
+                    "profile": {"id": "usr_x", "kind": "identified", "external_id": "sub"},
+                    "session_token": "st_x", "capabilities": {"kind": "verified"}}
+        fact = model.add_session(envelope, model.seq(), model.seq(), "identify")
+        self.assertEqual([(event.kind, event.acked) for event in fact.events], [("revoke", True)])
+        self.assertEqual(model.early_session_events, {})
+
+
 class BlockStateTests(unittest.TestCase):
     def setUp(self) -> None:
         self.model = run.Model()
