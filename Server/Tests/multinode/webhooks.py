@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import http.server
+import select
 import signal
+import socket
 import sys
 import tempfile
 import threading
@@ -51,6 +53,16 @@ class Receiver(http.server.ThreadingHTTPServer):
         self.attempts = 0
 
 
+def peer_closed(connection: socket.socket) -> bool:
+    """Whether the other end has closed `connection` (a FIN or a reset): it is readable and a peek
+    reads nothing. A sender waiting for its answer sends nothing meanwhile."""
+    try:
+        readable, _, _ = select.select([connection], [], [], 0)
+        return bool(readable) and connection.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: Receiver
@@ -68,12 +80,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             hold = receiver.hold
         try:
             time.sleep(hold)
+            if peer_closed(self.connection):
+                # The sender died during the hold: writing would still succeed (its kernel closed
+                # the socket with a FIN), but no one would read the answer.
+                raise ConnectionResetError("the sender closed the connection")
             self.send_response(204)
             self.send_header("content-length", "0")
             self.end_headers()
             self.wfile.flush()
-            # A peer that died during the hold shows up here (or on the next read): probe the socket.
-            self.connection.send(b"")
             with receiver.lock:
                 receiver.delivered.add(event_id)
         except OSError:
@@ -166,7 +180,8 @@ def main() -> int:
         # 2. Node A dies while its deliveries are in flight; node B finishes them.
         receiver.hold = 4.0
         before_lost = len(receiver.lost)
-        second = start_sessions([ports[1]], project.publishable_key, 30)
+        # Written through node A, whose dispatcher wakes on its own commits and claims them first.
+        second = start_sessions([ports[0]], project.publishable_key, 30)
         second_events = session_events(ports[1], project.secret_key, set(second))
         wait_for(lambda: sum(receiver.in_flight.values()) >= 10, 20)
         time.sleep(0.5)
