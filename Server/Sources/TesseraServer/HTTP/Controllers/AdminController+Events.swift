@@ -14,10 +14,7 @@ extension AdminController {
         let events = try await core.store.events(query)
         return .json { writer in
             writer.objectStart()
-            writer.key("events")
-            writer.arrayStart()
-            for event in events { writer.event(event) }
-            writer.arrayEnd()
+            writer.array("events", events) { $0.event($1) }
             writer.field("next_after", events.last?.sequence ?? query.after)
             writer.objectEnd()
         }
@@ -32,10 +29,7 @@ extension AdminController {
         let events = try await core.store.auditEvents(projectID: runtime.id, before: before, limit: limit)
         return .json { writer in
             writer.objectStart()
-            writer.key("events")
-            writer.arrayStart()
-            for event in events { writer.event(event, audit: true) }
-            writer.arrayEnd()
+            writer.array("events", events) { $0.event($1, audit: true) }
             writer.field("next_cursor", events.count == limit ? events.last.map { String($0.sequence) } : nil)
             writer.objectEnd()
         }

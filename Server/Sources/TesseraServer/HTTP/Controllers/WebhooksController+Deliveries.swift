@@ -49,10 +49,7 @@ extension WebhooksController {
         page = Array(page.prefix(limit))
         return .json { writer in
             writer.objectStart()
-            writer.key("deliveries")
-            writer.arrayStart()
-            for delivery in page { writer.delivery(delivery) }
-            writer.arrayEnd()
+            writer.array("deliveries", page) { $0.delivery($1) }
             writer.field("next_cursor", next.map { "\($0.queuedAt).\($0.eventID)" })
             writer.objectEnd()
         }

@@ -159,10 +159,7 @@ struct WebhooksController: Sendable {
         page = Array(page.prefix(limit))
         return .json { writer in
             writer.objectStart()
-            writer.key("webhooks")
-            writer.arrayStart()
-            for webhook in page { writer.webhook(webhook) }
-            writer.arrayEnd()
+            writer.array("webhooks", page) { $0.webhook($1) }
             writer.field("next_cursor", next)
             writer.objectEnd()
         }
@@ -237,10 +234,7 @@ extension JSONWriter {
         objectStart()
         field("id", webhook.id)
         field("url", webhook.url)
-        key("types")
-        arrayStart()
-        for type in webhook.types { string(type) }
-        arrayEnd()
+        strings("types", webhook.types)
         field("description", webhook.description)
         field("enabled", webhook.enabled)
         time("created_at", webhook.createdAt)

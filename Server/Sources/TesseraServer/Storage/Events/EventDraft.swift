@@ -138,9 +138,6 @@ public struct EventDraft: Sendable, Hashable {
 extension JSONWriter {
     /// Writes a member whose value is an array of strings.
     mutating func strings(_ name: StaticString, _ values: [String]) {
-        key(name)
-        arrayStart()
-        for value in values { string(value) }
-        arrayEnd()
+        array(name, values) { $0.string($1) }
     }
 }
