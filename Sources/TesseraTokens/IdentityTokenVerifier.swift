@@ -121,8 +121,6 @@ public struct IdentityTokenVerifier: Sendable {
 
     /// What ``evaluate(_:now:recording:)`` established.
     struct Evaluation {
-        /// The decoded JWS, when its structure is sound.
-        var jws: CompactJWS?
         /// The `kid` of the secret whose MAC matched.
         var keyID: String?
         /// The claims, when every value could be read (check the recorder for failures).
@@ -154,11 +152,14 @@ public struct IdentityTokenVerifier: Sendable {
         try recorder.record(
             .payloadJSON,
             payload == nil ? TokenError(.invalidIdentityToken, "The payload is not a strict JSON object.") : nil
-        ) { payload.map { "A strict JSON object with \($0.members.count) members." } ?? "" }
-        guard let payload else { return Evaluation(jws: jws, keyID: keyID) }
+        ) {
+            payload.map { "A strict JSON object with \($0.members.count) members." }
+                ?? "The payload is not a strict JSON object."
+        }
+        guard let payload else { return Evaluation(keyID: keyID) }
         let claims = try IdentityClaimsReader(configuration: configuration, now: now.timeIntervalSince1970).read(
             payload, recording: &recorder)
-        return Evaluation(jws: jws, keyID: keyID, claims: claims)
+        return Evaluation(keyID: keyID, claims: claims)
     }
 
     /// The JWS layer alone: structure, header, MAC. Returns the payload bytes, not yet parsed.

@@ -38,6 +38,7 @@ import Testing
             #expect(inspection.checks.contains { $0.verdict == .failed }, sourceLocation: sourceLocation)
         }
         #expect(inspection.checks.map(\.name) == names, sourceLocation: sourceLocation)
+        #expect(inspection.checks.allSatisfy { !$0.detail.isEmpty }, sourceLocation: sourceLocation)
         return inspection
     }
 
