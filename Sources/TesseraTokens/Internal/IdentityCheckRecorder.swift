@@ -54,6 +54,17 @@ protocol IdentityCheckRecorder {
     @discardableResult
     mutating func record(_ check: IdentityCheck, _ failure: TokenError?, _ detail: () -> String) throws(TokenError)
         -> Bool
+
+    /// Records `result` as the verdict of `check`.
+    /// - Parameter detail: a short sentence about the value, for a check that passed; called only by
+    ///   recorders that keep it (a failure's detail is its message).
+    /// - Returns: the value, or `nil` when the check failed.
+    /// - Throws: the failure, if this recorder stops at the first one.
+    mutating func record<Value>(
+        _ check: IdentityCheck,
+        _ result: Result<Value, TokenError>,
+        _ detail: (Value) -> String
+    ) throws(TokenError) -> Value?
 }
 
 /// The recorder of `verify`: throws the first failure and keeps nothing.
@@ -65,6 +76,18 @@ struct FailFastRecorder: IdentityCheckRecorder {
     {
         if let failure { throw failure }
         return true
+    }
+
+    @inline(__always)
+    mutating func record<Value>(
+        _ check: IdentityCheck,
+        _ result: Result<Value, TokenError>,
+        _ detail: (Value) -> String
+    ) throws(TokenError) -> Value? {
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        }
     }
 }
 
@@ -81,6 +104,21 @@ struct InspectionRecorder: IdentityCheckRecorder {
         checks[check.rawValue] = .init(name: check.name, verdict: failure == nil ? .passed : .failed, detail: detail())
         if let failure, error == nil { error = failure }
         return failure == nil
+    }
+
+    mutating func record<Value>(
+        _ check: IdentityCheck,
+        _ result: Result<Value, TokenError>,
+        _ detail: (Value) -> String
+    ) -> Value? {
+        switch result {
+        case .success(let value):
+            _ = record(check, nil) { detail(value) }
+            return value
+        case .failure(let error):
+            _ = record(check, error) { error.message }
+            return nil
+        }
     }
 }
 

@@ -69,32 +69,31 @@ struct IdentityClaimsReader {
         let raw = Raw(payload)
         let now = now
         // Types of the time claims first: a malformed claim set says so before any time rule.
-        let exp = try Self.check(
+        let exp = try recorder.record(
             .expType,
             outcome { () throws(TokenError) -> Double in
                 guard let exp = try number(raw.exp, "exp") else {
                     throw TokenError(.invalidClaims, "The exp claim is required.")
                 }
                 return exp
-            },
-            &recorder
+            }
         ) { "exp is a NumericDate: \(InspectionText.number($0))." }
-        let nbf = try Self.check(
-            .notBeforeType, outcome { () throws(TokenError) in try number(raw.nbf, "nbf") }, &recorder
+        let nbf = try recorder.record(
+            .notBeforeType, outcome { () throws(TokenError) in try number(raw.nbf, "nbf") }
         ) {
             $0.map { "nbf is a NumericDate: \(InspectionText.number($0))." } ?? "No nbf."
         }
-        let iat = try Self.check(
-            .issuedAtType, outcome { () throws(TokenError) in try number(raw.iat, "iat") }, &recorder
+        let iat = try recorder.record(
+            .issuedAtType, outcome { () throws(TokenError) in try number(raw.iat, "iat") }
         ) {
             $0.map { "iat is a NumericDate: \(InspectionText.number($0))." } ?? "No iat."
         }
-        let audience = try Self.check(
-            .audienceType, outcome { () throws(TokenError) in try audienceList(raw.aud) }, &recorder
+        let audience = try recorder.record(
+            .audienceType, outcome { () throws(TokenError) in try audienceList(raw.aud) }
         ) {
             $0.isEmpty ? "No aud." : "aud is \($0.map(InspectionText.quoted).joined(separator: ", "))."
         }
-        let tokenID = try Self.check(
+        let tokenID = try recorder.record(
             .tokenID,
             outcome { () throws(TokenError) -> String? in
                 let tokenID = try string(raw.jti, "jti")
@@ -102,17 +101,17 @@ struct IdentityClaimsReader {
                     throw TokenError(.invalidClaims, "jti must be 1 to 255 characters.")
                 }
                 return tokenID
-            },
-            &recorder
+            }
         ) { $0.map { "jti is \(InspectionText.quoted($0)): the token is single-use." } ?? "No jti." }
-        let issuer = try Self.check(
-            .issuerType, outcome { () throws(TokenError) in try string(raw.iss, "iss") }, &recorder
+        let issuer = try recorder.record(
+            .issuerType, outcome { () throws(TokenError) in try string(raw.iss, "iss") }
         ) {
             $0.map { "iss is \(InspectionText.quoted($0))." } ?? "No iss."
         }
 
         let leeway = configuration.leeway
-        let leewayText = "leeway \(InspectionText.number(leeway)) s"
+        // Details are built only by a recorder that keeps them: nothing here may run on the verify path.
+        var leewayText: String { "leeway \(InspectionText.number(leeway)) s" }
         if let exp {
             try recorder.record(
                 .expiration,
@@ -146,7 +145,7 @@ struct IdentityClaimsReader {
             }
         }
         // Time before identity: RFC 7515's example token has no sub, and is reported as expired.
-        let subject = try Self.check(
+        let subject = try recorder.record(
             .subjectType,
             outcome { () throws(TokenError) -> String in
                 guard let subValue = raw.sub else { throw TokenError(.invalidClaims, "The sub claim is required.") }
@@ -154,8 +153,7 @@ struct IdentityClaimsReader {
                     throw TokenError(.invalidClaims, "sub must be a string.")
                 }
                 return subject
-            },
-            &recorder
+            }
         ) { _ in "sub is a string." }
         if let audience {
             let failure = failure { () throws(TokenError) in try checkAudience(audience) }
@@ -188,7 +186,7 @@ struct IdentityClaimsReader {
             ) { "sub is \(InspectionText.quoted(subject))." }
         }
 
-        let name = try Self.check(
+        let name = try recorder.record(
             .name,
             outcome { () throws(TokenError) -> String? in
                 let name = try firstPresent(raw.names, ("name", "display_name", "displayName"), code: .invalidName)
@@ -196,10 +194,9 @@ struct IdentityClaimsReader {
                     throw TokenError(.invalidName, "The name must be 1 to 200 characters without control characters.")
                 }
                 return name
-            },
-            &recorder
+            }
         ) { $0.map { "The name is \(InspectionText.quoted($0))." } ?? "No name." }
-        let avatarURL = try Self.check(
+        let avatarURL = try recorder.record(
             .avatarURL,
             outcome { () throws(TokenError) -> String? in
                 let avatarURL = try firstPresent(
@@ -208,10 +205,9 @@ struct IdentityClaimsReader {
                     throw TokenError(.invalidAvatarURL, "The avatar must be an https URL of at most 2048 characters.")
                 }
                 return avatarURL
-            },
-            &recorder
+            }
         ) { $0.map { "The avatar is \(InspectionText.quoted($0))." } ?? "No avatar." }
-        let email = try Self.check(
+        let email = try recorder.record(
             .email,
             outcome { () throws(TokenError) -> String? in
                 let email = try firstPresent((raw.email, nil, nil), ("email", "", ""), code: .invalidEmail)
@@ -219,8 +215,7 @@ struct IdentityClaimsReader {
                     throw TokenError(.invalidEmail, "The email is not a valid address.")
                 }
                 return email
-            },
-            &recorder
+            }
         ) { $0.map { "The email is \(InspectionText.quoted($0))." } ?? "No email." }
 
         guard let exp, let nbf, let iat, let audience, let tokenID, let issuer, let subject, let name, let avatarURL,
@@ -238,24 +233,6 @@ struct IdentityClaimsReader {
             avatarURL: avatarURL,
             email: email
         )
-    }
-
-    /// Records `result` as the verdict of `check` and returns its value, or `nil` when it failed.
-    @inline(__always)
-    private static func check<Value, Recorder: IdentityCheckRecorder>(
-        _ check: IdentityCheck,
-        _ result: Result<Value, TokenError>,
-        _ recorder: inout Recorder,
-        _ detail: (Value) -> String
-    ) throws(TokenError) -> Value? {
-        switch result {
-        case .success(let value):
-            try recorder.record(check, nil) { detail(value) }
-            return value
-        case .failure(let error):
-            try recorder.record(check, error) { error.message }
-            return nil
-        }
     }
 
     private func checkAudience(_ audience: [String]) throws(TokenError) {
