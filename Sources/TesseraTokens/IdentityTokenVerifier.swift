@@ -132,6 +132,7 @@ public struct IdentityTokenVerifier: Sendable {
     /// `verify` and `inspect` both run this one function, so an inspection's first failure is by
     /// construction the error `verify` throws. After a failed check, the checks that still make
     /// sense go on (an inspection reports them); those that lost their input are skipped.
+    @inline(__always)
     func evaluate<Recorder: IdentityCheckRecorder>(
         _ token: String,
         now: Date,

@@ -55,14 +55,14 @@ protocol IdentityCheckRecorder {
     mutating func record(_ check: IdentityCheck, _ failure: TokenError?, _ detail: () -> String) throws(TokenError)
         -> Bool
 
-    /// Records `result` as the verdict of `check`.
+    /// Runs `body` as the check `check` and records its verdict.
     /// - Parameter detail: a short sentence about the value, for a check that passed; called only by
     ///   recorders that keep it (a failure's detail is its message).
     /// - Returns: the value, or `nil` when the check failed.
     /// - Throws: the failure, if this recorder stops at the first one.
     mutating func record<Value>(
         _ check: IdentityCheck,
-        _ result: Result<Value, TokenError>,
+        _ body: () throws(TokenError) -> Value,
         _ detail: (Value) -> String
     ) throws(TokenError) -> Value?
 }
@@ -81,13 +81,10 @@ struct FailFastRecorder: IdentityCheckRecorder {
     @inline(__always)
     mutating func record<Value>(
         _ check: IdentityCheck,
-        _ result: Result<Value, TokenError>,
+        _ body: () throws(TokenError) -> Value,
         _ detail: (Value) -> String
     ) throws(TokenError) -> Value? {
-        switch result {
-        case .success(let value): return value
-        case .failure(let error): throw error
-        }
+        try body()
     }
 }
 
@@ -108,10 +105,10 @@ struct InspectionRecorder: IdentityCheckRecorder {
 
     mutating func record<Value>(
         _ check: IdentityCheck,
-        _ result: Result<Value, TokenError>,
+        _ body: () throws(TokenError) -> Value,
         _ detail: (Value) -> String
     ) -> Value? {
-        switch result {
+        switch outcome(of: body) {
         case .success(let value):
             _ = record(check, nil) { detail(value) }
             return value

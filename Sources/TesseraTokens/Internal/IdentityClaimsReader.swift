@@ -71,43 +71,41 @@ struct IdentityClaimsReader {
         // Types of the time claims first: a malformed claim set says so before any time rule.
         let exp = try recorder.record(
             .expType,
-            outcome { () throws(TokenError) -> Double in
+            { () throws(TokenError) -> Double in
                 guard let exp = try number(raw.exp, "exp") else {
                     throw TokenError(.invalidClaims, "The exp claim is required.")
                 }
                 return exp
-            }
-        ) { "exp is a NumericDate: \(InspectionText.number($0))." }
+            }, { "exp is a NumericDate: \(InspectionText.number($0))." })
         let nbf = try recorder.record(
-            .notBeforeType, outcome { () throws(TokenError) in try number(raw.nbf, "nbf") }
-        ) {
-            $0.map { "nbf is a NumericDate: \(InspectionText.number($0))." } ?? "No nbf."
-        }
+            .notBeforeType, { () throws(TokenError) in try number(raw.nbf, "nbf") },
+            {
+                $0.map { "nbf is a NumericDate: \(InspectionText.number($0))." } ?? "No nbf."
+            })
         let iat = try recorder.record(
-            .issuedAtType, outcome { () throws(TokenError) in try number(raw.iat, "iat") }
-        ) {
-            $0.map { "iat is a NumericDate: \(InspectionText.number($0))." } ?? "No iat."
-        }
+            .issuedAtType, { () throws(TokenError) in try number(raw.iat, "iat") },
+            {
+                $0.map { "iat is a NumericDate: \(InspectionText.number($0))." } ?? "No iat."
+            })
         let audience = try recorder.record(
-            .audienceType, outcome { () throws(TokenError) in try audienceList(raw.aud) }
-        ) {
-            $0.isEmpty ? "No aud." : "aud is \($0.map(InspectionText.quoted).joined(separator: ", "))."
-        }
+            .audienceType, { () throws(TokenError) in try audienceList(raw.aud) },
+            {
+                $0.isEmpty ? "No aud." : "aud is \($0.map(InspectionText.quoted).joined(separator: ", "))."
+            })
         let tokenID = try recorder.record(
             .tokenID,
-            outcome { () throws(TokenError) -> String? in
+            { () throws(TokenError) -> String? in
                 let tokenID = try string(raw.jti, "jti")
                 if let tokenID, !(1...255).contains(tokenID.unicodeScalars.count) {
                     throw TokenError(.invalidClaims, "jti must be 1 to 255 characters.")
                 }
                 return tokenID
-            }
-        ) { $0.map { "jti is \(InspectionText.quoted($0)): the token is single-use." } ?? "No jti." }
+            }, { $0.map { "jti is \(InspectionText.quoted($0)): the token is single-use." } ?? "No jti." })
         let issuer = try recorder.record(
-            .issuerType, outcome { () throws(TokenError) in try string(raw.iss, "iss") }
-        ) {
-            $0.map { "iss is \(InspectionText.quoted($0))." } ?? "No iss."
-        }
+            .issuerType, { () throws(TokenError) in try string(raw.iss, "iss") },
+            {
+                $0.map { "iss is \(InspectionText.quoted($0))." } ?? "No iss."
+            })
 
         let leeway = configuration.leeway
         // Details are built only by a recorder that keeps them: nothing here may run on the verify path.
@@ -122,15 +120,15 @@ struct IdentityClaimsReader {
             try recorder.record(
                 .notBefore,
                 nbf.map { $0 > now + leeway } == true
-                    ? TokenError(.identityTokenNotYetValid, "The identity token is not valid yet (nbf).") : nil
-            ) { nbf.map { "\(InspectionText.claim("nbf", $0, now: now)); \(leewayText)." } ?? "No nbf." }
+                    ? TokenError(.identityTokenNotYetValid, "The identity token is not valid yet (nbf).") : nil,
+                { nbf.map { "\(InspectionText.claim("nbf", $0, now: now)); \(leewayText)." } ?? "No nbf." })
         }
         if let iat {
             try recorder.record(
                 .issuedAt,
                 iat.map { $0 > now + leeway } == true
-                    ? TokenError(.identityTokenNotYetValid, "The identity token was issued in the future (iat).") : nil
-            ) { iat.map { "\(InspectionText.claim("iat", $0, now: now)); \(leewayText)." } ?? "No iat." }
+                    ? TokenError(.identityTokenNotYetValid, "The identity token was issued in the future (iat).") : nil,
+                { iat.map { "\(InspectionText.claim("iat", $0, now: now)); \(leewayText)." } ?? "No iat." })
         }
         if let exp {
             let maximum = configuration.maximumLifetime
@@ -147,14 +145,13 @@ struct IdentityClaimsReader {
         // Time before identity: RFC 7515's example token has no sub, and is reported as expired.
         let subject = try recorder.record(
             .subjectType,
-            outcome { () throws(TokenError) -> String in
+            { () throws(TokenError) -> String in
                 guard let subValue = raw.sub else { throw TokenError(.invalidClaims, "The sub claim is required.") }
                 guard case .string(let subject) = subValue else {
                     throw TokenError(.invalidClaims, "sub must be a string.")
                 }
                 return subject
-            }
-        ) { _ in "sub is a string." }
+            }, { _ in "sub is a string." })
         if let audience {
             let failure = failure { () throws(TokenError) in try checkAudience(audience) }
             try recorder.record(.audience, failure) {
@@ -188,35 +185,32 @@ struct IdentityClaimsReader {
 
         let name = try recorder.record(
             .name,
-            outcome { () throws(TokenError) -> String? in
+            { () throws(TokenError) -> String? in
                 let name = try firstPresent(raw.names, ("name", "display_name", "displayName"), code: .invalidName)
                 if let name, !ClaimRules.isValidName(name) {
                     throw TokenError(.invalidName, "The name must be 1 to 200 characters without control characters.")
                 }
                 return name
-            }
-        ) { $0.map { "The name is \(InspectionText.quoted($0))." } ?? "No name." }
+            }, { $0.map { "The name is \(InspectionText.quoted($0))." } ?? "No name." })
         let avatarURL = try recorder.record(
             .avatarURL,
-            outcome { () throws(TokenError) -> String? in
+            { () throws(TokenError) -> String? in
                 let avatarURL = try firstPresent(
                     raw.avatars, ("avatar_url", "avatarUrl", "picture"), code: .invalidAvatarURL)
                 if let avatarURL, !ClaimRules.isValidAvatarURL(avatarURL) {
                     throw TokenError(.invalidAvatarURL, "The avatar must be an https URL of at most 2048 characters.")
                 }
                 return avatarURL
-            }
-        ) { $0.map { "The avatar is \(InspectionText.quoted($0))." } ?? "No avatar." }
+            }, { $0.map { "The avatar is \(InspectionText.quoted($0))." } ?? "No avatar." })
         let email = try recorder.record(
             .email,
-            outcome { () throws(TokenError) -> String? in
+            { () throws(TokenError) -> String? in
                 let email = try firstPresent((raw.email, nil, nil), ("email", "", ""), code: .invalidEmail)
                 if let email, !ClaimRules.isValidEmail(email) {
                     throw TokenError(.invalidEmail, "The email is not a valid address.")
                 }
                 return email
-            }
-        ) { $0.map { "The email is \(InspectionText.quoted($0))." } ?? "No email." }
+            }, { $0.map { "The email is \(InspectionText.quoted($0))." } ?? "No email." })
 
         guard let exp, let nbf, let iat, let audience, let tokenID, let issuer, let subject, let name, let avatarURL,
             let email
