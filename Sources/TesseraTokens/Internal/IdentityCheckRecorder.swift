@@ -55,16 +55,33 @@ protocol IdentityCheckRecorder {
     mutating func record(_ check: IdentityCheck, _ failure: TokenError?, _ detail: () -> String) throws(TokenError)
         -> Bool
 
+    /// Whether details are kept; `false` lets the verify path skip every detail and closure.
+    static var keepsDetails: Bool { get }
+}
+
+extension IdentityCheckRecorder {
     /// Runs `body` as the check `check` and records its verdict.
     /// - Parameter detail: a short sentence about the value, for a check that passed; called only by
-    ///   recorders that keep it (a failure's detail is its message).
+    ///   recorders that keep details (a failure's detail is its message).
     /// - Returns: the value, or `nil` when the check failed.
     /// - Throws: the failure, if this recorder stops at the first one.
+    @inline(__always)
     mutating func record<Value>(
         _ check: IdentityCheck,
         _ body: () throws(TokenError) -> Value,
         _ detail: (Value) -> String
-    ) throws(TokenError) -> Value?
+    ) throws(TokenError) -> Value? {
+        // A statically dispatched helper, not a requirement: specialized, it is `try body()` for `verify`.
+        guard Self.keepsDetails else { return try body() }
+        switch outcome(of: body) {
+        case .success(let value):
+            try record(check, nil) { detail(value) }
+            return value
+        case .failure(let error):
+            try record(check, error) { error.message }
+            return nil
+        }
+    }
 }
 
 /// The recorder of `verify`: throws the first failure and keeps nothing.
@@ -78,14 +95,7 @@ struct FailFastRecorder: IdentityCheckRecorder {
         return true
     }
 
-    @inline(__always)
-    mutating func record<Value>(
-        _ check: IdentityCheck,
-        _ body: () throws(TokenError) -> Value,
-        _ detail: (Value) -> String
-    ) throws(TokenError) -> Value? {
-        try body()
-    }
+    static var keepsDetails: Bool { false }
 }
 
 /// The recorder of `inspect`: every verdict, and the first failure in the verifier's order.
@@ -103,20 +113,7 @@ struct InspectionRecorder: IdentityCheckRecorder {
         return failure == nil
     }
 
-    mutating func record<Value>(
-        _ check: IdentityCheck,
-        _ body: () throws(TokenError) -> Value,
-        _ detail: (Value) -> String
-    ) -> Value? {
-        switch outcome(of: body) {
-        case .success(let value):
-            _ = record(check, nil) { detail(value) }
-            return value
-        case .failure(let error):
-            _ = record(check, error) { error.message }
-            return nil
-        }
-    }
+    static var keepsDetails: Bool { true }
 }
 
 /// Turns a throwing check into its failure, so an inspection can go on past it.
