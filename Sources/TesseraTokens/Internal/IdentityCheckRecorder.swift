@@ -43,7 +43,7 @@ enum IdentityCheck: Int, CaseIterable {
 /// Receives the outcome of each check as the verifier evaluates it.
 ///
 /// The verifier's code is written once, generic over the recorder: ``FailFastRecorder`` throws the
-/// first failure (that is `verify`, unchanged and unslowed once specialized), and
+/// first failure and builds no detail (that is `verify`, same checks, same order, same errors), and
 /// ``InspectionRecorder`` writes every verdict down and keeps the first failure, which is therefore
 /// exactly what `verify` throws.
 protocol IdentityCheckRecorder {
