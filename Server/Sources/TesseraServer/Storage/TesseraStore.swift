@@ -167,6 +167,10 @@ public protocol TesseraStore: Sendable {
     /// The audit log: a project's events made with a secret key or by an operator, newest first,
     /// those before sequence `before` when given, at most `limit`.
     func auditEvents(projectID: String, before: Int64?, limit: Int) async throws -> [EventRecord]
+    /// A project's events newest first, those before sequence `before` when given, of one type and
+    /// about one profile when given, at most `limit` (the console's recent sessions and a profile's events).
+    func recentEvents(projectID: String, type: String?, profileID: String?, before: Int64?, limit: Int) async throws
+        -> [EventRecord]
     /// Deletes up to `batchSize` events created before `createdBefore` (retention); returns how many.
     func deleteEvents(createdBefore: Int64, batchSize: Int) async throws -> Int
 
