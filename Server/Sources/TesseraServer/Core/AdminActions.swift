@@ -30,7 +30,8 @@ struct AdminActions: Sendable {
     @discardableResult
     func endSessions(_ runtime: ProjectRuntime, profileID: String, origin: EventOrigin) async throws -> Int {
         let profile = try await profile(runtime, id: profileID)
-        return try await core.store.revokeSessions(projectID: runtime.id, profileID: profile.id, now: now, origin: origin)
+        return try await core.store.revokeSessions(
+            projectID: runtime.id, profileID: profile.id, now: now, origin: origin)
     }
 
     /// Removes a device (its push token) of a profile of the project; `not_found` when unknown.
@@ -98,7 +99,8 @@ struct AdminActions: Sendable {
     /// The rules of every setting, with the messages the admin API answers.
     static func check(_ settings: ProjectSettings) throws(CoreError) {
         if let issuer = settings.expectedIssuer, !InputRules.isIssuer(issuer) {
-            throw CoreError.invalidRequest("expected_issuer must be 1 to 2048 bytes without control characters, or null.")
+            throw CoreError.invalidRequest(
+                "expected_issuer must be 1 to 2048 bytes without control characters, or null.")
         }
         guard ProjectSettings.identityTokenLifetimeRange.contains(settings.maxIdentityTokenLifetimeSeconds) else {
             throw CoreError.invalidRequest("max_identity_token_lifetime_seconds must be between 1 and 86400.")
@@ -184,7 +186,9 @@ struct AdminActions: Sendable {
         -> WebhookRecord
     {
         var patch = patch
-        if let url = patch.url { patch.url = try WebhookRules.url(url, allowInsecure: core.configuration.allowInsecureWebhooks) }
+        if let url = patch.url {
+            patch.url = try WebhookRules.url(url, allowInsecure: core.configuration.allowInsecureWebhooks)
+        }
         if let types = patch.types { patch.types = try WebhookRules.types(types) }
         if let description = patch.description { patch.description = .some(try WebhookRules.description(description)) }
         guard InputRules.isIdentifier(id, prefix: "whk_"),
