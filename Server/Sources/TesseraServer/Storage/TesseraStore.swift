@@ -88,7 +88,10 @@ public protocol TesseraStore: Sendable {
     /// The stored sessions (live or ended) with these IDs in the project, in the order of `ids`;
     /// unknown IDs are left out.
     func sessions(projectID: String, ids: [String]) async throws -> [SessionRecord]
-    /// The overview's counts at `now`, from indexes only.
+    /// The overview's counts at `now`, from indexes (no full table scan), but still proportional to
+    /// the project: on SQLite with 1M profiles and 1M sessions (686k live), the counts by kind took
+    /// about 150 ms (covering `profiles_list`), blocked 1 ms, live sessions about 240 ms (the
+    /// `sessions_expires_at` range). Callers that show them on every page view cache them (60 s).
     func projectCounts(projectID: String, now: Int64) async throws -> ProjectCounts
 
     // MARK: Operator: blocking and API-key rotation
