@@ -24,8 +24,11 @@ struct EndpointTableTests {
                 return "\(endpoint.method) /\(path.joined(separator: "/"))"
             })
         #expect(
-            endpoints.count == 42,
-            "32 before the audit log, the six webhook endpoints and the three delivery endpoints of issue 15")
+            endpoints.count == 44,
+            """
+            32 before the audit log, the six webhook endpoints and the three delivery endpoints of issue 15, \
+            lookup and aliases of issue 16
+            """)
         #expect(table.count == endpoints.count, "no route is listed twice")
         #expect(Set(router.routes.map(\.description)) == table)
         for endpoint in endpoints where endpoint.path.hasPrefix("/v1/") && !endpoint.path.hasSuffix("/jwks.json") {

@@ -72,6 +72,28 @@ public protocol TesseraStore: Sendable {
     /// personal data from its earlier events.
     func eraseProfile(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws -> Bool
 
+    // MARK: Console queries
+
+    /// One page of the project's profiles matching `query`, newest first (`id DESC`), at most
+    /// `query.limit`; each filter is served by an index, so no page reads the whole table.
+    func profiles(_ query: ProfileQuery) async throws -> [ProfileRecord]
+    /// The profile an identifier names, nil when none: `usr_…` (an ID or an alias), `ses_…` (the
+    /// profile of a session still stored, live or ended), `dev_…` (a device's profile), an
+    /// installation UUID (the profile its installation holds), an external ID (the verified profile
+    /// first, then the unverified one) or an email (the newest profile with it).
+    func lookupProfile(projectID: String, identifier: String) async throws -> ProfileRecord?
+    /// The profiles merged into `profileID` (an ID or an alias), oldest merge first; empty when
+    /// unknown.
+    func aliases(projectID: String, profileID: String) async throws -> [ProfileAliasRecord]
+    /// The stored sessions (live or ended) with these IDs in the project, in the order of `ids`;
+    /// unknown IDs are left out.
+    func sessions(projectID: String, ids: [String]) async throws -> [SessionRecord]
+    /// The overview's counts at `now`, from indexes (no full table scan), but still proportional to
+    /// the project: on SQLite with 1M profiles and 1M sessions (686k live), the counts by kind took
+    /// about 150 ms (covering `profiles_list`), blocked 1 ms, live sessions about 240 ms (the
+    /// `sessions_expires_at` range). Callers that show them on every page view cache them (60 s).
+    func projectCounts(projectID: String, now: Int64) async throws -> ProjectCounts
+
     // MARK: Operator: blocking and API-key rotation
 
     /// Blocks (`blocked`, with `reason`) or unblocks a profile (by ID or alias); a block ends the

@@ -107,22 +107,6 @@ struct AdminController: Sendable {
         }
     }
 
-    /// `GET /v1/admin/profiles?external_id=…`
-    func findProfiles(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let runtime = try context.project()
-        guard let externalID = request.uri.queryParameters.get("external_id"), InputRules.isExternalID(externalID)
-        else {
-            throw CoreError.invalidRequest(
-                "The external_id query parameter (1 to 255 Unicode scalars, no control characters) is required.")
-        }
-        let profiles = try await core.store.profiles(projectID: runtime.id, externalID: externalID)
-        return .json { writer in
-            writer.objectStart()
-            writer.array("profiles", profiles) { $0.profile($1, admin: true) }
-            writer.objectEnd()
-        }
-    }
-
     /// `GET /v1/admin/profiles/{profile_id}/sessions`
     func listSessions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (_, profile) = try await namedProfile(context)

@@ -226,5 +226,19 @@ enum SQLiteMigrations {
             CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (attempted_at) WHERE state <> 'pending';
             """
         ),
+        (
+            7,
+            // The console's queries (issue 16): the profile list newest first (profile IDs are
+            // time-ordered) for each kind and verification, by email and blocked; and the operator's
+            // reason on the events of the audit log. Only profiles_list is written by every new
+            // profile; the email and blocked indexes are partial (profiles with an email, blocked
+            // profiles). Sessions get no index: the console reads them by ID and by profile.
+            """
+            ALTER TABLE events ADD COLUMN reason TEXT;
+            CREATE INDEX profiles_list ON profiles (project_id, kind, verified, id);
+            CREATE INDEX profiles_email ON profiles (project_id, email) WHERE email IS NOT NULL;
+            CREATE INDEX profiles_blocked ON profiles (project_id, id) WHERE blocked_at IS NOT NULL;
+            """
+        ),
     ]
 }
