@@ -62,10 +62,11 @@ public final class OperatorAccounts: Sendable {
     /// ``enrollmentSeconds``; `invalidEmail` or `operatorExists`.
     public func create(email: String, role: OperatorRole) async throws -> (OperatorRecord, enrollmentToken: String) {
         let email = try Self.normalized(email: email)
-        let now = now
+        // The ID keeps the clock's milliseconds: operators created in one second list in order.
+        let date = clock()
+        let now = Int64(date.timeIntervalSince1970.rounded(.down))
         let record = OperatorRecord(
-            id: TimeOrderedID.make(prefix: "opr_", now: Date(timeIntervalSince1970: TimeInterval(now))), email: email,
-            role: role, createdAt: now)
+            id: TimeOrderedID.make(prefix: "opr_", now: date), email: email, role: role, createdAt: now)
         let token = Self.newToken()
         try await mapped {
             try await store.createOperator(
@@ -282,7 +283,7 @@ public final class OperatorAccounts: Sendable {
             return try await body()
         } catch let error as CoreError where error.code == .operatorExists {
             throw ConsoleError.operatorExists
-        } catch let error as CoreError where error.code == .serviceUnavailable {
+        } catch let error as CoreError where error.code == ErrorCode.serviceUnavailable {
             throw ConsoleError.unavailable(retryAfter: error.retryAfterSeconds ?? 1)
         }
     }
