@@ -104,7 +104,8 @@ struct OperatorsCommand: AsyncParsableCommand {
             let objects: [[String: Any]] = operators.map {
                 [
                     "id": $0.id, "email": $0.email, "role": $0.role.rawValue, "enrolled": $0.isEnrolled,
-                    "totp": $0.totpSecret != nil, "last_login_at": $0.lastLoginAt.map { time($0) as Any } ?? NSNull() as Any,
+                    "totp": $0.totpSecret != nil,
+                    "last_login_at": $0.lastLoginAt.map { time($0) as Any } ?? NSNull() as Any,
                 ]
             }
             let data = try? JSONSerialization.data(
