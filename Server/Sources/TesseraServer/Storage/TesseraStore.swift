@@ -168,10 +168,47 @@ public protocol TesseraStore: Sendable {
     /// Deletes up to `batchSize` delivered or failed deliveries last attempted before `attemptedBefore`.
     func deleteFinishedWebhookDeliveries(attemptedBefore: Int64, batchSize: Int) async throws -> Int
 
+    // MARK: Operators
+
+    /// Adds an operator (not enrolled) with its enrollment; `operator_exists` when the email is taken.
+    func createOperator(_ record: OperatorRecord, enrollmentTokenHash: [UInt8], enrollmentExpiresAt: Int64)
+        async throws
+    /// Every operator, oldest first.
+    func operators() async throws -> [OperatorRecord]
+    func operatorRecord(id: String) async throws -> OperatorRecord?
+    /// The operator with this email (lowercased and trimmed by the caller).
+    func operatorRecord(email: String) async throws -> OperatorRecord?
+    /// Deletes an operator with its sessions and enrollments; false when unknown.
+    func removeOperator(id: String) async throws -> Bool
+    /// Replaces the operator's enrollments with this one; false when the operator is unknown.
+    func replaceEnrollment(operatorID: String, tokenHash: [UInt8], expiresAt: Int64) async throws -> Bool
+    /// The operator whose enrollment this is, if it has not expired at `now`.
+    func enrollment(tokenHash: [UInt8], now: Int64) async throws -> OperatorRecord?
+    /// Consumes a live enrollment and sets the operator's password and TOTP secret (nil: none), in one
+    /// transaction; the TOTP replay step is cleared and the operator's sessions end. Nil when the
+    /// enrollment is unknown, used or expired.
+    func completeEnrollment(tokenHash: [UInt8], passwordHash: String, totpSecret: [UInt8]?, now: Int64)
+        async throws -> OperatorRecord?
+    func createOperatorSession(_ session: OperatorSessionRecord) async throws
+    /// The session with this token hash and its operator; nil when unknown or expired at `now`
+    /// (absolute, or idle for ``OperatorSessionRecord/idleSeconds``).
+    func operatorSession(tokenHash: [UInt8], now: Int64) async throws -> (OperatorSessionRecord, OperatorRecord)?
+    /// Moves the session's `last_seen_at` forward to `lastSeenAt` (never back).
+    func touchOperatorSession(id: String, lastSeenAt: Int64) async throws
+    func deleteOperatorSession(id: String) async throws
+    /// Records a login at `now` and, with a TOTP step, makes it the last accepted one, in one
+    /// conditional update: false (nothing changed) when that step or a later one was already used.
+    @discardableResult
+    func recordOperatorLogin(id: String, now: Int64, totpStep: Int64?) async throws -> Bool
+    /// Ends every session of the operator; returns how many.
+    @discardableResult
+    func deleteOperatorSessions(operatorID: String) async throws -> Int
+
     // MARK: Cleanup
 
     /// Deletes up to `batchSize` rows of each kind that ended before `now`; a session that expired
     /// without being revoked gets its `session.ended` (reason `expired`, actor the cleanup service).
+    /// Expired operator enrollments and console sessions (absolute or idle) go too.
     func deleteExpired(now: Int64, batchSize: Int) async throws -> CleanupCounts
     /// Deletes up to `batchSize` rate-limit counters whose window ended by `now`, and up to
     /// `batchSize` anonymous profiles created before `anonymousCreatedBefore` (none when nil) that

@@ -261,5 +261,45 @@ enum PostgresMigrations {
             CREATE INDEX profiles_blocked ON profiles (project_id, id) WHERE blocked_at IS NOT NULL;
             """
         ),
+        (
+            8,
+            // Operators of the console (issue 16): accounts of the deployment, not of a project. The
+            // TOTP secret is sealed under the master key; enrollment links and console sessions are
+            // stored as SHA-256 hashes of their tokens. The cleanup deletes expired enrollments and
+            // sessions (absolute by expires_at, idle by last_seen_at).
+            """
+            CREATE TABLE operators (
+                id TEXT PRIMARY KEY,
+                email TEXT NOT NULL,
+                role TEXT NOT NULL,
+                password_hash TEXT,
+                totp_secret TEXT,
+                totp_last_step BIGINT,
+                created_at BIGINT NOT NULL,
+                enrolled_at BIGINT,
+                last_login_at BIGINT,
+                CONSTRAINT operators_email_key UNIQUE (email)
+            );
+            CREATE TABLE operator_enrollments (
+                token_hash BYTEA PRIMARY KEY,
+                operator_id TEXT NOT NULL REFERENCES operators(id) ON DELETE CASCADE,
+                expires_at BIGINT NOT NULL
+            );
+            CREATE INDEX operator_enrollments_operator ON operator_enrollments (operator_id);
+            CREATE INDEX operator_enrollments_expires_at ON operator_enrollments (expires_at);
+            CREATE TABLE operator_sessions (
+                id TEXT PRIMARY KEY,
+                operator_id TEXT NOT NULL REFERENCES operators(id) ON DELETE CASCADE,
+                token_hash BYTEA NOT NULL UNIQUE,
+                csrf_token TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                last_seen_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            );
+            CREATE INDEX operator_sessions_operator ON operator_sessions (operator_id);
+            CREATE INDEX operator_sessions_expires_at ON operator_sessions (expires_at);
+            CREATE INDEX operator_sessions_last_seen_at ON operator_sessions (last_seen_at);
+            """
+        ),
     ]
 }

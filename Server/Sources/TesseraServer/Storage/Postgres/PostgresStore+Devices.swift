@@ -165,7 +165,7 @@ extension PostgresStore {
             }
             return (sessions: victims.count, devices: devices.count)
         }
-        return try await statement { client in
+        var counts = try await statement { client in
             let tokenIDs = try await client.first(
                 """
                 WITH victims AS (
@@ -183,5 +183,8 @@ extension PostgresStore {
             counts.tokenIDs = Int(try tokenIDs?.int(0) ?? 0)
             return counts
         }
+        (counts.operatorSessions, counts.operatorEnrollments) = try await deleteExpiredOperatorRows(
+            now: now, batchSize: batchSize)
+        return counts
     }
 }

@@ -155,6 +155,8 @@ extension SQLiteStore {
             for batch in EventBatch.expired(victims, devices: devices, now: now) {
                 try Self.append(batch, in: connection)
             }
+            (counts.operatorSessions, counts.operatorEnrollments) = try Self.deleteExpiredOperatorRows(
+                now: now, batchSize: batchSize, in: connection)
             counts.tokenIDs = try connection.run(
                 """
                 DELETE FROM used_token_ids WHERE rowid IN
