@@ -115,9 +115,11 @@ extension AdminController {
         let profileID = try context.parameters.require("profile_id")
         let runtime = try context.project()
         let body = try await bodies.decodeIfPresent(BlockBody.self, from: request)
+        // The reason is the profile's and the audit entry's.
+        var origin = addresses.secretKeyOrigin(request, context: context)
+        origin.reason = body?.reason
         return try await setBlocked(
-            runtime: runtime, profileID: profileID, blocked: true, reason: body?.reason,
-            origin: addresses.secretKeyOrigin(request, context: context))
+            runtime: runtime, profileID: profileID, blocked: true, reason: body?.reason, origin: origin)
     }
 
     /// `POST /v1/admin/profiles/{profile_id}/unblock`
