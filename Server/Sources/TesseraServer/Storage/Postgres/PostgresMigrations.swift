@@ -252,13 +252,18 @@ enum PostgresMigrations {
             // time-ordered) for each kind and verification, by email and blocked; and the operator's
             // reason on the events of the audit log. Only profiles_list is written by every new
             // profile; the email and blocked indexes are partial (profiles with an email, blocked
-            // profiles). Sessions get no index: the console reads them by ID and by profile.
+            // profiles). Sessions get no index: the console reads them by ID and by profile. An installation
+            // remembers the profile it held before a sign-in unlinked it (written by promote and merge
+            // only), so support finds a signed-in user by the installation ID of their bug report.
             """
             ALTER TABLE events ADD COLUMN reason TEXT;
             ALTER TABLE event_outbox ADD COLUMN reason TEXT;
             CREATE INDEX profiles_list ON profiles (project_id, kind, verified, id);
             CREATE INDEX profiles_email ON profiles (project_id, email) WHERE email IS NOT NULL;
             CREATE INDEX profiles_blocked ON profiles (project_id, id) WHERE blocked_at IS NOT NULL;
+            ALTER TABLE installations ADD COLUMN previous_profile_id TEXT;
+            CREATE INDEX installations_previous_profile ON installations (previous_profile_id)
+                WHERE previous_profile_id IS NOT NULL;
             """
         ),
         (

@@ -129,6 +129,9 @@ extension PostgresStore {
             try await connection.rows("DELETE FROM profile_aliases WHERE profile_id = \(profile.id)", logger: logger)
             try await connection.rows(
                 "UPDATE installations SET profile_id = NULL WHERE profile_id = \(profile.id)", logger: logger)
+            try await connection.rows(
+                "UPDATE installations SET previous_profile_id = NULL WHERE previous_profile_id = \(profile.id)",
+                logger: logger)
             try await connection.rows("DELETE FROM profiles WHERE id = \(profile.id)", logger: logger)
             try await Self.append(batch, in: connection, logger: logger)
             return true

@@ -31,7 +31,8 @@ extension PostgresStore {
             driver = .installation
             let id = builder.bind(installationID)
             conditions.append(
-                "id = (SELECT profile_id FROM installations WHERE project_id = \(project) AND installation_id = \(id))")
+                "id = (SELECT COALESCE(profile_id, previous_profile_id) FROM installations WHERE project_id = \(project) AND installation_id = \(id))"
+            )
         } else if let externalID = query.externalID {
             driver = .externalID
             conditions.append("external_id = \(builder.bind(externalID))")
@@ -106,7 +107,7 @@ extension PostgresStore {
         } else if InputRules.isInstallationID(identifier.lowercased()) {
             statements.append(
                 """
-                SELECT \(unescaped: columns) FROM installations i JOIN profiles p ON p.id = i.profile_id
+                SELECT \(unescaped: columns) FROM installations i JOIN profiles p ON p.id = COALESCE(i.profile_id, i.previous_profile_id)
                 WHERE i.project_id = \(projectID) AND i.installation_id = \(identifier.lowercased())
                     AND p.project_id = \(projectID)
                 """)

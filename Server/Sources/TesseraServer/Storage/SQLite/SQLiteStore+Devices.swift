@@ -126,6 +126,9 @@ extension SQLiteStore {
             try connection.run("DELETE FROM sessions WHERE profile_id = ?", [.init(profile.id)])
             try connection.run("DELETE FROM profile_aliases WHERE profile_id = ?", [.init(profile.id)])
             try connection.run("UPDATE installations SET profile_id = NULL WHERE profile_id = ?", [.init(profile.id)])
+            try connection.run(
+                "UPDATE installations SET previous_profile_id = NULL WHERE previous_profile_id = ?", [.init(profile.id)]
+            )
             try connection.run("DELETE FROM profiles WHERE id = ?", [.init(profile.id)])
             try Self.append(batch, in: connection)
             return true

@@ -38,7 +38,7 @@ extension SQLiteStore {
         if let installationID = query.installationID {
             index = "primary key"
             add(
-                "id = (SELECT profile_id FROM installations WHERE project_id = ? AND installation_id = ?)",
+                "id = (SELECT COALESCE(profile_id, previous_profile_id) FROM installations WHERE project_id = ? AND installation_id = ?)",
                 .init(query.projectID), .init(installationID))
         } else if let externalID = query.externalID {
             index = "profiles_external_id"
@@ -130,7 +130,7 @@ extension SQLiteStore {
             statements.append(
                 (
                     """
-                    SELECT \(qualifiedProfileColumns) FROM installations i JOIN profiles p ON p.id = i.profile_id
+                    SELECT \(qualifiedProfileColumns) FROM installations i JOIN profiles p ON p.id = COALESCE(i.profile_id, i.previous_profile_id)
                     WHERE i.project_id = ? AND i.installation_id = ? AND p.project_id = ?
                     """, [project, .init(identifier.lowercased()), project]
                 ))
