@@ -86,7 +86,7 @@ final class ConsoleBrowser: Sendable {
 func signedInBrowser(
     _ environment: TestEnvironment, _ api: APIClient, role: OperatorRole, password: String = "correct horse battery"
 ) async throws -> (ConsoleBrowser, OperatorRecord) {
-    let accounts = OperatorAccounts(store: environment.store, now: { environment.clock.now })
+    let accounts = OperatorAccounts(store: environment.store, now: { environment.clock.now }, bcryptCost: 4)
     let email = "\(role.rawValue)-\(UUID().uuidString.prefix(6).lowercased())@example.com"
     let (account, token) = try await accounts.create(email: email, role: role)
     let browser = ConsoleBrowser(api)
