@@ -171,6 +171,32 @@ struct ConsolePageTests {
         }
     }
 
+    @Test("Wrong passwords at a destructive action count as failed sign-ins: a stolen cookie cannot guess faster")
+    func reauthenticationLimit() async throws {
+        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
+            let (admin, account) = try await signedInBrowser(environment, api, role: .admin)
+            let anonymous = try await api.anonymous()
+            let profileID = try #require(anonymous.profileID)
+            try await admin.get("/console/profile?id=\(profileID)")
+            for _ in 0..<OperatorAccounts.failuresPerEmail {
+                let wrong = try await admin.post(
+                    "/console/block", [("profile_id", profileID), ("password", "guess guess guess")])
+                #expect(wrong.errorCode == "operator_reauthentication_required")
+            }
+            let right = try await admin.post(
+                "/console/block", [("profile_id", profileID), ("password", "correct horse battery")])
+            #expect(right.status == .forbidden, "locked until the window ends, even with the right password")
+            #expect(
+                try await environment.store.profile(projectID: environment.project.project.id, id: profileID)?.blocked
+                    == false)
+            let browser = ConsoleBrowser(api)
+            try await browser.get("/console/login")
+            let signIn = try await browser.post(
+                "/console/login", [("email", account.email), ("password", "correct horse battery")])
+            #expect(signIn.errorCode == "rate_limited", "the same counter as the sign-in form")
+        }
+    }
+
     @Test("Signing out ends the console session on the server, not only in the browser")
     func signOut() async throws {
         try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
