@@ -47,6 +47,8 @@ struct ConsolePageTests {
                 ("/console/webhook?id=\(webhookID)&status=lost", .badRequest, "invalid_request"),
                 ("/console/audit?cursor=x", .badRequest, "invalid_request"),
                 ("/console/sessions?cursor=-1", .badRequest, "invalid_request"),
+                ("/console/no-such-page", .notFound, "not_found"),
+                ("/console/a/b/c", .notFound, "not_found"),
             ]
             for (path, status, code) in errors {
                 let page = try await browser.get(path)
