@@ -101,6 +101,15 @@ struct ConsoleQueryPlanTests {
                 ))
         }
         #expect(statements.count > 40)
+        // The newest-first reads name their index: the primary key would read every newer event.
+        let byProfile = try store.queryPlan(
+            SQLiteStore.recentEventsStatement(
+                projectID: Self.projectID, type: "session.ended", profileID: "usr_x", before: nil, limit: 51))
+        #expect(byProfile.contains { $0.contains("events_profile") }, "\(byProfile)")
+        let byType = try store.queryPlan(
+            SQLiteStore.recentEventsStatement(
+                projectID: Self.projectID, type: "session.created", profileID: nil, before: nil, limit: 51))
+        #expect(byType.contains { $0.contains("events_type") }, "\(byType)")
         for (name, statement) in statements {
             let plan = try store.queryPlan(statement)
             #expect(!plan.isEmpty, "\(name)")

@@ -96,6 +96,9 @@ extension ConsoleController {
         }
     }
 
+    /// The most live sessions and devices a profile page lists (a profile may have thousands).
+    static let rowsShown = 100
+
     /// How old an undelivered event makes a webhook one that needs attention.
     static let webhookBehindSeconds: Int64 = 300
 
@@ -265,10 +268,18 @@ extension ConsoleController {
                 if live.isEmpty {
                     html.element("p", text: "No live session.")
                 } else {
+                    if live.count > Self.rowsShown {
+                        html.element(
+                            "p",
+                            text:
+                                "The \(Self.rowsShown) most recently authenticated of \(live.count); search finds any other by its ID."
+                        )
+                    }
                     let headers =
                         ["Session", "Kind", "Installation", "Created", "Last authenticated", "Expires"]
                         + (viewer.may(.support) ? ["Action"] : [])
-                    Self.table(&html, caption: nil, headers: headers, rows: live) { html, session in
+                    let shown = live.sorted { $0.lastAuthenticatedAt > $1.lastAuthenticatedAt }.prefix(Self.rowsShown)
+                    Self.table(&html, caption: nil, headers: headers, rows: Array(shown)) { html, session in
                         html.element("td", [("id", session.id)]) { $0.element("code", text: session.id) }
                         html.element("td", text: session.kind.rawValue)
                         html.element("td", text: session.installationID ?? "—")
@@ -305,10 +316,14 @@ extension ConsoleController {
                 if devices.isEmpty {
                     html.element("p", text: "No device.")
                 } else {
+                    if devices.count > Self.rowsShown {
+                        html.element("p", text: "The \(Self.rowsShown) newest of \(devices.count).")
+                    }
                     let headers =
                         ["Device", "Platform", "Environment", "Push token", "Session", "Registered"]
                         + (viewer.may(.support) ? ["Action"] : [])
-                    Self.table(&html, caption: nil, headers: headers, rows: devices) { html, device in
+                    let shown = devices.sorted { $0.createdAt > $1.createdAt }.prefix(Self.rowsShown)
+                    Self.table(&html, caption: nil, headers: headers, rows: Array(shown)) { html, device in
                         html.element("td", [("id", device.id)]) { $0.element("code", text: device.id) }
                         html.element("td", text: device.platform)
                         html.element("td", text: device.environment)

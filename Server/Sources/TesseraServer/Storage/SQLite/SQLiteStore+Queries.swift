@@ -1,3 +1,5 @@
+import Foundation
+
 /// The console's reads: the profile list, lookup by any identifier, aliases, sessions by ID and the
 /// overview's counts.
 ///
@@ -228,7 +230,11 @@ extension SQLiteStore {
 
     public func projectCounts(projectID: String, now: Int64) async throws -> ProjectCounts {
         let statements = Self.countStatements(projectID: projectID, now: now)
-        return try readers.snapshot { connection in
+        // Counting a million rows takes seconds on a busy machine: on a thread of its own, never on
+        // an event loop (which would stall every request that loop serves).
+        let readers = readers
+        return try await Self.onOwnThread {
+            try readers.snapshot { connection in
             var counts = ProjectCounts(
                 profiles: 0, anonymousProfiles: 0, identifiedProfiles: 0, blockedProfiles: 0, liveSessions: 0)
             for row in try connection.query(statements[0].sql, statements[0].bindings) {
@@ -244,6 +250,17 @@ extension SQLiteStore {
                 try connection.queryFirst(statements[1].sql, statements[1].bindings)?.int(0) ?? 0)
             counts.liveSessions = Int(try connection.queryFirst(statements[2].sql, statements[2].bindings)?.int(0) ?? 0)
             return counts
+            }
+        }
+    }
+
+    /// Runs `body` on a new thread and answers its result: for the rare long read that must not
+    /// hold a cooperative or event-loop thread.
+    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try body() }) }
+            thread.name = "tessera-sqlite-count"
+            thread.start()
         }
     }
 

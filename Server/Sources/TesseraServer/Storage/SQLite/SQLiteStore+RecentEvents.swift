@@ -13,10 +13,15 @@ extension SQLiteStore {
     static func recentEventsStatement(projectID: String, type: String?, profileID: String?, before: Int64?, limit: Int)
         -> Statement
     {
-        var sql = "SELECT \(Self.eventColumns) FROM events WHERE project_id = ? AND sequence < ?"
+        // SQLite would otherwise walk the primary key (project_id, sequence) backwards and filter,
+        // reading every newer event of the project: the hint names the index that holds the filter.
+        let index = profileID != nil ? "events_profile" : type != nil ? "events_type" : nil
+        var sql = "SELECT \(Self.eventColumns) FROM events"
+        if let index { sql += " INDEXED BY \(index)" }
+        sql += " WHERE project_id = ? AND sequence < ?"
         var bindings: [SQLiteValue] = [.init(projectID), .init(before ?? Int64.max)]
         if let profileID {
-            sql += " AND profile_id = ?"
+            sql += " AND profile_id = ? AND profile_id IS NOT NULL"
             bindings.append(.init(profileID))
         }
         if let type {
