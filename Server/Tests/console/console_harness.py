@@ -422,9 +422,18 @@ class Browser:
 
 
 def totp_now(secret: str, offset_steps: int = 0) -> str:
-    """The RFC 6238 code (SHA-1, 6 digits, 30 s) of the base32 `secret`, `offset_steps` steps from now."""
-    import pyotp
-    return pyotp.TOTP(secret).at(time.time() + 30 * offset_steps)
+    """The RFC 6238 code (SHA-1, 6 digits, 30 s) of the base32 `secret`, `offset_steps` steps from now: pyotp's,
+    or the RFC's few lines for a secret shorter than pyotp accepts (112 bits)."""
+    moment = int(time.time()) + 30 * offset_steps
+    try:
+        import pyotp
+        return pyotp.TOTP(secret).at(moment)
+    except ValueError:
+        import base64, hashlib, hmac, struct
+        key = base64.b32decode(secret.upper() + "=" * (-len(secret) % 8))
+        digest = hmac.new(key, struct.pack(">Q", moment // 30), hashlib.sha1).digest()
+        offset = digest[-1] & 0x0F
+        return f"{(struct.unpack('>I', digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
 
 
 def enroll(browser: Browser, link: str, password: str, totp: bool) -> tuple[bool, str, str | None]:
