@@ -391,14 +391,18 @@ def main() -> int:
     started = time.monotonic()
     server = nginx = browser = None
     try:
-        server = console.Server(arguments.tessera, work)
-        base = server.url
-        if arguments.nginx:
-            nginx = console.Nginx(server.port, work)
-            base = nginx.url
-        browser = console.Browser(base + "/console/")
-        flows = Flows(server, browser, base, "nginx" if arguments.nginx else "direct")
-        flows.setup()
+        try:
+            server = console.Server(arguments.tessera, work)
+            base = server.url
+            if arguments.nginx:
+                nginx = console.Nginx(server.port, work)
+                base = nginx.url
+            browser = console.Browser(base + "/console/")
+            flows = Flows(server, browser, base, "nginx" if arguments.nginx else "direct")
+            flows.setup()
+        except (SystemExit, Exception) as error:  # noqa: BLE001 (no flow can run: one failure, said why)
+            check(f"{label}: setup (server, nginx, browser, operators, data)", False, f"{type(error).__name__}: {error}")
+            return 1
         print(f"console flows ({label}): browser at {base}/console/, server log {server.log_path}", flush=True)
         for name in ("enrollment", "wrong_password", "log_in", "pages", "search", "revoke", "block_and_erase", "keys",
                      "settings", "webhooks", "inspector", "audit_and_operators", "csrf", "viewer", "axe"):
