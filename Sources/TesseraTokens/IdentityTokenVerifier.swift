@@ -110,36 +110,137 @@ public struct IdentityTokenVerifier: Sendable {
     public func verifyReportingKey(_ token: String, now: Date) throws(TokenError) -> (
         claims: IdentityClaims, keyID: String
     ) {
-        let (payloadBytes, keyID) = try verifiedPayloadAndKey(token)
-        guard let payload = StrictJSONReader.object(from: payloadBytes) else {
-            throw TokenError(.invalidIdentityToken, "The payload is not a strict JSON object.")
+        var recorder = FailFastRecorder()
+        let outcome = try evaluate(token, now: now, recording: &recorder)
+        // A fail-fast recorder throws at the first failure, and both values are present without one.
+        guard let keyID = outcome.keyID, let claims = outcome.claims else {
+            throw TokenError(.invalidSignature, "The signature does not verify.")
         }
-        let claims = try IdentityClaimsReader(configuration: configuration, now: now.timeIntervalSince1970).read(
-            payload)
         return (claims, keyID)
+    }
+
+    /// What ``evaluate(_:now:recording:)`` established.
+    struct Evaluation {
+        /// The `kid` of the secret whose MAC matched.
+        var keyID: String?
+        /// The claims, when every value could be read (check the recorder for failures).
+        var claims: IdentityClaims?
+    }
+
+    /// Every check of the verifier, in its order, each verdict told to `recorder`.
+    ///
+    /// `verify` and `inspect` both run this one function, so an inspection's first failure is by
+    /// construction the error `verify` throws. After a failed check, the checks that still make
+    /// sense go on (an inspection reports them); those that lost their input are skipped.
+    @inline(__always)
+    func evaluate<Recorder: IdentityCheckRecorder>(
+        _ token: String,
+        now: Date,
+        recording recorder: inout Recorder
+    ) throws(TokenError) -> Evaluation {
+        let jws: CompactJWS
+        do {
+            jws = try CompactJWS.parse(token, malformed: .invalidIdentityToken)
+        } catch {
+            try recorder.record(.structure, error) { error.message }
+            return Evaluation()
+        }
+        try recorder.record(.structure, nil) {
+            "Three canonical base64url segments and a strict JSON header; \(token.utf8.count) bytes."
+        }
+        let keyID = try checkHeaderAndMAC(jws, &recorder)
+        let payload = StrictJSONReader.object(from: jws.payload)
+        try recorder.record(
+            .payloadJSON,
+            payload == nil ? TokenError(.invalidIdentityToken, "The payload is not a strict JSON object.") : nil
+        ) {
+            payload.map { "A strict JSON object with \($0.members.count) members." }
+                ?? "The payload is not a strict JSON object."
+        }
+        guard let payload else { return Evaluation(keyID: keyID) }
+        let claims = try IdentityClaimsReader(configuration: configuration, now: now.timeIntervalSince1970).read(
+            payload, recording: &recorder)
+        return Evaluation(keyID: keyID, claims: claims)
     }
 
     /// The JWS layer alone: structure, header, MAC. Returns the payload bytes, not yet parsed.
     func verifiedPayload(_ token: String) throws(TokenError) -> [UInt8] {
-        try verifiedPayloadAndKey(token).payload
+        let jws = try CompactJWS.parse(token, malformed: .invalidIdentityToken)
+        var recorder = FailFastRecorder()
+        guard try checkHeaderAndMAC(jws, &recorder) != nil else {
+            throw TokenError(.invalidSignature, "The signature does not verify.")
+        }
+        return jws.payload
     }
 
-    /// The JWS layer alone, with the `kid` of the secret whose MAC matched.
-    private func verifiedPayloadAndKey(_ token: String) throws(TokenError) -> (payload: [UInt8], keyID: String) {
-        let jws = try CompactJWS.parse(token, malformed: .invalidIdentityToken)
-        do {
+    /// The header checks and the MAC; returns the `kid` of the secret whose MAC matched.
+    ///
+    /// The order is the verifier's: `alg`, `typ`, the signature's length, the `kid`, the MAC. The MAC
+    /// is computed only when `alg` is HS256, the length right and the `kid` known.
+    private func checkHeaderAndMAC<Recorder: IdentityCheckRecorder>(
+        _ jws: CompactJWS,
+        _ recorder: inout Recorder
+    ) throws(TokenError) -> String? {
+        let algorithmFailure = failure { () throws(TokenError) in
             try jws.requireAlgorithm("HS256", malformed: .invalidIdentityToken)
-            if let typ = try jws.type(malformed: .invalidIdentityToken) {
-                guard
-                    typ.utf8.elementsEqual("JWT".utf8, by: Self.asciiCaseInsensitive)
-                        || typ.utf8.elementsEqual("application/jwt".utf8, by: Self.asciiCaseInsensitive)
-                else {
-                    throw TokenError(.invalidIdentityToken, "The typ header, when present, must be JWT.")
-                }
+        }
+        let algorithmPassed = try recorder.record(.algorithm, algorithmFailure) {
+            algorithmFailure?.message ?? "alg is HS256."
+        }
+        let typeFailure = failure { () throws(TokenError) in try Self.checkType(jws) }
+        try recorder.record(.type, typeFailure) {
+            if let typeFailure { return typeFailure.message }
+            guard case .string(let typ)? = jws.type else { return "No typ." }
+            return "typ is \(InspectionText.quoted(typ))."
+        }
+        let lengthFailure =
+            jws.signature.count == SHA256.byteCount
+            ? nil : TokenError(.invalidSignature, "An HS256 signature is 32 bytes.")
+        if let lengthFailure {
+            try recorder.record(.signature, lengthFailure) {
+                "\(lengthFailure.message) This one is \(jws.signature.count) bytes."
             }
         }
-        let keyID = try checkMAC(jws)
-        return (jws.payload, keyID)
+        // The secret the kid selects; nil means every active secret is tried.
+        var selected: Int?
+        var keyFound = true
+        if let kid = jws.keyID {
+            // Both kids are validated ASCII, for which `==` compares bytes.
+            selected = keys.firstIndex(where: { $0.kid == kid })
+            keyFound = try recorder.record(
+                .keyID,
+                selected == nil
+                    ? TokenError(.invalidSignature, "The kid names no active identity secret of this project.") : nil
+            ) {
+                selected == nil
+                    ? "kid \(InspectionText.quoted(kid)) names none of this project's \(keys.count) active secrets."
+                    : "kid \(InspectionText.quoted(kid)) names an active secret."
+            }
+        } else {
+            try recorder.record(.keyID, nil) { "No kid: each of the \(keys.count) active secrets is tried." }
+        }
+        guard algorithmPassed, lengthFailure == nil, keyFound else { return nil }
+        let matched = matchingKey(jws, selected: selected)
+        try recorder.record(
+            .signature, matched == nil ? TokenError(.invalidSignature, "The signature does not verify.") : nil
+        ) {
+            if let matched { return "The MAC matches the secret \(InspectionText.quoted(matched))." }
+            if let selected { return "The MAC does not match the secret \(InspectionText.quoted(keys[selected].kid))." }
+            return "The MAC matches none of the \(keys.count) active secrets."
+        }
+        return matched
+    }
+
+    /// Checks `typ`: when present, `JWT` or `application/jwt`, in any case.
+    private static func checkType(_ jws: CompactJWS) throws(TokenError) {
+        if let typ = try jws.type(malformed: .invalidIdentityToken) {
+            guard
+                typ.utf8.elementsEqual("JWT".utf8, by: Self.asciiCaseInsensitive)
+                    || typ.utf8.elementsEqual("application/jwt".utf8, by: Self.asciiCaseInsensitive)
+            else {
+                throw TokenError(.invalidIdentityToken, "The typ header, when present, must be JWT.")
+            }
+        }
     }
 
     private static func asciiCaseInsensitive(_ a: UInt8, _ b: UInt8) -> Bool {
@@ -158,30 +259,21 @@ public struct IdentityTokenVerifier: Sendable {
         }
     }
 
-    /// Checks the MAC and returns the `kid` of the secret that matched.
-    private func checkMAC(_ jws: CompactJWS) throws(TokenError) -> String {
-        guard jws.signature.count == SHA256.byteCount else {
-            throw TokenError(.invalidSignature, "An HS256 signature is 32 bytes.")
+    /// The `kid` of the secret whose MAC matches: the `selected` one only, or else the first of all.
+    /// The signature is 32 bytes.
+    private func matchingKey(_ jws: CompactJWS, selected: Int?) -> String? {
+        if let selected {
+            let entry = keys[selected]
+            return jws.withSigningInput { input in Self.isValid(jws.signature, input, entry.keyed) } ? entry.kid : nil
         }
-        let matched: String?
-        if let kid = jws.keyID {
-            // Both kids are validated ASCII, for which `==` compares bytes.
-            guard let entry = keys.first(where: { $0.kid == kid }) else {
-                throw TokenError(.invalidSignature, "The kid names no active identity secret of this project.")
+        return jws.withSigningInput { input in
+            var matched: String?
+            for entry in keys {
+                // Every key is tried, so the time taken does not tell which one matched.
+                let valid = Self.isValid(jws.signature, input, entry.keyed)
+                if valid, matched == nil { matched = entry.kid }
             }
-            matched = jws.withSigningInput { input in Self.isValid(jws.signature, input, entry.keyed) } ? kid : nil
-        } else {
-            matched = jws.withSigningInput { input in
-                var matched: String?
-                for entry in keys {
-                    // Every key is tried, so the time taken does not tell which one matched.
-                    let valid = Self.isValid(jws.signature, input, entry.keyed)
-                    if valid, matched == nil { matched = entry.kid }
-                }
-                return matched
-            }
+            return matched
         }
-        guard let matched else { throw TokenError(.invalidSignature, "The signature does not verify.") }
-        return matched
     }
 }

@@ -35,6 +35,9 @@ struct ServeOptions: ParsableArguments {
     @Flag(help: "Allow http webhook URLs and loopback or private addresses (development and tests only).")
     var allowInsecureWebhooks = false
 
+    @Option(help: "Serve the operator console at /console/: on or off (default on; TESSERA_CONSOLE).")
+    var console: String?
+
     @Option(help: "Delete events older than this many days from the feed; 0 keeps them (default 30).")
     var eventRetentionDays: Int64?
 
@@ -60,6 +63,12 @@ struct ServeOptions: ParsableArguments {
         }
         if let publicURL { configuration.publicURL = publicURL }
         if allowInsecureWebhooks { configuration.allowInsecureWebhooks = true }
+        switch console?.lowercased() {
+        case nil: break
+        case "on": configuration.consoleEnabled = true
+        case "off": configuration.consoleEnabled = false
+        default: throw ValidationError("--console must be on or off")
+        }
         do {
             if let trustedProxyHeader {
                 configuration.trustedProxyHeader = try ServerConfiguration.validatedProxyHeader(trustedProxyHeader)

@@ -8,7 +8,7 @@ struct TesseraCommand: AsyncParsableCommand {
         abstract: "The Tessera identity and session server.",
         subcommands: [
             ServeCommand.self, ProjectsCommand.self, TokenCommand.self, KeysCommand.self, ConfigCommand.self,
-            BackupCommand.self,
+            BackupCommand.self, OperatorsCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

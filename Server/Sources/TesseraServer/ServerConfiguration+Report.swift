@@ -28,6 +28,7 @@ extension ServerConfiguration {
             ("anonymous_retention_days", anonymousRetentionDays.map(String.init) ?? "keep forever"),
             ("event_retention_days", eventRetentionDays.map(String.init) ?? "keep forever"),
             ("allow_insecure_webhooks", allowInsecureWebhooks ? "yes (http and private addresses allowed)" : "no"),
+            ("console", consoleEnabled ? "on (/console/)" : "off"),
         ]
         return lines.map { "\($0.0): \($0.1)" }.joined(separator: "\n")
     }

@@ -61,13 +61,15 @@ public struct ServerConfiguration: Sendable {
     /// Whether this node runs the webhook dispatcher (off: it only serves requests, and other nodes
     /// deliver; tests that drive a dispatcher by hand turn it off).
     public var deliverWebhooks = true
+    /// Whether `/console/` serves the operator console (`--console off` turns it off).
+    public var consoleEnabled = true
 
     public init() {}
 
     /// The configuration from `TESSERA_HOST`, `TESSERA_PORT`, `TESSERA_DATABASE_URL`,
     /// `TESSERA_LOG_LEVEL`, `TESSERA_PUBLIC_URL`, `TESSERA_TRUSTED_PROXY_HEADER`,
     /// `TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE` (0: unlimited),
-    /// `TESSERA_ANONYMOUS_RETENTION_DAYS` and `TESSERA_EVENT_RETENTION_DAYS` (0: keep forever),
+    /// `TESSERA_ANONYMOUS_RETENTION_DAYS` and `TESSERA_EVENT_RETENTION_DAYS` (0: keep forever), `TESSERA_CONSOLE` (on|off),
     /// `TESSERA_MASTER_KEY_FILE`, `TESSERA_PREVIOUS_MASTER_KEY_FILES` (comma-separated) and
     /// `TESSERA_ALLOW_INSECURE_WEBHOOKS` (true or false); unset variables keep the defaults.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
@@ -113,6 +115,13 @@ public struct ServerConfiguration: Sendable {
             case "1", "true", "yes": configuration.allowInsecureWebhooks = true
             case "0", "false", "no": configuration.allowInsecureWebhooks = false
             default: throw ConfigurationError("TESSERA_ALLOW_INSECURE_WEBHOOKS must be true or false, not \(value)")
+            }
+        }
+        if let value = environment["TESSERA_CONSOLE"], !value.isEmpty {
+            switch value.lowercased() {
+            case "on", "1", "true", "yes": configuration.consoleEnabled = true
+            case "off", "0", "false", "no": configuration.consoleEnabled = false
+            default: throw ConfigurationError("TESSERA_CONSOLE must be on or off, not \(value)")
             }
         }
         return configuration

@@ -13,7 +13,8 @@ struct OpenAPIContractTests {
 
     /// Error codes of ``ErrorCode/all`` that no HTTP answer carries, with the reason.
     static let notOnTheWire: [ErrorCode: String] = [
-        .slugTaken: "only project creation answers it, which only the operator CLI does"
+        .slugTaken: "only project creation answers it, which only the operator CLI does",
+        .operatorExists: "only the console and `tessera operators create` answer it, never /v1",
     ]
 
     /// `TokenError` codes that stay inside the server: a session JWT that fails is `invalid_credentials`.

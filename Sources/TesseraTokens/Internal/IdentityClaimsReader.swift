@@ -47,61 +47,174 @@ struct IdentityClaimsReader {
         }
     }
 
+    /// Reads `payload` and applies every rule, failing at the first broken one.
     func read(_ payload: JSONObject) throws(TokenError) -> IdentityClaims {
+        var recorder = FailFastRecorder()
+        // A fail-fast recorder throws at the first failure, and every value is present without one.
+        guard let claims = try read(payload, recording: &recorder) else {
+            throw TokenError(.invalidClaims, "The claims could not be read.")
+        }
+        return claims
+    }
+
+    /// Reads `payload` and applies every rule in the verifier's order, telling `recorder` each verdict.
+    ///
+    /// A rule whose input an earlier failure left unknown (the time of an `exp` that is not a number)
+    /// is not recorded; every other rule is, so an inspection reports each problem of a token.
+    /// - Returns: the claims, or `nil` when a value is missing because a rule failed (possible only
+    ///   with a recorder that does not throw).
+    func read<Recorder: IdentityCheckRecorder>(_ payload: JSONObject, recording recorder: inout Recorder)
+        throws(TokenError) -> IdentityClaims?
+    {
         let raw = Raw(payload)
+        let now = now
         // Types of the time claims first: a malformed claim set says so before any time rule.
-        guard let exp = try number(raw.exp, "exp") else {
-            throw TokenError(.invalidClaims, "The exp claim is required.")
-        }
-        let nbf = try number(raw.nbf, "nbf")
-        let iat = try number(raw.iat, "iat")
-        let audience = try audienceList(raw.aud)
-        let tokenID = try string(raw.jti, "jti")
-        if let tokenID, !(1...255).contains(tokenID.unicodeScalars.count) {
-            throw TokenError(.invalidClaims, "jti must be 1 to 255 characters.")
-        }
-        let issuer = try string(raw.iss, "iss")
+        let exp = try recorder.record(
+            .expType,
+            { () throws(TokenError) -> Double in
+                guard let exp = try number(raw.exp, "exp") else {
+                    throw TokenError(.invalidClaims, "The exp claim is required.")
+                }
+                return exp
+            }, { "exp is a NumericDate: \(InspectionText.number($0))." })
+        let nbf = try recorder.record(
+            .notBeforeType, { () throws(TokenError) in try number(raw.nbf, "nbf") },
+            {
+                $0.map { "nbf is a NumericDate: \(InspectionText.number($0))." } ?? "No nbf."
+            })
+        let iat = try recorder.record(
+            .issuedAtType, { () throws(TokenError) in try number(raw.iat, "iat") },
+            {
+                $0.map { "iat is a NumericDate: \(InspectionText.number($0))." } ?? "No iat."
+            })
+        let audience = try recorder.record(
+            .audienceType, { () throws(TokenError) in try audienceList(raw.aud) },
+            {
+                $0.isEmpty ? "No aud." : "aud is \($0.map(InspectionText.quoted).joined(separator: ", "))."
+            })
+        let tokenID = try recorder.record(
+            .tokenID,
+            { () throws(TokenError) -> String? in
+                let tokenID = try string(raw.jti, "jti")
+                if let tokenID, !(1...255).contains(tokenID.unicodeScalars.count) {
+                    throw TokenError(.invalidClaims, "jti must be 1 to 255 characters.")
+                }
+                return tokenID
+            }, { $0.map { "jti is \(InspectionText.quoted($0)): the token is single-use." } ?? "No jti." })
+        let issuer = try recorder.record(
+            .issuerType, { () throws(TokenError) in try string(raw.iss, "iss") },
+            {
+                $0.map { "iss is \(InspectionText.quoted($0))." } ?? "No iss."
+            })
 
         let leeway = configuration.leeway
-        guard now < exp + leeway else { throw TokenError(.identityTokenExpired, "The identity token has expired.") }
-        if let nbf, nbf > now + leeway {
-            throw TokenError(.identityTokenNotYetValid, "The identity token is not valid yet (nbf).")
+        // Details are built only by a recorder that keeps them: nothing here may run on the verify path.
+        var leewayText: String { "leeway \(InspectionText.number(leeway)) s" }
+        if let exp {
+            try recorder.record(
+                .expiration,
+                now < exp + leeway ? nil : TokenError(.identityTokenExpired, "The identity token has expired.")
+            ) { "\(InspectionText.claim("exp", exp, now: now)); \(leewayText)." }
         }
-        if let iat, iat > now + leeway {
-            throw TokenError(.identityTokenNotYetValid, "The identity token was issued in the future (iat).")
+        if let nbf {
+            try recorder.record(
+                .notBefore,
+                nbf.map { $0 > now + leeway } == true
+                    ? TokenError(.identityTokenNotYetValid, "The identity token is not valid yet (nbf).") : nil,
+                { nbf.map { "\(InspectionText.claim("nbf", $0, now: now)); \(leewayText)." } ?? "No nbf." })
         }
-        guard exp - now <= configuration.maximumLifetime + leeway else {
-            throw TokenError(
-                .identityTokenLifetimeTooLong,
-                "exp lies more than \(configuration.maximumLifetime.numericDate) seconds ahead."
-            )
+        if let iat {
+            try recorder.record(
+                .issuedAt,
+                iat.map { $0 > now + leeway } == true
+                    ? TokenError(.identityTokenNotYetValid, "The identity token was issued in the future (iat).") : nil,
+                { iat.map { "\(InspectionText.claim("iat", $0, now: now)); \(leewayText)." } ?? "No iat." })
         }
-        // Time before identity: RFC 7515's example token has no sub, and is reported as expired.
-        guard let subValue = raw.sub else { throw TokenError(.invalidClaims, "The sub claim is required.") }
-        guard case .string(let subject) = subValue else { throw TokenError(.invalidClaims, "sub must be a string.") }
-        try checkAudience(audience)
-        if let expected = configuration.expectedIssuer {
-            guard let issuer, issuer.utf8.elementsEqual(expected.utf8) else {
-                throw TokenError(.invalidClaims, "iss does not match the project's expected issuer.")
+        if let exp {
+            let maximum = configuration.maximumLifetime
+            try recorder.record(
+                .lifetime,
+                exp - now <= maximum + leeway
+                    ? nil
+                    : TokenError(
+                        .identityTokenLifetimeTooLong, "exp lies more than \(maximum.numericDate) seconds ahead.")
+            ) {
+                "exp lies \(InspectionText.number(exp - now)) s ahead; at most \(InspectionText.number(maximum)) s, \(leewayText)."
             }
         }
-        guard ClaimRules.isValidSubject(subject) else {
-            throw TokenError(.invalidClaims, "sub must be 1 to 255 characters without control characters.")
+        // Time before identity: RFC 7515's example token has no sub, and is reported as expired.
+        let subject = try recorder.record(
+            .subjectType,
+            { () throws(TokenError) -> String in
+                guard let subValue = raw.sub else { throw TokenError(.invalidClaims, "The sub claim is required.") }
+                guard case .string(let subject) = subValue else {
+                    throw TokenError(.invalidClaims, "sub must be a string.")
+                }
+                return subject
+            }, { _ in "sub is a string." })
+        if let audience {
+            let failure = failure { () throws(TokenError) in try checkAudience(audience) }
+            try recorder.record(.audience, failure) {
+                failure?.message
+                    ?? (audience.isEmpty
+                        ? "No aud, and this project does not require one."
+                        : "aud names this project.")
+            }
+        }
+        if let issuer {
+            let expected = configuration.expectedIssuer
+            let matches = expected.map { expected in issuer.map { $0.utf8.elementsEqual(expected.utf8) } == true }
+            try recorder.record(
+                .issuer,
+                matches == false
+                    ? TokenError(.invalidClaims, "iss does not match the project's expected issuer.") : nil
+            ) {
+                guard let expected else { return "The project expects no particular issuer." }
+                let actual = issuer.map(InspectionText.quoted) ?? "absent"
+                return "iss is \(actual); the project expects \(InspectionText.quoted(expected))."
+            }
+        }
+        if let subject {
+            try recorder.record(
+                .subject,
+                ClaimRules.isValidSubject(subject)
+                    ? nil
+                    : TokenError(.invalidClaims, "sub must be 1 to 255 characters without control characters.")
+            ) { "sub is \(InspectionText.quoted(subject))." }
         }
 
-        let name = try firstPresent(raw.names, ("name", "display_name", "displayName"), code: .invalidName)
-        if let name, !ClaimRules.isValidName(name) {
-            throw TokenError(.invalidName, "The name must be 1 to 200 characters without control characters.")
-        }
-        let avatarURL = try firstPresent(raw.avatars, ("avatar_url", "avatarUrl", "picture"), code: .invalidAvatarURL)
-        if let avatarURL, !ClaimRules.isValidAvatarURL(avatarURL) {
-            throw TokenError(.invalidAvatarURL, "The avatar must be an https URL of at most 2048 characters.")
-        }
-        let email = try firstPresent((raw.email, nil, nil), ("email", "", ""), code: .invalidEmail)
-        if let email, !ClaimRules.isValidEmail(email) {
-            throw TokenError(.invalidEmail, "The email is not a valid address.")
-        }
+        let name = try recorder.record(
+            .name,
+            { () throws(TokenError) -> String? in
+                let name = try firstPresent(raw.names, ("name", "display_name", "displayName"), code: .invalidName)
+                if let name, !ClaimRules.isValidName(name) {
+                    throw TokenError(.invalidName, "The name must be 1 to 200 characters without control characters.")
+                }
+                return name
+            }, { $0.map { "The name is \(InspectionText.quoted($0))." } ?? "No name." })
+        let avatarURL = try recorder.record(
+            .avatarURL,
+            { () throws(TokenError) -> String? in
+                let avatarURL = try firstPresent(
+                    raw.avatars, ("avatar_url", "avatarUrl", "picture"), code: .invalidAvatarURL)
+                if let avatarURL, !ClaimRules.isValidAvatarURL(avatarURL) {
+                    throw TokenError(.invalidAvatarURL, "The avatar must be an https URL of at most 2048 characters.")
+                }
+                return avatarURL
+            }, { $0.map { "The avatar is \(InspectionText.quoted($0))." } ?? "No avatar." })
+        let email = try recorder.record(
+            .email,
+            { () throws(TokenError) -> String? in
+                let email = try firstPresent((raw.email, nil, nil), ("email", "", ""), code: .invalidEmail)
+                if let email, !ClaimRules.isValidEmail(email) {
+                    throw TokenError(.invalidEmail, "The email is not a valid address.")
+                }
+                return email
+            }, { $0.map { "The email is \(InspectionText.quoted($0))." } ?? "No email." })
 
+        guard let exp, let nbf, let iat, let audience, let tokenID, let issuer, let subject, let name, let avatarURL,
+            let email
+        else { return nil }
         return IdentityClaims(
             subject: subject,
             expiration: Date(timeIntervalSince1970: exp),

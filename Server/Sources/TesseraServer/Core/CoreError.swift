@@ -33,6 +33,7 @@ public struct CoreError: Error, Sendable, Hashable, CustomStringConvertible {
     static let profileBlocked = CoreError(.profileBlocked, "This profile has been blocked by the app.")
     static let identityTokenReplayed = CoreError(.identityTokenReplayed, "This identity token has already been used.")
     static let slugTaken = CoreError(.slugTaken, "A project with this slug already exists.")
+    static let operatorExists = CoreError(.operatorExists, "An operator with this email already exists.")
 
     /// The database cannot be reached or failed; both backends throw this, and the client may retry
     /// after a second.

@@ -32,6 +32,8 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConve
     public static let serviceUnavailable = ErrorCode(rawValue: "service_unavailable")
     public static let profileBlocked = ErrorCode(rawValue: "profile_blocked")
     public static let webhookURLNotAllowed = ErrorCode(rawValue: "webhook_url_not_allowed")
+    /// An operator with this email exists (console and `tessera operators create` only).
+    public static let operatorExists = ErrorCode(rawValue: "operator_exists")
 
     /// Every code above, then ``identityToken``: all the codes the server can answer (`slug_taken`
     /// only to the operator CLI, which creates projects). `OpenAPIContractTests` holds the list
@@ -42,7 +44,7 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConve
             externalUserIDChanged, unverifiedIdentifyDisabled, installationConflict, invalidSessionDuration,
             sessionTokenRequired, sessionNotFound, sessionExpired, sessionRevoked, notFound, methodNotAllowed,
             identitySecretLimitReached, lastIdentitySecret, rateLimited, slugTaken, internalError,
-            serviceUnavailable, profileBlocked, webhookURLNotAllowed,
+            serviceUnavailable, profileBlocked, webhookURLNotAllowed, operatorExists,
         ] + identityToken
 
     /// The identity-token failures, which identify answers with `TokenError`'s code unchanged.

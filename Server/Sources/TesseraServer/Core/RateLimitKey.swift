@@ -6,6 +6,10 @@ public struct RateLimitKey: Sendable, Hashable, Comparable {
         case failedIdentifyByAddress = "failed_identify_address"
         case failedIdentifyByInstallation = "failed_identify_installation"
         case failedSessionLookup = "failed_session_lookup"
+        /// Failed console logins from one client address (project ID `""`: the whole server).
+        case consoleLoginByAddress = "console_login_address"
+        /// Failed console logins for one email (project ID `""`).
+        case consoleLoginByEmail = "console_login_email"
     }
 
     /// The project, or `""` for counters of the whole server (a session token names no project).

@@ -12,6 +12,8 @@ final class TesseraCore: Sendable {
     let rateLimiter: RateLimiter
     /// When identify next records an identity secret's `last_used_at`.
     let secretUsage = IdentitySecretUsage()
+    /// The console's operator accounts and sessions.
+    let operators: OperatorAccounts
 
     init(store: any TesseraStore, configuration: ServerConfiguration, metrics: ServerMetrics) {
         let now = configuration.now
@@ -31,6 +33,7 @@ final class TesseraCore: Sendable {
         self.sessions = SessionIssuer(
             issuer: configuration.issuer, jwtLifetimeSeconds: configuration.sessionJWTLifetimeSeconds)
         self.rateLimiter = RateLimiter(store: store, configuration: configuration)
+        self.operators = OperatorAccounts(store: store, now: now)
     }
 
     /// The current time as a `Date` and as whole Unix seconds.

@@ -41,7 +41,7 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .externalUserIDChanged, .installationConflict, .identitySecretLimitReached, .lastIdentitySecret,
-            .slugTaken:
+            .slugTaken, .operatorExists:
             .conflict
         case .payloadTooLarge: .contentTooLarge
         case .rateLimited: .tooManyRequests

@@ -28,6 +28,8 @@ enum EndpointTable {
             Endpoint(
                 .post, "/v1/admin/profiles/:profile_id/sessions/revoke", accepts: .secretKey, admin.revokeSessions),
             Endpoint(.get, "/v1/admin/profiles/:profile_id/devices", accepts: .secretKey, admin.listDevices),
+            Endpoint(.get, "/v1/admin/profiles/:profile_id/aliases", accepts: .secretKey, admin.listAliases),
+            Endpoint(.get, "/v1/admin/lookup", accepts: .secretKey, admin.lookup),
             Endpoint(.get, "/v1/admin/project", accepts: .secretKey, admin.getProject),
             Endpoint(.patch, "/v1/admin/project", accepts: .secretKey, admin.updateProject),
             Endpoint(.post, "/v1/admin/identity-secrets", accepts: .secretKey, admin.createIdentitySecret),

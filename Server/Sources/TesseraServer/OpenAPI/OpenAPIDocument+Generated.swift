@@ -765,7 +765,7 @@ extension OpenAPIDocument {
     "/v1/admin/profiles": {
       "get": {
         "operationId": "findProfiles",
-        "summary": "Find profiles by external ID",
+        "summary": "List and filter profiles",
         "tags": [
           "Admin"
         ],
@@ -776,18 +776,91 @@ extension OpenAPIDocument {
         ],
         "parameters": [
           {
+            "name": "kind",
+            "in": "query",
+            "required": false,
+            "description": "Only profiles of this kind.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "anonymous",
+                "identified"
+              ]
+            }
+          },
+          {
+            "name": "verified",
+            "in": "query",
+            "required": false,
+            "description": "Only verified (`true`) or unverified (`false`) profiles.",
+            "schema": {
+              "type": "boolean"
+            }
+          },
+          {
+            "name": "email",
+            "in": "query",
+            "required": false,
+            "description": "Only profiles with exactly this email.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 320
+            }
+          },
+          {
             "name": "external_id",
             "in": "query",
-            "required": true,
-            "description": "The external ID (`sub` or user ID) to look up.",
+            "required": false,
+            "description": "Only profiles with this external ID (`sub` or user ID).",
             "schema": {
               "$ref": "#/components/schemas/ExternalId"
+            }
+          },
+          {
+            "name": "installation_id",
+            "in": "query",
+            "required": false,
+            "description": "Only the profile this installation holds.",
+            "schema": {
+              "$ref": "#/components/schemas/InstallationId"
+            }
+          },
+          {
+            "name": "blocked",
+            "in": "query",
+            "required": false,
+            "description": "Only blocked (`true`) or not blocked (`false`) profiles.",
+            "schema": {
+              "type": "boolean"
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "description": "The `next_cursor` of the previous page (opaque).",
+            "schema": {
+              "type": "string",
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "The most profiles to return, 1 to 200 (default 50).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 200,
+              "default": 50
             }
           }
         ],
         "responses": {
           "200": {
-            "description": "The profiles with this external ID.",
+            "description": "One page of profiles, newest first.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -806,6 +879,70 @@ extension OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "description": "The project's profiles matching every filter given, newest first. Cursor-paginated: pass `next_cursor` as `cursor` to read the next page; it is null on the last page. Every filter is served by an index, so no page reads the whole table. A call with only `external_id` finds the (at most two) profiles of that external ID."
+      }
+    },
+    "/v1/admin/lookup": {
+      "get": {
+        "operationId": "lookupProfile",
+        "summary": "Find the profile any identifier names",
+        "tags": [
+          "Admin"
+        ],
+        "description": "Resolves a profile ID or an alias (`usr_…`), a session ID (`ses_…`, live or ended while it is still stored), a device ID (`dev_…`), an installation UUID (the profile the installation holds), an external ID (the verified profile first) or an email (the newest profile with it) to the profile; 404 when none matches.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "q",
+            "in": "query",
+            "required": true,
+            "description": "The identifier.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 1020
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The profile.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ProfileEnvelope"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidQuery"
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
@@ -1036,6 +1173,58 @@ extension OpenAPIDocument {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/AdminDeviceList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/ApiKeyUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/admin/profiles/{profile_id}/aliases": {
+      "get": {
+        "operationId": "listAliases",
+        "summary": "The profiles merged into a profile",
+        "tags": [
+          "Admin"
+        ],
+        "description": "The profiles folded into this one by identify (`merge.outcome: merged`), which now resolve to it, oldest merge first.",
+        "security": [
+          {
+            "secretKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ProfileId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The aliases.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AliasList"
                 }
               }
             }
@@ -3148,7 +3337,8 @@ extension OpenAPIDocument {
         "type": "object",
         "additionalProperties": false,
         "required": [
-          "profiles"
+          "profiles",
+          "next_cursor"
         ],
         "properties": {
           "profiles": {
@@ -3156,7 +3346,54 @@ extension OpenAPIDocument {
             "items": {
               "$ref": "#/components/schemas/Profile"
             },
-            "description": "At most one verified and one unverified profile can share an external ID."
+            "description": "Newest first."
+          },
+          "next_cursor": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The `cursor` of the next page; null on the last page."
+          }
+        }
+      },
+      "Alias": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "profile_id",
+          "merged_at",
+          "how"
+        ],
+        "properties": {
+          "profile_id": {
+            "$ref": "#/components/schemas/ProfileId",
+            "description": "The profile merged in (now an alias)."
+          },
+          "merged_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "how": {
+            "type": "string",
+            "enum": [
+              "merged"
+            ],
+            "description": "How it became an alias: `merged` by identify."
+          }
+        }
+      },
+      "AliasList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "aliases"
+        ],
+        "properties": {
+          "aliases": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Alias"
+            }
           }
         }
       },

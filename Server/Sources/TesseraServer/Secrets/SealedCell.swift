@@ -11,11 +11,13 @@ public struct SealedCell: Sendable, Hashable {
         case webhookSecret = "webhooks.secret"
         /// `webhooks.previous_secret` (text), while a rotated-out secret still signs.
         case webhookPreviousSecret = "webhooks.previous_secret"
+        /// `operators.totp_secret` (text), of the deployment: its project ID is `""`.
+        case operatorTOTPSecret = "operators.totp_secret"
     }
 
     public var kind: Kind
     public var projectID: String
-    /// The row's key within the project: the `kid`, or the webhook ID.
+    /// The row's key within the project: the `kid`, the webhook ID, or the operator ID.
     public var rowID: String
     /// The value as stored: a sealed value, or plaintext written by an older version.
     public var stored: [UInt8]
@@ -34,6 +36,7 @@ public struct SealedCell: Sendable, Hashable {
         case .sessionKey: return .sessionKey(projectID: projectID, kid: rowID)
         case .webhookSecret: return .webhookSecret(projectID: projectID, webhookID: rowID)
         case .webhookPreviousSecret: return .webhookPreviousSecret(projectID: projectID, webhookID: rowID)
+        case .operatorTOTPSecret: return .operatorTOTPSecret(operatorID: rowID)
         }
     }
 }

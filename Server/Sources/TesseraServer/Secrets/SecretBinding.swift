@@ -37,6 +37,11 @@ public struct SecretBinding: Sendable, Hashable {
         SecretBinding(table: "webhooks", column: "previous_secret", projectID: projectID, rowID: webhookID)
     }
 
+    /// An operator's TOTP secret (`operators.totp_secret`); operators belong to no project.
+    public static func operatorTOTPSecret(operatorID: String) -> SecretBinding {
+        SecretBinding(table: "operators", column: "totp_secret", projectID: "", rowID: operatorID)
+    }
+
     /// The associated data: every part, NUL-separated after a version tag.
     var associatedData: [UInt8] {
         Array(["tessera-sealed-v1", table, column, projectID, rowID].joined(separator: "\u{0}").utf8)

@@ -38,10 +38,15 @@ struct CleanupService: Service {
                         "cleanup",
                         metadata: [
                             "sessions": "\(counts.sessions)", "devices": "\(counts.devices)",
-                            "token_ids": "\(counts.tokenIDs)",
+                            "token_ids": "\(counts.tokenIDs)", "operator_sessions": "\(counts.operatorSessions)",
+                            "operator_enrollments": "\(counts.operatorEnrollments)",
                         ])
                 }
-                if counts.sessions < batchSize && counts.tokenIDs < batchSize { break }
+                if counts.sessions < batchSize && counts.tokenIDs < batchSize && counts.operatorSessions < batchSize
+                    && counts.operatorEnrollments < batchSize
+                {
+                    break
+                }
                 await Task.yield()
             }
             while true {

@@ -71,7 +71,28 @@ final class ServerMetrics: Sendable {
     func sessionCreated(kind: String) { increment("tessera_sessions_created_total", "kind", kind) }
 
     /// Counts an identify by outcome (`created`, `signed_in`, `promoted`, `merged`, `unchanged`).
-    func identified(outcome: String) { increment("tessera_identify_total", "outcome", outcome) }
+    func identified(outcome: String, projectID: String) {
+        increment("tessera_identify_total", "outcome", outcome)
+        tallyIdentify(outcome, projectID: projectID)
+    }
+
+    /// Counts an identity token that identify refused, by its code, for its project's overview.
+    func identifyRefused(code: String, projectID: String) {
+        verificationFailed(code: code)
+        tallyIdentify(code, projectID: projectID)
+    }
+
+    /// Identify outcomes and refusals by project, since this node started (the console's overview).
+    private let identifyTally = Mutex<[String: [String: Int]]>([:])
+
+    private func tallyIdentify(_ outcome: String, projectID: String) {
+        identifyTally.withLock { tally in tally[projectID, default: [:]][outcome, default: 0] += 1 }
+    }
+
+    /// The identify outcomes and refusal codes of a project counted by this node since it started.
+    func identifyOutcomes(projectID: String) -> [String: Int] {
+        identifyTally.withLock { $0[projectID] ?? [:] }
+    }
 
     /// Counts a failed identity-token or session-JWT verification by its code.
     func verificationFailed(code: String) { increment("tessera_token_verification_failures_total", "code", code) }

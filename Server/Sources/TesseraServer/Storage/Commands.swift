@@ -107,6 +107,12 @@ public struct CleanupCounts: Sendable, Hashable {
     public var rateLimitWindows = 0
     /// Anonymous profiles past the retention age without a live session.
     public var anonymousProfiles = 0
+    /// Console sessions past their absolute or idle end.
+    public var operatorSessions = 0
+    /// Operator enrollment links past their 15 minutes.
+    public var operatorEnrollments = 0
     public init() {}
-    public var total: Int { sessions + devices + tokenIDs + rateLimitWindows + anonymousProfiles }
+    public var total: Int {
+        sessions + devices + tokenIDs + rateLimitWindows + anonymousProfiles + operatorSessions + operatorEnrollments
+    }
 }

@@ -72,6 +72,28 @@ public protocol TesseraStore: Sendable {
     /// personal data from its earlier events.
     func eraseProfile(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws -> Bool
 
+    // MARK: Console queries
+
+    /// One page of the project's profiles matching `query`, newest first (`id DESC`), at most
+    /// `query.limit`; each filter is served by an index, so no page reads the whole table.
+    func profiles(_ query: ProfileQuery) async throws -> [ProfileRecord]
+    /// The profile an identifier names, nil when none: `usr_…` (an ID or an alias), `ses_…` (the
+    /// profile of a session still stored, live or ended), `dev_…` (a device's profile), an
+    /// installation UUID (the profile its installation holds), an external ID (the verified profile
+    /// first, then the unverified one) or an email (the newest profile with it).
+    func lookupProfile(projectID: String, identifier: String) async throws -> ProfileRecord?
+    /// The profiles merged into `profileID` (an ID or an alias), oldest merge first; empty when
+    /// unknown.
+    func aliases(projectID: String, profileID: String) async throws -> [ProfileAliasRecord]
+    /// The stored sessions (live or ended) with these IDs in the project, in the order of `ids`;
+    /// unknown IDs are left out.
+    func sessions(projectID: String, ids: [String]) async throws -> [SessionRecord]
+    /// The overview's counts at `now`, from indexes (no full table scan), but still proportional to
+    /// the project: on SQLite with 1M profiles and 1M sessions (686k live), the counts by kind took
+    /// about 150 ms (covering `profiles_list`), blocked 1 ms, live sessions about 240 ms (the
+    /// `sessions_expires_at` range). Callers that show them on every page view cache them (60 s).
+    func projectCounts(projectID: String, now: Int64) async throws -> ProjectCounts
+
     // MARK: Operator: blocking and API-key rotation
 
     /// Blocks (`blocked`, with `reason`) or unblocks a profile (by ID or alias); a block ends the
@@ -146,10 +168,47 @@ public protocol TesseraStore: Sendable {
     /// Deletes up to `batchSize` delivered or failed deliveries last attempted before `attemptedBefore`.
     func deleteFinishedWebhookDeliveries(attemptedBefore: Int64, batchSize: Int) async throws -> Int
 
+    // MARK: Operators
+
+    /// Adds an operator (not enrolled) with its enrollment; `operator_exists` when the email is taken.
+    func createOperator(_ record: OperatorRecord, enrollmentTokenHash: [UInt8], enrollmentExpiresAt: Int64)
+        async throws
+    /// Every operator, oldest first.
+    func operators() async throws -> [OperatorRecord]
+    func operatorRecord(id: String) async throws -> OperatorRecord?
+    /// The operator with this email (lowercased and trimmed by the caller).
+    func operatorRecord(email: String) async throws -> OperatorRecord?
+    /// Deletes an operator with its sessions and enrollments; false when unknown.
+    func removeOperator(id: String) async throws -> Bool
+    /// Replaces the operator's enrollments with this one; false when the operator is unknown.
+    func replaceEnrollment(operatorID: String, tokenHash: [UInt8], expiresAt: Int64) async throws -> Bool
+    /// The operator whose enrollment this is, if it has not expired at `now`.
+    func enrollment(tokenHash: [UInt8], now: Int64) async throws -> OperatorRecord?
+    /// Consumes a live enrollment and sets the operator's password and TOTP secret (nil: none), in one
+    /// transaction; the TOTP replay step is cleared and the operator's sessions end. Nil when the
+    /// enrollment is unknown, used or expired.
+    func completeEnrollment(tokenHash: [UInt8], passwordHash: String, totpSecret: [UInt8]?, now: Int64)
+        async throws -> OperatorRecord?
+    func createOperatorSession(_ session: OperatorSessionRecord) async throws
+    /// The session with this token hash and its operator; nil when unknown or expired at `now`
+    /// (absolute, or idle for ``OperatorSessionRecord/idleSeconds``).
+    func operatorSession(tokenHash: [UInt8], now: Int64) async throws -> (OperatorSessionRecord, OperatorRecord)?
+    /// Moves the session's `last_seen_at` forward to `lastSeenAt` (never back).
+    func touchOperatorSession(id: String, lastSeenAt: Int64) async throws
+    func deleteOperatorSession(id: String) async throws
+    /// Records a login at `now` and, with a TOTP step, makes it the last accepted one, in one
+    /// conditional update: false (nothing changed) when that step or a later one was already used.
+    @discardableResult
+    func recordOperatorLogin(id: String, now: Int64, totpStep: Int64?) async throws -> Bool
+    /// Ends every session of the operator; returns how many.
+    @discardableResult
+    func deleteOperatorSessions(operatorID: String) async throws -> Int
+
     // MARK: Cleanup
 
     /// Deletes up to `batchSize` rows of each kind that ended before `now`; a session that expired
     /// without being revoked gets its `session.ended` (reason `expired`, actor the cleanup service).
+    /// Expired operator enrollments and console sessions (absolute or idle) go too.
     func deleteExpired(now: Int64, batchSize: Int) async throws -> CleanupCounts
     /// Deletes up to `batchSize` rate-limit counters whose window ended by `now`, and up to
     /// `batchSize` anonymous profiles created before `anonymousCreatedBefore` (none when nil) that
@@ -167,6 +226,10 @@ public protocol TesseraStore: Sendable {
     /// The audit log: a project's events made with a secret key or by an operator, newest first,
     /// those before sequence `before` when given, at most `limit`.
     func auditEvents(projectID: String, before: Int64?, limit: Int) async throws -> [EventRecord]
+    /// A project's events newest first, those before sequence `before` when given, of one type and
+    /// about one profile when given, at most `limit` (the console's recent sessions and a profile's events).
+    func recentEvents(projectID: String, type: String?, profileID: String?, before: Int64?, limit: Int) async throws
+        -> [EventRecord]
     /// Deletes up to `batchSize` events created before `createdBefore` (retention); returns how many.
     func deleteEvents(createdBefore: Int64, batchSize: Int) async throws -> Int
 

@@ -54,7 +54,7 @@ extension JSONWriter {
         raw(Array(event.data.utf8))
         if audit {
             field("client_address", event.clientAddress)
-            field("reason", nil as String?)
+            field("reason", event.reason)
         }
         objectEnd()
     }

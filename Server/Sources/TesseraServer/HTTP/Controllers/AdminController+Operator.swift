@@ -103,15 +103,8 @@ extension AdminController {
     /// for a session that already ended); 404 for an unknown session or another project's.
     func deleteSession(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let sessionID = try context.parameters.require("session_id")
-        let runtime = try context.project()
-        guard InputRules.isIdentifier(sessionID, prefix: "ses_"),
-            let target = try await core.store.sessionContext(sessionID: sessionID),
-            target.session.projectID == runtime.id
-        else { throw CoreError.notFound }
-        _ = try await core.store.revokeSession(
-            sessionID: sessionID, profileID: target.session.profileID, now: core.currentTime().seconds,
-            reason: .admin, origin: addresses.secretKeyOrigin(request, context: context))
-        core.sessions.ended(sessionID: sessionID)
+        try await AdminActions(core: core).endSession(
+            try context.project(), sessionID: sessionID, origin: addresses.secretKeyOrigin(request, context: context))
         return .noContent
     }
 
@@ -122,17 +115,11 @@ extension AdminController {
         let profileID = try context.parameters.require("profile_id")
         let runtime = try context.project()
         let body = try await bodies.decodeIfPresent(BlockBody.self, from: request)
-        if let reason = body?.reason {
-            // Counted in code points, as JSON Schema's maxLength counts them.
-            guard reason.unicodeScalars.count <= 500,
-                !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-            else {
-                throw CoreError.invalidRequest("reason must be at most 500 characters without control characters.")
-            }
-        }
+        // The reason is the profile's and the audit entry's.
+        var origin = addresses.secretKeyOrigin(request, context: context)
+        origin.reason = body?.reason
         return try await setBlocked(
-            runtime: runtime, profileID: profileID, blocked: true, reason: body?.reason,
-            origin: addresses.secretKeyOrigin(request, context: context))
+            runtime: runtime, profileID: profileID, blocked: true, reason: body?.reason, origin: origin)
     }
 
     /// `POST /v1/admin/profiles/{profile_id}/unblock`
@@ -147,11 +134,8 @@ extension AdminController {
     private func setBlocked(
         runtime: ProjectRuntime, profileID: String, blocked: Bool, reason: String?, origin: EventOrigin
     ) async throws -> Response {
-        guard
-            let profile = try await core.store.setProfileBlocked(
-                projectID: runtime.id, profileID: profileID, blocked: blocked, reason: reason,
-                now: core.currentTime().seconds, origin: origin)
-        else { throw CoreError.notFound }
+        let profile = try await AdminActions(core: core).setBlocked(
+            runtime, profileID: profileID, blocked: blocked, reason: reason, origin: origin)
         return .json { writer in
             writer.objectStart()
             writer.key("profile")
@@ -198,14 +182,8 @@ extension AdminController {
     /// `POST /v1/admin/signing-keys/rotate`: a new ES256 key signs from now on; the old one stays in
     /// the JWKS until every JWT it signed has expired.
     func rotateSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let runtime = try context.project()
-        let now = core.currentTime().seconds
-        let key = SessionSigningKey.generate()
-        let record = SessionKeyRecord(kid: key.kid, privateKey: key.privateKeyRawRepresentation, createdAt: now)
-        try await core.store.rotateSessionKey(
-            projectID: runtime.id, newKey: record, now: now,
-            origin: addresses.secretKeyOrigin(request, context: context))
-        core.projects.invalidate(projectID: runtime.id)
+        let record = try await AdminActions(core: core).rotateSigningKey(
+            try context.project(), origin: addresses.secretKeyOrigin(request, context: context))
         return .json(.created) { writer in
             writer.objectStart()
             writer.key("signing_key")
@@ -231,26 +209,17 @@ extension AdminController {
         guard let kind = APIKeyKind(rawValue: body.kind) else {
             throw CoreError.invalidRequest("kind must be publishable or secret.")
         }
-        let grace = body.graceSeconds ?? 86_400
-        guard (0...maximumAPIKeyGraceSeconds).contains(grace) else {
-            throw CoreError.invalidRequest("grace_seconds must be between 0 and \(maximumAPIKeyGraceSeconds).")
-        }
-        let now = core.currentTime().seconds
-        let key = kind == .publishable ? OpaqueToken.publishableKey() : OpaqueToken.secretKey()
-        guard
-            try await core.store.rotateAPIKey(
-                projectID: runtime.id, kind: kind, newKeyHash: OpaqueToken.sha256(key), graceUntil: now + grace,
-                now: now, origin: addresses.secretKeyOrigin(request, context: context))
-        else { throw CoreError.notFound }
-        core.projects.invalidate(projectID: runtime.id)
+        let rotated = try await AdminActions(core: core).rotateAPIKey(
+            runtime, kind: kind, graceSeconds: body.graceSeconds ?? 86_400,
+            origin: addresses.secretKeyOrigin(request, context: context))
         return .json(.created) { writer in
             writer.objectStart()
             writer.key("api_key")
             writer.objectStart()
-            writer.field("kind", kind.rawValue)
-            writer.field("key", key)
-            writer.time("created_at", now)
-            writer.time("previous_key_expires_at", now + grace)
+            writer.field("kind", rotated.kind.rawValue)
+            writer.field("key", rotated.key)
+            writer.time("created_at", rotated.createdAt)
+            writer.time("previous_key_expires_at", rotated.previousKeyExpiresAt)
             writer.objectEnd()
             writer.objectEnd()
         }

@@ -107,22 +107,6 @@ struct AdminController: Sendable {
         }
     }
 
-    /// `GET /v1/admin/profiles?external_id=…`
-    func findProfiles(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let runtime = try context.project()
-        guard let externalID = request.uri.queryParameters.get("external_id"), InputRules.isExternalID(externalID)
-        else {
-            throw CoreError.invalidRequest(
-                "The external_id query parameter (1 to 255 Unicode scalars, no control characters) is required.")
-        }
-        let profiles = try await core.store.profiles(projectID: runtime.id, externalID: externalID)
-        return .json { writer in
-            writer.objectStart()
-            writer.array("profiles", profiles) { $0.profile($1, admin: true) }
-            writer.objectEnd()
-        }
-    }
-
     /// `GET /v1/admin/profiles/{profile_id}/sessions`
     func listSessions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (_, profile) = try await namedProfile(context)
@@ -132,10 +116,9 @@ struct AdminController: Sendable {
 
     /// `POST /v1/admin/profiles/{profile_id}/sessions/revoke`
     func revokeSessions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let (runtime, profile) = try await namedProfile(context)
-        _ = try await core.store.revokeSessions(
-            projectID: runtime.id, profileID: profile.id, now: core.currentTime().seconds,
-            origin: addresses.secretKeyOrigin(request, context: context))
+        let profileID = try context.parameters.require("profile_id")
+        try await AdminActions(core: core).endSessions(
+            try context.project(), profileID: profileID, origin: addresses.secretKeyOrigin(request, context: context))
         return .noContent
     }
 
@@ -153,14 +136,8 @@ struct AdminController: Sendable {
     /// `DELETE /v1/admin/profiles/{profile_id}`
     func eraseProfile(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let profileID = try context.parameters.require("profile_id")
-        let runtime = try context.project()
-        guard
-            try await core.store.eraseProfile(
-                projectID: runtime.id, profileID: profileID, now: core.currentTime().seconds,
-                origin: addresses.secretKeyOrigin(request, context: context))
-        else {
-            throw CoreError.notFound
-        }
+        try await AdminActions(core: core).erase(
+            try context.project(), profileID: profileID, origin: addresses.secretKeyOrigin(request, context: context))
         return .noContent
     }
 
@@ -178,55 +155,22 @@ struct AdminController: Sendable {
         var settings = runtime.settings
         if let value = patch.allowUnverifiedIdentify { settings.allowUnverifiedIdentify = value }
         if let value = patch.requireAudience { settings.requireAudience = value }
-        if let value = patch.expectedIssuer {
-            if let issuer = value, !InputRules.isIssuer(issuer) {
-                throw CoreError.invalidRequest(
-                    "expected_issuer must be 1 to 2048 bytes without control characters, or null.")
-            }
-            settings.expectedIssuer = value
-        }
-        if let value = patch.maxIdentityTokenLifetimeSeconds {
-            guard ProjectSettings.identityTokenLifetimeRange.contains(value) else {
-                throw CoreError.invalidRequest("max_identity_token_lifetime_seconds must be between 1 and 86400.")
-            }
-            settings.maxIdentityTokenLifetimeSeconds = value
-        }
-        if let value = patch.leewaySeconds {
-            guard ProjectSettings.leewayRange.contains(value) else {
-                throw CoreError.invalidRequest("leeway_seconds must be between 0 and 600.")
-            }
-            settings.leewaySeconds = value
-        }
-        for (value, name) in [
-            (patch.anonymousSessionMinutes, "anonymous_session_minutes"),
-            (patch.identifiedSessionMinutes, "identified_session_minutes"),
-        ] {
-            if let value, !ProjectSettings.sessionMinutesRange.contains(value) {
-                throw CoreError.invalidRequest("\(name) must be between 5 and 525600.")
-            }
-        }
+        if let value = patch.expectedIssuer { settings.expectedIssuer = value }
+        if let value = patch.maxIdentityTokenLifetimeSeconds { settings.maxIdentityTokenLifetimeSeconds = value }
+        if let value = patch.leewaySeconds { settings.leewaySeconds = value }
         if let value = patch.anonymousSessionMinutes { settings.anonymousSessionMinutes = value }
         if let value = patch.identifiedSessionMinutes { settings.identifiedSessionMinutes = value }
         for change in patch.rateLimits?.changes ?? [] { _ = settings.rateLimits.set(change.name, to: change.value) }
-        guard
-            let project = try await core.store.updateProjectSettings(
-                projectID: runtime.id, settings: settings, now: core.currentTime().seconds,
-                origin: addresses.secretKeyOrigin(request, context: context))
-        else { throw CoreError.notFound }
-        core.projects.invalidate(projectID: runtime.id)
+        let project = try await AdminActions(core: core).updateSettings(
+            runtime, settings: settings, origin: addresses.secretKeyOrigin(request, context: context))
         let secrets = try await core.store.identitySecrets(projectID: runtime.id)
         return .json { $0.project(project, secrets: secrets) }
     }
 
     /// `POST /v1/admin/identity-secrets`
     func createIdentitySecret(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let runtime = try context.project()
-        let secret = IdentitySecret.generate()
-        let record = IdentitySecretRecord(kid: secret.kid, value: secret.value, createdAt: core.currentTime().seconds)
-        try await core.store.addIdentitySecret(
-            projectID: runtime.id, secret: record, limit: 3,
-            origin: addresses.secretKeyOrigin(request, context: context))
-        core.projects.invalidate(projectID: runtime.id)
+        let record = try await AdminActions(core: core).createIdentitySecret(
+            try context.project(), origin: addresses.secretKeyOrigin(request, context: context))
         return .json(.created) { writer in
             writer.objectStart()
             writer.key("identity_secret")
@@ -242,15 +186,8 @@ struct AdminController: Sendable {
     /// `DELETE /v1/admin/identity-secrets/{kid}`
     func deleteIdentitySecret(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let kid = try context.parameters.require("kid")
-        let runtime = try context.project()
-        guard
-            try await core.store.deleteIdentitySecret(
-                projectID: runtime.id, kid: kid, now: core.currentTime().seconds,
-                origin: addresses.secretKeyOrigin(request, context: context))
-        else {
-            throw CoreError.notFound
-        }
-        core.projects.invalidate(projectID: runtime.id)
+        try await AdminActions(core: core).deleteIdentitySecret(
+            try context.project(), kid: kid, origin: addresses.secretKeyOrigin(request, context: context))
         return .noContent
     }
 }

@@ -95,7 +95,7 @@ struct SessionsController: Sendable {
         switch (body.identityToken, body.userID) {
         case (let token?, nil):
             guard let verifier = runtime.verifier else {
-                core.metrics.verificationFailed(code: "invalid_signature")
+                core.metrics.identifyRefused(code: "invalid_signature", projectID: runtime.id)
                 throw CoreError(.init(rawValue: "invalid_signature"), "The project has no identity secret.")
             }
             do {
@@ -105,7 +105,7 @@ struct SessionsController: Sendable {
                     recordSecretUse = verified.keyID
                 }
             } catch {
-                core.metrics.verificationFailed(code: error.code.rawValue)
+                core.metrics.identifyRefused(code: error.code.rawValue, projectID: runtime.id)
                 let failure = CoreError(ErrorCode(rawValue: error.code.rawValue), error.message)
                 throw await limiter.failed(failure, counting: limits, now: now.seconds)
             }
@@ -152,7 +152,8 @@ struct SessionsController: Sendable {
         }
         core.metrics.sessionCreated(kind: kind.rawValue)
         core.metrics.identified(
-            outcome: result.merge?.outcome.rawValue ?? (result.createdProfile ? "created" : "signed_in"))
+            outcome: result.merge?.outcome.rawValue ?? (result.createdProfile ? "created" : "signed_in"),
+            projectID: runtime.id)
         return envelope(
             .ok, context: result.context, token: session.token, runtime: runtime, now: now.seconds,
             merge: .some(result.merge), extensionCapped: length.capped)

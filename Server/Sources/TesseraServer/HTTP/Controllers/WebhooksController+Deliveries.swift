@@ -71,25 +71,14 @@ extension WebhooksController {
     func replay(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (runtime, id) = try namedWebhook(context)
         let body = try await bodies.decode(ReplayBody.self, from: request)
-        let now = core.currentTime().seconds
+        let actions = AdminActions(core: core)
         let queued: Int
         switch (body.eventID, body.after) {
         case (let eventID?, nil):
-            guard InputRules.isIdentifier(eventID, prefix: "evt_") else {
-                throw CoreError.invalidRequest("event_id is not an event ID.")
-            }
-            guard try await core.store.webhook(projectID: runtime.id, id: id) != nil else { throw CoreError.notFound }
             // An event the feed no longer holds (or never held) queues nothing.
-            let found = try await core.store.replayWebhookEvent(
-                projectID: runtime.id, webhookID: id, eventID: eventID, now: now)
-            queued = found ? 1 : 0
+            queued = try await actions.replayWebhookEvent(runtime, webhookID: id, eventID: eventID)
         case (nil, let after?):
-            guard after >= 0 else { throw CoreError.invalidRequest("after must be a sequence, 0 or more.") }
-            guard
-                let count = try await core.store.replayWebhookEvents(
-                    projectID: runtime.id, webhookID: id, afterSequence: after, now: now)
-            else { throw CoreError.notFound }
-            queued = count
+            queued = try await actions.replayWebhookEvents(runtime, webhookID: id, afterSequence: after)
         default:
             throw CoreError.invalidRequest("Give either event_id or after.")
         }
@@ -100,25 +89,13 @@ extension WebhooksController {
         }
     }
 
-    /// `POST /v1/admin/webhooks/{webhook_id}/test` → 202 `{event_id}`: queues a synthetic
-    /// `webhook.test` event (sequence 0, not in the feed, `data: {webhook_id}`) for the endpoint,
-    /// whatever its types.
+    /// `POST /v1/admin/webhooks/{webhook_id}/test`: queues a `webhook.test` event for this endpoint only.
     func test(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (runtime, id) = try namedWebhook(context)
-        let now = core.currentTime().seconds
-        let event = EventRecord(
-            id: OpaqueToken.identifier(prefix: "evt_"), projectID: runtime.id, sequence: 0, type: "webhook.test",
-            createdAt: now, actor: .secretKey, clientAddress: nil, profileID: nil, data: "{\"webhook_id\":\"\(id)\"}")
-        var writer = JSONWriter()
-        writer.event(event)
-        guard
-            try await core.store.queueWebhookTest(
-                projectID: runtime.id, webhookID: id, event: event, body: String(decoding: writer.bytes, as: UTF8.self),
-                now: now)
-        else { throw CoreError.notFound }
+        let eventID = try await AdminActions(core: core).sendTestEvent(runtime, webhookID: id, actor: .secretKey)
         return .json(.accepted) { writer in
             writer.objectStart()
-            writer.field("event_id", event.id)
+            writer.field("event_id", eventID)
             writer.objectEnd()
         }
     }

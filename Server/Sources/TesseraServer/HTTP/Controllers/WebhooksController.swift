@@ -46,57 +46,6 @@ private struct PatchWebhookBody: RequestBody {
     }
 }
 
-/// The input rules of the webhook endpoints.
-enum WebhookRules {
-    struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    static func refuseUnknownMembers(_ decoder: any Decoder, known: [String]) throws {
-        let all = try decoder.container(keyedBy: AnyKey.self)
-        if let unknown = all.allKeys.first(where: { !known.contains($0.stringValue) }) {
-            throw CoreError.invalidRequest("\(unknown.stringValue) is not a webhook member.")
-        }
-    }
-
-    /// The types, each a known event type, without repeats (empty: every type).
-    static func types(_ types: [String]) throws -> [String] {
-        guard types.count <= EventTypes.all.count * 2 else {
-            throw CoreError.invalidRequest("types has too many entries.")
-        }
-        var seen: [String] = []
-        for type in types {
-            guard EventTypes.known.contains(type) else {
-                throw CoreError.invalidRequest("types: \(type.prefix(64)) is not an event type.")
-            }
-            if !seen.contains(type) { seen.append(type) }
-        }
-        return seen
-    }
-
-    static func description(_ description: String?) throws -> String? {
-        guard let description else { return nil }
-        guard description.unicodeScalars.count <= 500,
-            !description.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else {
-            throw CoreError.invalidRequest("description must be at most 500 characters without control characters.")
-        }
-        return description
-    }
-
-    static func url(_ url: String, allowInsecure: Bool) throws -> String {
-        do {
-            _ = try WebhookAddressRules.checkURL(url, allowInsecure: allowInsecure)
-        } catch {
-            throw CoreError(.webhookURLNotAllowed, error.message)
-        }
-        return url
-    }
-}
-
 /// The webhook endpoints of the admin API (secret key): create, list, read, change, delete and
 /// rotate the signing secret. A webhook object never holds a secret; a secret is shown once.
 struct WebhooksController: Sendable {
@@ -105,9 +54,7 @@ struct WebhooksController: Sendable {
     let addresses: ClientAddressReader
 
     /// How long a rotated-out secret keeps signing: 24 hours.
-    static let previousSecretSeconds: Int64 = 86_400
-
-    private var allowInsecure: Bool { core.configuration.allowInsecureWebhooks }
+    static let previousSecretSeconds = AdminActions.previousWebhookSecretSeconds
 
     /// The webhook named in the path, of the key's project; 404 otherwise.
     func namedWebhook(_ context: TesseraRequestContext) throws -> (ProjectRuntime, String) {
@@ -121,15 +68,9 @@ struct WebhooksController: Sendable {
     func create(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let runtime = try context.project()
         let body = try await bodies.decode(CreateWebhookBody.self, from: request)
-        let url = try WebhookRules.url(body.url, allowInsecure: allowInsecure)
-        let types = try WebhookRules.types(body.types ?? [])
-        let description = try WebhookRules.description(body.description)
-        let now = core.currentTime().seconds
-        let secret = WebhookSecret.generate().text
-        let record = WebhookRecord(
-            id: OpaqueToken.identifier(prefix: "whk_"), projectID: runtime.id, url: url, types: types,
-            description: description, enabled: true, createdAt: now, updatedAt: now, secret: secret)
-        try await core.store.createWebhook(record, origin: addresses.secretKeyOrigin(request, context: context))
+        let (record, secret) = try await AdminActions(core: core).createWebhook(
+            runtime, url: body.url, types: body.types ?? [], description: body.description,
+            origin: addresses.secretKeyOrigin(request, context: context))
         return .json(.created) { writer in
             writer.objectStart()
             writer.key("webhook")
@@ -139,7 +80,6 @@ struct WebhooksController: Sendable {
         }
     }
 
-    /// `GET /v1/admin/webhooks?limit=&cursor=` → `{webhooks, next_cursor}`, in ID order.
     func list(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let runtime = try context.project()
         let query = request.uri.queryParameters
@@ -177,26 +117,17 @@ struct WebhooksController: Sendable {
     /// `PATCH /v1/admin/webhooks/{webhook_id}`: `url`, `types`, `enabled`, `description`.
     func update(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (runtime, id) = try namedWebhook(context)
-        var patch = try await bodies.decode(PatchWebhookBody.self, from: request).patch
-        if let url = patch.url { patch.url = try WebhookRules.url(url, allowInsecure: allowInsecure) }
-        if let types = patch.types { patch.types = try WebhookRules.types(types) }
-        if let description = patch.description { patch.description = .some(try WebhookRules.description(description)) }
-        guard
-            let webhook = try await core.store.updateWebhook(
-                projectID: runtime.id, id: id, patch: patch, now: core.currentTime().seconds,
-                origin: addresses.secretKeyOrigin(request, context: context))
-        else { throw CoreError.notFound }
+        let patch = try await bodies.decode(PatchWebhookBody.self, from: request).patch
+        let webhook = try await AdminActions(core: core).updateWebhook(
+            runtime, id: id, patch: patch, origin: addresses.secretKeyOrigin(request, context: context))
         return Self.answer(webhook)
     }
 
     /// `DELETE /v1/admin/webhooks/{webhook_id}` → 204.
     func delete(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (runtime, id) = try namedWebhook(context)
-        guard
-            try await core.store.deleteWebhook(
-                projectID: runtime.id, id: id, now: core.currentTime().seconds,
-                origin: addresses.secretKeyOrigin(request, context: context))
-        else { throw CoreError.notFound }
+        try await AdminActions(core: core).deleteWebhook(
+            runtime, id: id, origin: addresses.secretKeyOrigin(request, context: context))
         return .noContent
     }
 
@@ -204,13 +135,8 @@ struct WebhooksController: Sendable {
     /// signing beside the new one for 24 hours.
     func rotateSecret(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (runtime, id) = try namedWebhook(context)
-        let now = core.currentTime().seconds
-        let secret = WebhookSecret.generate().text
-        guard
-            try await core.store.rotateWebhookSecret(
-                projectID: runtime.id, id: id, newSecret: secret, previousExpiresAt: now + Self.previousSecretSeconds,
-                now: now, origin: addresses.secretKeyOrigin(request, context: context)) != nil
-        else { throw CoreError.notFound }
+        let secret = try await AdminActions(core: core).rotateWebhookSecret(
+            runtime, id: id, origin: addresses.secretKeyOrigin(request, context: context))
         return .json { writer in
             writer.objectStart()
             writer.field("secret", secret)

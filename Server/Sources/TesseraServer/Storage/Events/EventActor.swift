@@ -32,10 +32,13 @@ public struct EventOrigin: Sendable, Hashable {
     public var actor: EventActor
     /// The client's address (its rate-limit key), or nil for the server's own changes.
     public var clientAddress: String?
+    /// Why an operator made the change, as they typed it in the console (audit); nil otherwise.
+    public var reason: String?
 
-    public init(actor: EventActor, clientAddress: String?) {
+    public init(actor: EventActor, clientAddress: String?, reason: String? = nil) {
         self.actor = actor
         self.clientAddress = clientAddress
+        self.reason = reason
     }
 
     /// The cleanup service.

@@ -54,11 +54,14 @@ public struct EventRecord: Sendable, Hashable {
     public var profileID: String?
     /// The event's `data`: a JSON object, as stored.
     public var data: String
+    /// The operator's reason for the change (for audit; not in the feed), or nil.
+    public var reason: String?
 
     public init(
         id: String, projectID: String, sequence: Int64, type: String, createdAt: Int64, actor: EventActor,
-        clientAddress: String?, profileID: String?, data: String
+        clientAddress: String?, profileID: String?, data: String, reason: String? = nil
     ) {
+        self.reason = reason
         self.id = id
         self.projectID = projectID
         self.sequence = sequence

@@ -53,23 +53,23 @@ enum PostgresPreparedQueries {
     /// statement every change runs, prepared once per connection rather than parsed and planned
     /// each time.
     struct AppendEvents: PostgresPreparedStatement {
-        static let name = "tessera_append_events_v1"
+        static let name = "tessera_append_events_v2"
         static let sql = """
             INSERT INTO event_outbox
-                (project_id, id, type, created_at, actor_type, actor_id, client_address, profile_id, data)
-            SELECT $1, e.id, e.type, $2, $3, $4, $5, NULLIF(e.profile_id, ''), e.data
+                (project_id, id, type, created_at, actor_type, actor_id, client_address, profile_id, data, reason)
+            SELECT $1, e.id, e.type, $2, $3, $4, $5, NULLIF(e.profile_id, ''), e.data, $10
             FROM unnest($6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY AS e(id, type, profile_id, data, n)
             ORDER BY e.n
             """
         static let bindingDataTypes: [PostgresDataType] = [
-            .text, .int8, .text, .text, .text, .textArray, .textArray, .textArray, .textArray,
+            .text, .int8, .text, .text, .text, .textArray, .textArray, .textArray, .textArray, .text,
         ]
         typealias Row = PostgresRow
 
         let batch: EventBatch
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 9)
+            var bindings = PostgresBindings(capacity: 10)
             bindings.append(batch.projectID)
             bindings.append(batch.now)
             bindings.append(batch.origin.actor.kind.rawValue)
@@ -79,6 +79,7 @@ enum PostgresPreparedQueries {
             bindings.append(batch.drafts.map(\.type.rawValue))
             bindings.append(batch.drafts.map { $0.profileID ?? "" })
             bindings.append(batch.drafts.map(\.data))
+            bindings.append(batch.origin.reason)
             return bindings
         }
 

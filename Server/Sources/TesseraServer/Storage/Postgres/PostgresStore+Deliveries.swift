@@ -22,7 +22,7 @@ extension PostgresStore {
                 kind: EventActor.Kind(rawValue: try row.text(offset + 5)) ?? .system,
                 id: try row.optionalText(offset + 6)),
             clientAddress: try row.optionalText(offset + 7), profileID: try row.optionalText(offset + 8),
-            data: try row.text(offset + 9))
+            data: try row.text(offset + 9), reason: try row.optionalText(offset + 10))
     }
 
     /// The upsert of one queued delivery (a replay queues a delivered or failed one again).

@@ -129,6 +129,9 @@ extension PostgresStore {
             try await connection.rows("DELETE FROM profile_aliases WHERE profile_id = \(profile.id)", logger: logger)
             try await connection.rows(
                 "UPDATE installations SET profile_id = NULL WHERE profile_id = \(profile.id)", logger: logger)
+            try await connection.rows(
+                "UPDATE installations SET previous_profile_id = NULL WHERE previous_profile_id = \(profile.id)",
+                logger: logger)
             try await connection.rows("DELETE FROM profiles WHERE id = \(profile.id)", logger: logger)
             try await Self.append(batch, in: connection, logger: logger)
             return true
@@ -165,7 +168,7 @@ extension PostgresStore {
             }
             return (sessions: victims.count, devices: devices.count)
         }
-        return try await statement { client in
+        var counts = try await statement { client in
             let tokenIDs = try await client.first(
                 """
                 WITH victims AS (
@@ -183,5 +186,8 @@ extension PostgresStore {
             counts.tokenIDs = Int(try tokenIDs?.int(0) ?? 0)
             return counts
         }
+        (counts.operatorSessions, counts.operatorEnrollments) = try await deleteExpiredOperatorRows(
+            now: now, batchSize: batchSize)
+        return counts
     }
 }

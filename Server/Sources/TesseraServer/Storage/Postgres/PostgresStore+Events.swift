@@ -3,7 +3,7 @@ import PostgresNIO
 /// The outbox: events written in the transaction of their change, and the feed that reads them.
 extension PostgresStore {
     static let eventColumns =
-        "id, project_id, sequence, type, created_at, actor_type, actor_id, client_address, profile_id, data"
+        "id, project_id, sequence, type, created_at, actor_type, actor_id, client_address, profile_id, data, reason"
 
     /// Writes `batch`'s events to the outbox, in one statement and without a sequence; the
     /// sequencer (``sequenceEvents(projectID:)``) numbers them once the transaction committed.
@@ -72,7 +72,7 @@ extension PostgresStore {
                             ), inserted AS (
                                 INSERT INTO events (\(unescaped: Self.eventColumns))
                                 SELECT id, project_id, \(last) + n, type, created_at, actor_type, actor_id,
-                                    client_address, profile_id, data
+                                    client_address, profile_id, data, reason
                                 FROM numbered
                                 RETURNING 1
                             )
@@ -142,7 +142,8 @@ extension PostgresStore {
             id: try row.text(0), projectID: try row.text(1), sequence: try row.int(2), type: try row.text(3),
             createdAt: try row.int(4),
             actor: EventActor(kind: EventActor.Kind(rawValue: try row.text(5)) ?? .system, id: try row.optionalText(6)),
-            clientAddress: try row.optionalText(7), profileID: try row.optionalText(8), data: try row.text(9))
+            clientAddress: try row.optionalText(7), profileID: try row.optionalText(8), data: try row.text(9),
+            reason: try row.optionalText(10))
     }
 
     public func events(_ query: EventQuery) async throws -> [EventRecord] {

@@ -40,7 +40,13 @@ extension PostgresStore {
                         ]
                     } ?? [])
             }
-            return secrets + keys + webhooks
+            let operators = try await client.rows(
+                "SELECT id, totp_secret FROM operators WHERE totp_secret IS NOT NULL", logger: logger
+            ).map {
+                SealedCell(
+                    kind: .operatorTOTPSecret, projectID: "", rowID: try $0.text(0), stored: Array(try $0.text(1).utf8))
+            }
+            return secrets + keys + webhooks + operators
         }
     }
 
@@ -72,6 +78,14 @@ extension PostgresStore {
                     """
                     UPDATE webhooks SET \(unescaped: column) = \(new)
                     WHERE project_id = \(cell.projectID) AND id = \(cell.rowID) AND \(unescaped: column) = \(old)
+                    RETURNING id
+                    """, logger: logger
+                ).count == 1
+            case .operatorTOTPSecret:
+                let (new, old) = (String(decoding: value, as: UTF8.self), String(decoding: cell.stored, as: UTF8.self))
+                return try await client.rows(
+                    """
+                    UPDATE operators SET totp_secret = \(new) WHERE id = \(cell.rowID) AND totp_secret = \(old)
                     RETURNING id
                     """, logger: logger
                 ).count == 1

@@ -145,7 +145,10 @@ extension PostgresStore {
                     WHERE id = \(anonymous.id)
                     """, logger: logger)
                 try await connection.rows(
-                    "UPDATE installations SET profile_id = NULL WHERE profile_id = \(anonymous.id)", logger: logger)
+                    """
+                    UPDATE installations SET previous_profile_id = profile_id, profile_id = NULL
+                    WHERE profile_id = \(anonymous.id)
+                    """, logger: logger)
                 // Only the new session may hold the identified profile: every other session of the
                 // anonymous one (an orphan of a dropped answer, another tab) never proved the identity.
                 // They end (reason `replaced`) with their devices; the UPDATE first, so a concurrent
@@ -320,7 +323,11 @@ extension PostgresStore {
         in connection: PostgresConnection, logger: Logger
     ) async throws {
         try await connection.rows(
-            "UPDATE installations SET profile_id = NULL WHERE profile_id = \(source)", logger: logger)
+            "UPDATE installations SET previous_profile_id = \(target), profile_id = NULL WHERE profile_id = \(source)",
+            logger: logger)
+        try await connection.rows(
+            "UPDATE installations SET previous_profile_id = \(target) WHERE previous_profile_id = \(source)",
+            logger: logger)
         try await connection.rows(
             "UPDATE profile_aliases SET profile_id = \(target) WHERE profile_id = \(source)", logger: logger)
         try await connection.rows(

@@ -226,5 +226,63 @@ enum SQLiteMigrations {
             CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (attempted_at) WHERE state <> 'pending';
             """
         ),
+        (
+            7,
+            // The console's queries (issue 16): the profile list newest first (profile IDs are
+            // time-ordered) for each kind and verification, by email and blocked; and the operator's
+            // reason on the events of the audit log. Only profiles_list is written by every new
+            // profile; the email and blocked indexes are partial (profiles with an email, blocked
+            // profiles). Sessions get no index: the console reads them by ID and by profile. An installation
+            // remembers the profile it held before a sign-in unlinked it (written by promote and merge
+            // only), so support finds a signed-in user by the installation ID of their bug report.
+            """
+            ALTER TABLE events ADD COLUMN reason TEXT;
+            CREATE INDEX profiles_list ON profiles (project_id, kind, verified, id);
+            CREATE INDEX profiles_email ON profiles (project_id, email) WHERE email IS NOT NULL;
+            CREATE INDEX profiles_blocked ON profiles (project_id, id) WHERE blocked_at IS NOT NULL;
+            ALTER TABLE installations ADD COLUMN previous_profile_id TEXT;
+            CREATE INDEX installations_previous_profile ON installations (previous_profile_id)
+                WHERE previous_profile_id IS NOT NULL;
+            """
+        ),
+        (
+            8,
+            // Operators of the console (issue 16): accounts of the deployment, not of a project. The
+            // TOTP secret is sealed under the master key; enrollment links and console sessions are
+            // stored as SHA-256 hashes of their tokens. The cleanup deletes expired enrollments and
+            // sessions (absolute by expires_at, idle by last_seen_at).
+            """
+            CREATE TABLE operators (
+                id TEXT PRIMARY KEY,
+                email TEXT NOT NULL UNIQUE,
+                role TEXT NOT NULL,
+                password_hash TEXT,
+                totp_secret TEXT,
+                totp_last_step INTEGER,
+                created_at INTEGER NOT NULL,
+                enrolled_at INTEGER,
+                last_login_at INTEGER
+            );
+            CREATE TABLE operator_enrollments (
+                token_hash BLOB PRIMARY KEY,
+                operator_id TEXT NOT NULL REFERENCES operators(id) ON DELETE CASCADE,
+                expires_at INTEGER NOT NULL
+            );
+            CREATE INDEX operator_enrollments_operator ON operator_enrollments (operator_id);
+            CREATE INDEX operator_enrollments_expires_at ON operator_enrollments (expires_at);
+            CREATE TABLE operator_sessions (
+                id TEXT PRIMARY KEY,
+                operator_id TEXT NOT NULL REFERENCES operators(id) ON DELETE CASCADE,
+                token_hash BLOB NOT NULL UNIQUE,
+                csrf_token TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                last_seen_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL
+            );
+            CREATE INDEX operator_sessions_operator ON operator_sessions (operator_id);
+            CREATE INDEX operator_sessions_expires_at ON operator_sessions (expires_at);
+            CREATE INDEX operator_sessions_last_seen_at ON operator_sessions (last_seen_at);
+            """
+        ),
     ]
 }

@@ -126,6 +126,9 @@ extension SQLiteStore {
             try connection.run("DELETE FROM sessions WHERE profile_id = ?", [.init(profile.id)])
             try connection.run("DELETE FROM profile_aliases WHERE profile_id = ?", [.init(profile.id)])
             try connection.run("UPDATE installations SET profile_id = NULL WHERE profile_id = ?", [.init(profile.id)])
+            try connection.run(
+                "UPDATE installations SET previous_profile_id = NULL WHERE previous_profile_id = ?", [.init(profile.id)]
+            )
             try connection.run("DELETE FROM profiles WHERE id = ?", [.init(profile.id)])
             try Self.append(batch, in: connection)
             return true
@@ -155,6 +158,8 @@ extension SQLiteStore {
             for batch in EventBatch.expired(victims, devices: devices, now: now) {
                 try Self.append(batch, in: connection)
             }
+            (counts.operatorSessions, counts.operatorEnrollments) = try Self.deleteExpiredOperatorRows(
+                now: now, batchSize: batchSize, in: connection)
             counts.tokenIDs = try connection.run(
                 """
                 DELETE FROM used_token_ids WHERE rowid IN

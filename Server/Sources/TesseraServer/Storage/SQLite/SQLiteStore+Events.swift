@@ -1,7 +1,7 @@
 /// The outbox: events written in the transaction of their change, and the feed that reads them.
 extension SQLiteStore {
     static let eventColumns =
-        "id, project_id, sequence, type, created_at, actor_type, actor_id, client_address, profile_id, data"
+        "id, project_id, sequence, type, created_at, actor_type, actor_id, client_address, profile_id, data, reason"
 
     /// Writes `batch`'s events with the project's next sequences; called last in a write transaction.
     ///
@@ -23,13 +23,14 @@ extension SQLiteStore {
                 [.init(batch.projectID), .init(count)])?.int(0)
         else { throw SQLiteError(code: 1, message: "the event counter returned no row") }
         var bindings: [SQLiteValue] = []
-        bindings.reserveCapacity(drafts.count * 10)
+        bindings.reserveCapacity(drafts.count * 11)
         let first = last - count + 1
         for (offset, draft) in drafts.enumerated() {
             bindings += [
                 .init(draft.id), .init(batch.projectID), .init(first + Int64(offset)), .init(draft.type.rawValue),
                 .init(batch.now), .init(batch.origin.actor.kind.rawValue), .init(batch.origin.actor.id),
                 .init(batch.origin.clientAddress), .init(draft.profileID), .init(draft.data),
+                .init(batch.origin.reason),
             ]
         }
         try connection.run(insertEvents(drafts.count), bindings)
@@ -43,7 +44,7 @@ extension SQLiteStore {
     private static let insertStatements = (0..<9).map(insertStatement)
 
     private static func insertStatement(_ count: Int) -> String {
-        let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         return "INSERT INTO events (\(eventColumns)) VALUES "
             + Array(repeating: row, count: count).joined(separator: ", ")
     }
@@ -100,10 +101,17 @@ extension SQLiteStore {
         EventRecord(
             id: row.text(0), projectID: row.text(1), sequence: row.int(2), type: row.text(3), createdAt: row.int(4),
             actor: EventActor(kind: EventActor.Kind(rawValue: row.text(5)) ?? .system, id: row.optionalText(6)),
-            clientAddress: row.optionalText(7), profileID: row.optionalText(8), data: row.text(9))
+            clientAddress: row.optionalText(7), profileID: row.optionalText(8), data: row.text(9),
+            reason: row.optionalText(10))
     }
 
     public func events(_ query: EventQuery) async throws -> [EventRecord] {
+        let (sql, bindings) = Self.eventsStatement(query)
+        return try readers.read { try $0.query(sql, bindings).map(Self.event) }
+    }
+
+    /// The statement of a read of the feed (the query-plan test reads it too).
+    static func eventsStatement(_ query: EventQuery) -> (sql: String, bindings: [SQLiteValue]) {
         var sql = "SELECT \(Self.eventColumns) FROM events WHERE project_id = ? AND sequence > ?"
         var bindings: [SQLiteValue] = [.init(query.projectID), .init(query.after)]
         if !query.types.isEmpty {
@@ -116,7 +124,7 @@ extension SQLiteStore {
         }
         sql += " ORDER BY sequence LIMIT ?"
         bindings.append(.init(query.limit))
-        return try readers.read { [sql, bindings] in try $0.query(sql, bindings).map(Self.event) }
+        return (sql, bindings)
     }
 
     public func auditEvents(projectID: String, before: Int64?, limit: Int) async throws -> [EventRecord] {

@@ -19,7 +19,10 @@ extension SQLiteStore {
                         ]
                     } ?? [])
             }
-            return secrets + keys + webhooks
+            let operators = try connection.query(
+                "SELECT id, totp_secret FROM operators WHERE totp_secret IS NOT NULL"
+            ).map { SealedCell(kind: .operatorTOTPSecret, projectID: "", rowID: $0.text(0), stored: $0.blob(1)) }
+            return secrets + keys + webhooks + operators
         }
     }
 
@@ -43,6 +46,13 @@ extension SQLiteStore {
                     "UPDATE webhooks SET \(column) = ? WHERE project_id = ? AND id = ? AND \(column) = ?",
                     [
                         .init(String(decoding: value, as: UTF8.self)), .init(cell.projectID), .init(cell.rowID),
+                        .init(String(decoding: cell.stored, as: UTF8.self)),
+                    ]) == 1
+            case .operatorTOTPSecret:
+                return try connection.run(
+                    "UPDATE operators SET totp_secret = ? WHERE id = ? AND totp_secret = ?",
+                    [
+                        .init(String(decoding: value, as: UTF8.self)), .init(cell.rowID),
                         .init(String(decoding: cell.stored, as: UTF8.self)),
                     ]) == 1
             }

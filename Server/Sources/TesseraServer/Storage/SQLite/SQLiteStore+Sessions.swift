@@ -129,7 +129,8 @@ extension SQLiteStore {
                     "UPDATE profiles SET kind = 'identified', external_id = ?, verified = ?, updated_at = ? WHERE id = ?",
                     [.init(command.externalID), .init(command.verified), .init(now), .init(anonymous.id)])
                 try connection.run(
-                    "UPDATE installations SET profile_id = NULL WHERE profile_id = ?", [.init(anonymous.id)])
+                    "UPDATE installations SET previous_profile_id = profile_id, profile_id = NULL WHERE profile_id = ?",
+                    [.init(anonymous.id)])
                 // Only the new session may hold the identified profile: every other session of the
                 // anonymous one (an orphan of a dropped answer, another tab) never proved the identity.
                 // They end (reason `replaced`) with their devices, the caller's included.
@@ -207,7 +208,13 @@ extension SQLiteStore {
         _ source: String, into target: String, projectID: String, now: Int64, batch: inout EventBatch,
         in connection: SQLiteConnection
     ) throws {
-        try connection.run("UPDATE installations SET profile_id = NULL WHERE profile_id = ?", [.init(source)])
+        // The installations remember the profile they now lead to (support's lookup by installation ID).
+        try connection.run(
+            "UPDATE installations SET previous_profile_id = ?, profile_id = NULL WHERE profile_id = ?",
+            [.init(target), .init(source)])
+        try connection.run(
+            "UPDATE installations SET previous_profile_id = ? WHERE previous_profile_id = ?",
+            [.init(target), .init(source)])
         try connection.run(
             "UPDATE profile_aliases SET profile_id = ? WHERE profile_id = ?", [.init(target), .init(source)])
         try connection.run(

@@ -1,0 +1,111 @@
+/// The console's stylesheet and its one script, served from memory under `/console/assets/`.
+///
+/// Hand-written and small: no build step, no third-party code, nothing fetched from another
+/// origin. The pages work without the script; it only adds conveniences (the erase button waits
+/// for the typed confirmation, the project switcher switches on change, danger buttons ask first).
+enum ConsoleAssets {
+    enum Asset: Sendable {
+        case css, javascript
+
+        var contentType: String {
+            switch self {
+            case .css: "text/css; charset=utf-8"
+            case .javascript: "text/javascript; charset=utf-8"
+            }
+        }
+
+        var bytes: [UInt8] {
+            switch self {
+            case .css: Array(ConsoleAssets.css.utf8)
+            case .javascript: Array(ConsoleAssets.javascript.utf8)
+            }
+        }
+    }
+
+    static let css = """
+        :root { --ink: #1b1f24; --muted: #4d5661; --line: #d5dae0; --paper: #ffffff; --wash: #f4f6f8;
+          --accent: #0b5cad; --danger: #a4161a; --ok: #1d6b32; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
+        * { box-sizing: border-box; }
+        body { margin: 0; color: var(--ink); background: var(--wash); line-height: 1.45; }
+        a { color: var(--accent); }
+        a:focus, button:focus, input:focus, select:focus { outline: 3px solid #f2b705; outline-offset: 1px; }
+        .skip { position: absolute; left: -999px; top: 0; background: var(--paper); padding: .5rem; }
+        .skip:focus { left: .5rem; }
+        .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+        header.top { display: flex; flex-wrap: wrap; gap: .75rem 1.5rem; align-items: center; padding: .6rem 1.25rem;
+          background: #14213d; color: #fff; }
+        header.top a { color: #fff; }
+        header.top .brand { font-weight: 700; font-size: 1.1rem; text-decoration: none; }
+        header.top nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; margin: 0; padding: 0; }
+        header.top nav a[aria-current="page"] { text-decoration-thickness: 3px; font-weight: 600; }
+        header.top form.search { display: flex; gap: .25rem; flex: 1 1 18rem; }
+        header.top form.search input { flex: 1; min-width: 12rem; }
+        header.top .who { display: flex; gap: .75rem; align-items: center; flex-wrap: wrap; }
+        header.top .who form { display: flex; gap: .25rem; align-items: center; margin: 0; }
+        header.top button.link { background: none; border: 1px solid #fff; color: #fff; }
+        main { max-width: 72rem; margin: 0 auto; padding: 1rem 1.25rem 3rem; }
+        body.bare main { max-width: 30rem; margin-top: 3rem; background: var(--paper); border: 1px solid var(--line); border-radius: 8px; }
+        h1 { font-size: 1.5rem; margin: .5rem 0 1rem; word-break: break-all; }
+        h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
+        section { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: .25rem 1rem 1rem; margin: 1rem 0; }
+        p.notice { background: #e6f4ea; border: 1px solid var(--ok); padding: .5rem .75rem; border-radius: 6px; }
+        p.error { background: #fde8e8; border: 1px solid var(--danger); padding: .5rem .75rem; border-radius: 6px; }
+        .small { font-size: .875rem; color: var(--muted); }
+        .table-wrap { overflow-x: auto; }
+        table { border-collapse: collapse; width: 100%; background: var(--paper); }
+        caption { text-align: left; font-weight: 600; padding: .25rem 0; }
+        th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+        th { background: var(--wash); }
+        code { font-family: ui-monospace, "SF Mono", Menlo, monospace; font-size: .875rem; word-break: break-all; }
+        code.data { display: block; max-width: 28rem; white-space: pre-wrap; }
+        dl.facts, dl.stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); gap: .5rem 1rem; }
+        dl.facts div, dl.stats div { background: var(--paper); border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; }
+        dt { font-size: .8rem; color: var(--muted); text-transform: uppercase; letter-spacing: .03em; }
+        dd { margin: 0; font-weight: 600; word-break: break-all; }
+        dl.stats dd { font-size: 1.5rem; }
+        form.stack { display: grid; gap: .4rem; }
+        form.filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin: 0 0 1rem; }
+        form.filters label { display: block; font-size: .85rem; }
+        form.inline { display: inline; margin: 0; }
+        form.inline-form { display: flex; flex-wrap: wrap; gap: .4rem .75rem; align-items: center; margin: .75rem 0; }
+        fieldset { border: 1px solid var(--line); border-radius: 6px; }
+        input, select, button, textarea { font: inherit; padding: .35rem .5rem; border: 1px solid #6b7480; border-radius: 4px; }
+        textarea { width: 100%; min-height: 8rem; font-family: ui-monospace, Menlo, monospace; }
+        button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; }
+        button.danger { background: var(--danger); border-color: var(--danger); }
+        button[disabled] { opacity: .6; cursor: not-allowed; }
+        .badge { display: inline-block; margin-left: .4rem; padding: 0 .4rem; border-radius: 4px; font-size: .8rem; background: var(--wash); border: 1px solid var(--line); }
+        .badge.danger { background: #fde8e8; border-color: var(--danger); color: var(--danger); }
+        .verdict-passed { color: var(--ok); font-weight: 600; }
+        .verdict-failed { color: var(--danger); font-weight: 600; }
+        .verdict-notChecked { color: var(--muted); }
+        ins { background: #e6f4ea; text-decoration: none; } del { background: #fde8e8; }
+        .secret { background: #fff8e1; border: 1px solid #b7791f; padding: .75rem; border-radius: 6px; }
+        .pager { margin-top: 1rem; }
+        """
+
+    static let javascript = """
+        "use strict";
+        (function () {
+          // The erase button waits until the profile ID is typed exactly.
+          document.querySelectorAll("input[data-must-equal]").forEach(function (input) {
+            var button = input.form && input.form.querySelector("button[type=submit]");
+            if (!button) { return; }
+            var update = function () { button.disabled = input.value.trim() !== input.dataset.mustEqual; };
+            input.addEventListener("input", update);
+            update();
+          });
+          // Choosing a project switches to it.
+          var project = document.getElementById("project");
+          if (project && project.form) {
+            project.addEventListener("change", function () { project.form.submit(); });
+          }
+          // Danger buttons ask once more.
+          document.querySelectorAll("form button.danger").forEach(function (button) {
+            button.form.addEventListener("submit", function (event) {
+              if (event.submitter === button && !window.confirm(button.textContent + "?")) { event.preventDefault(); }
+            });
+          });
+        })();
+        """
+}

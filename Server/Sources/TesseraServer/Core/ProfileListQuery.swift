@@ -1,0 +1,70 @@
+import TesseraTokens
+
+/// The parameters of `GET /v1/admin/profiles`, validated: a bad one is `invalid_request`, never a
+/// 5xx, and the store never sees it.
+enum ProfileListQuery {
+    /// Builds the store's query for one page from the raw parameters (nil when absent); the store is
+    /// asked for one profile more than the page, to know whether another page follows.
+    static func parse(projectID: String, _ parameter: (String) -> String?) throws(CoreError) -> ProfileQuery {
+        var query = ProfileQuery(projectID: projectID, limit: EventFeedQuery.defaultLimit)
+        if let kind = parameter("kind") {
+            guard let value = ProfileRecord.Kind(rawValue: kind) else {
+                throw CoreError.invalidRequest("kind must be anonymous or identified.")
+            }
+            query.kind = value
+        }
+        query.verified = try flag("verified", parameter("verified"))
+        query.blocked = try flag("blocked", parameter("blocked"))
+        if let email = parameter("email") {
+            guard (1...320).contains(email.utf8.count), !email.unicodeScalars.contains(where: { $0.value < 0x20 })
+            else { throw CoreError.invalidRequest("email must be 1 to 320 bytes without control characters.") }
+            query.email = email
+        }
+        if let externalID = parameter("external_id") {
+            guard InputRules.isExternalID(externalID) else {
+                throw CoreError.invalidRequest(
+                    "external_id must be 1 to 255 Unicode scalars without control characters.")
+            }
+            query.externalID = externalID
+        }
+        if let installationID = parameter("installation_id") {
+            guard InputRules.isInstallationID(installationID.lowercased()) else {
+                throw CoreError.invalidRequest("installation_id must be a UUID.")
+            }
+            query.installationID = installationID.lowercased()
+        }
+        if let cursor = parameter("cursor") { query.beforeID = try profileID(cursor: cursor) }
+        if let limit = parameter("limit") {
+            guard limit.utf8.count <= 3, !limit.isEmpty, limit.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                let value = Int(limit), (1...EventFeedQuery.maximumLimit).contains(value)
+            else {
+                throw CoreError.invalidRequest("limit must be an integer from 1 to \(EventFeedQuery.maximumLimit).")
+            }
+            query.limit = value
+        }
+        return query
+    }
+
+    /// The cursor that follows a page ending with `profileID`: opaque to clients (base64url of the
+    /// ID), so the list's order can change without breaking them.
+    static func cursor(after profileID: String) -> String { Base64URL.encode(Array(profileID.utf8)) }
+
+    /// The profile ID a cursor holds; `invalid_request` for anything that is not such a cursor.
+    static func profileID(cursor: String) throws(CoreError) -> String {
+        guard cursor.utf8.count <= 200, let bytes = Base64URL.decode(cursor),
+            let id = String(validating: bytes, as: UTF8.self), InputRules.isIdentifier(id, prefix: "usr_"),
+            cursor == Self.cursor(after: id)
+        else { throw CoreError.invalidRequest("cursor must be a next_cursor from an earlier page.") }
+        return id
+    }
+
+    /// `true` or `false`; nil when absent.
+    private static func flag(_ name: String, _ value: String?) throws(CoreError) -> Bool? {
+        switch value {
+        case nil: return nil
+        case "true": return true
+        case "false": return false
+        default: throw CoreError.invalidRequest("\(name) must be true or false.")
+        }
+    }
+}

@@ -1,0 +1,388 @@
+import HTTPTypes
+import Hummingbird
+import TesseraTokens
+
+/// The admin pages: keys, settings (with a diff before saving) and the audit log.
+///
+/// A project's secret API key and its identity secrets never reach a browser: the console lists
+/// them (key ID, age, last use) and deletes them, but new ones are made with the admin API or the
+/// command line, which print them where the operator's backend is configured. The publishable key
+/// is public and is shown once when rotated; a signing key's private part never leaves the server.
+extension ConsoleController {
+    /// Their routes, added to ``routes()`` behind the signed-in wrapper.
+    func morePages() -> [(HTTPRequest.Method, String, Requirement, Handler)] {
+        [
+            (.get, "/console/keys", Requirement(), keys),
+            (.post, "/console/rotate-api-key", Requirement(role: .admin, password: true), rotateAPIKey),
+            (.post, "/console/rotate-signing-key", Requirement(role: .admin, password: true), rotateSigningKey),
+            (.post, "/console/delete-identity-secret", Requirement(role: .admin, password: true), deleteIdentitySecret),
+            (.get, "/console/settings", Requirement(), settings),
+            (.post, "/console/settings", Requirement(role: .admin), saveSettings),
+            (.get, "/console/audit", Requirement(), audit),
+        ] + webhookPages() + operatorPages() + inspectorPages()
+    }
+
+    // MARK: Keys
+
+    /// `GET /console/keys`
+    func keys(_ request: ConsoleRequest, message: ConsoleMessage? = nil, revealed: (String, String)? = nil)
+        async throws -> Response
+    {
+        let runtime = request.runtime
+        let now = core.currentTime().seconds
+        let secrets = try await core.store.identitySecrets(projectID: runtime.id)
+        let signing = try await core.store.sessionKeys(projectID: runtime.id).sorted {
+            ($0.retiredAt ?? .max, $0.createdAt) > ($1.retiredAt ?? .max, $1.createdAt)
+        }
+        let apiKeys = try await core.store.apiKeyHashes(projectID: runtime.id, now: now)
+        let viewer = request.viewer
+        let admin = viewer.may(.admin)
+        return page(request, title: "Keys", section: .keys, message: message) { html in
+            if let (name, value) = revealed {
+                html.element("div", [("class", "secret"), ("role", "region"), ("aria-label", "New key")]) { html in
+                    html.element("p") { html in
+                        html.element("strong", text: name)
+                        html.text(" — shown once: copy it now.")
+                    }
+                    html.element("p") { $0.element("code", [("id", "revealed-key")], text: value) }
+                }
+            }
+            html.element("section", [("aria-labelledby", "identity-title")]) { html in
+                html.element(
+                    "h2", [("id", "identity-title")], text: "Identity secrets (HS256, your backend signs with them)")
+                let headers = ["Key ID", "Created", "Last used"] + (admin ? ["Action"] : [])
+                Self.table(&html, caption: nil, headers: headers, rows: secrets) { html, secret in
+                    html.element("td") { $0.element("code", text: secret.kid) }
+                    html.element("td") { ConsoleFormat.time(secret.createdAt, in: &$0) }
+                    html.element("td") { ConsoleFormat.time(secret.lastUsedAt, in: &$0) }
+                    if admin {
+                        html.element("td") { html in
+                            Self.passwordForm(
+                                &html, action: "delete-identity-secret", csrf: viewer.csrf,
+                                fields: [("kid", secret.kid)], button: "Delete", id: "delete-\(secret.kid)",
+                                danger: true)
+                        }
+                    }
+                }
+                html.element(
+                    "p", [("class", "small")],
+                    text:
+                        "A new identity secret is made with the admin API (POST /v1/admin/identity-secrets with the secret key), so that it goes straight to your backend and never through a browser. Add the new one, deploy it, then delete the old one here."
+                )
+            }
+            html.element("section", [("aria-labelledby", "api-title")]) { html in
+                html.element("h2", [("id", "api-title")], text: "API keys")
+                Self.table(&html, caption: nil, headers: ["Kind", "State"], rows: apiKeys) { html, key in
+                    html.element("td", text: key.kind.rawValue)
+                    html.element("td") { html in
+                        if let expiresAt = key.expiresAt {
+                            html.text("rotated out; accepted until ")
+                            ConsoleFormat.time(expiresAt, in: &html)
+                        } else {
+                            html.text("current")
+                        }
+                    }
+                }
+                if admin {
+                    html.element("form", [("method", "post"), ("action", "rotate-api-key"), ("class", "inline-form")]) {
+                        html in
+                        html.hidden("csrf", viewer.csrf)
+                        html.hidden("kind", "publishable")
+                        Self.select(
+                            &html, id: "grace_seconds", label: "The old publishable key keeps working for",
+                            selected: "86400",
+                            options: [
+                                ("0", "no time (stop now)"), ("3600", "1 hour"), ("86400", "24 hours"),
+                                ("604800", "7 days"),
+                            ])
+                        html.element("label", [("for", "rotate-api-password")], text: "Your password")
+                        html.void(
+                            "input",
+                            [
+                                ("id", "rotate-api-password"), ("name", "password"), ("type", "password"),
+                                ("required", ""), ("autocomplete", "current-password"),
+                            ])
+                        html.element("button", [("type", "submit")], text: "Rotate the publishable key")
+                    }
+                }
+                html.element(
+                    "p", [("class", "small")],
+                    text:
+                        "The secret key is rotated with the admin API (POST /v1/admin/api-keys/rotate {\"kind\": \"secret\"} with the current secret key): the new key is answered to whoever holds the old one, never shown in a browser."
+                )
+            }
+            html.element("section", [("aria-labelledby", "signing-title")]) { html in
+                html.element(
+                    "h2", [("id", "signing-title")], text: "Session signing keys (ES256, published in the JWKS)")
+                Self.table(&html, caption: nil, headers: ["Key ID", "Created", "State"], rows: signing) { html, key in
+                    html.element("td") { $0.element("code", text: key.kid) }
+                    html.element("td") { ConsoleFormat.time(key.createdAt, in: &$0) }
+                    html.element("td") { html in
+                        if let retiredAt = key.retiredAt {
+                            let until = retiredAt + core.retiredSigningKeyWindow
+                            html.text(until > now ? "retired; in the JWKS until " : "expired; left the JWKS at ")
+                            ConsoleFormat.time(until, in: &html)
+                        } else {
+                            html.text("current: signs every new session JWT")
+                        }
+                    }
+                }
+                if admin {
+                    Self.passwordForm(
+                        &html, action: "rotate-signing-key", csrf: viewer.csrf, fields: [],
+                        button: "Rotate the signing key", id: "rotate-signing", danger: false)
+                }
+            }
+        }
+    }
+
+    /// `GET /console/keys`
+    func keys(_ request: ConsoleRequest) async throws -> Response {
+        try await keys(request, message: nil, revealed: nil)
+    }
+
+    /// `POST /console/rotate-api-key` (publishable only: a secret key never reaches a browser)
+    func rotateAPIKey(_ request: ConsoleRequest) async throws -> Response {
+        guard request.form["kind"] == "publishable" else {
+            throw CoreError.invalidRequest(
+                "The console rotates the publishable key only; rotate the secret key with the admin API.")
+        }
+        guard let grace = request.form["grace_seconds"].flatMap({ Int64($0) }) else {
+            throw CoreError.invalidRequest("grace_seconds must be a number of seconds.")
+        }
+        let rotated = try await actions.rotateAPIKey(
+            request.runtime, kind: .publishable, graceSeconds: grace, origin: request.origin(addresses: addresses))
+        return try await keys(
+            request, message: .notice("A new publishable key was made."),
+            revealed: ("New publishable key", rotated.key))
+    }
+
+    /// `POST /console/rotate-signing-key`
+    func rotateSigningKey(_ request: ConsoleRequest) async throws -> Response {
+        let record = try await actions.rotateSigningKey(request.runtime, origin: request.origin(addresses: addresses))
+        return try await keys(
+            request, message: .notice("The signing key was rotated: \(record.kid) signs from now on."))
+    }
+
+    /// `POST /console/delete-identity-secret`
+    func deleteIdentitySecret(_ request: ConsoleRequest) async throws -> Response {
+        try await actions.deleteIdentitySecret(
+            request.runtime, kid: request.form["kid"] ?? "", origin: request.origin(addresses: addresses))
+        return ConsoleHTTP.redirect(ConsoleURL("keys", [("notice", "secret-deleted")]))
+    }
+
+    /// A form of hidden fields, the operator's password and one button.
+    static func passwordForm(
+        _ html: inout HTML, action: String, csrf: String, fields: [(StaticString, String)], button: String, id: String,
+        danger: Bool
+    ) {
+        html.element("form", [("method", "post"), ("action", action), ("class", "inline-form")]) { html in
+            html.hidden("csrf", csrf)
+            for (name, value) in fields { html.hidden(name, value) }
+            html.element("label", [("for", "\(id)-password")], text: "Your password")
+            html.void(
+                "input",
+                [
+                    ("id", "\(id)-password"), ("name", "password"), ("type", "password"), ("required", ""),
+                    ("autocomplete", "current-password"),
+                ])
+            html.element("button", [("type", "submit"), ("class", danger ? "danger" : nil)], text: button)
+        }
+    }
+
+    // MARK: Settings
+
+    /// One setting as the settings form shows it.
+    private struct SettingField: Sendable {
+        var name: String
+        var label: String
+        var value: @Sendable (ProjectSettings) -> String
+        var kind: Kind
+        enum Kind { case flag, number, text }
+    }
+
+    private static let settingFields: [SettingField] = [
+        SettingField(
+            name: "allow_unverified_identify", label: "Accept the client-asserted user_id form (unverified)",
+            value: { $0.allowUnverifiedIdentify ? "true" : "false" }, kind: .flag),
+        SettingField(
+            name: "require_audience", label: "Identity tokens must name this project in aud",
+            value: { $0.requireAudience ? "true" : "false" }, kind: .flag),
+        SettingField(
+            name: "expected_issuer", label: "Expected iss (empty: any)", value: { $0.expectedIssuer ?? "" },
+            kind: .text),
+        SettingField(
+            name: "max_identity_token_lifetime_seconds", label: "Longest identity-token lifetime (seconds, 1–86400)",
+            value: { String($0.maxIdentityTokenLifetimeSeconds) }, kind: .number),
+        SettingField(
+            name: "leeway_seconds", label: "Clock leeway (seconds, 0–600)", value: { String($0.leewaySeconds) },
+            kind: .number),
+        SettingField(
+            name: "anonymous_session_minutes", label: "Anonymous session length (minutes, 5–525600)",
+            value: { String($0.anonymousSessionMinutes) }, kind: .number),
+        SettingField(
+            name: "identified_session_minutes", label: "Identified session length (minutes, 5–525600)",
+            value: { String($0.identifiedSessionMinutes) }, kind: .number),
+        SettingField(
+            name: "anonymous_starts_per_minute", label: "Anonymous starts per client per minute (empty: unlimited)",
+            value: { $0.rateLimits.anonymousStartsPerMinute.map(String.init) ?? "" }, kind: .number),
+        SettingField(
+            name: "failed_identifies_per_minute", label: "Failed identifies per client per minute (empty: unlimited)",
+            value: { $0.rateLimits.failedIdentifiesPerMinute.map(String.init) ?? "" }, kind: .number),
+        SettingField(
+            name: "failed_identifies_per_installation_per_minute",
+            label: "Failed identifies per installation per minute (empty: unlimited)",
+            value: { $0.rateLimits.failedIdentifiesPerInstallationPerMinute.map(String.init) ?? "" }, kind: .number),
+    ]
+
+    /// `GET /console/settings`
+    func settings(_ request: ConsoleRequest) async throws -> Response {
+        settingsForm(request, settings: request.runtime.settings, message: nil, status: .ok)
+    }
+
+    private func settingsForm(
+        _ request: ConsoleRequest, settings: ProjectSettings, message: ConsoleMessage?, status: HTTPResponse.Status
+    ) -> Response {
+        let viewer = request.viewer
+        let admin = viewer.may(.admin)
+        return page(request, title: "Settings", section: .settings, message: message, status: status) { html in
+            html.element("form", [("method", "post"), ("action", "settings"), ("class", "stack")]) { html in
+                html.hidden("csrf", viewer.csrf)
+                html.hidden("base", String(request.runtime.project.updatedAt))
+                for field in Self.settingFields {
+                    let value = field.value(settings)
+                    switch field.kind {
+                    case .flag:
+                        html.element("div") { html in
+                            html.void(
+                                "input",
+                                [
+                                    ("id", field.name), ("name", field.name), ("type", "checkbox"), ("value", "true"),
+                                    ("checked", value == "true" ? "" : nil), ("disabled", admin ? nil : ""),
+                                ])
+                            html.text(" ")
+                            html.element("label", [("for", field.name)], text: field.label)
+                        }
+                    case .number, .text:
+                        html.element("label", [("for", field.name)], text: field.label)
+                        html.void(
+                            "input",
+                            [
+                                ("id", field.name), ("name", field.name), ("type", "text"), ("value", value),
+                                ("inputmode", field.kind == .number ? "numeric" : nil), ("disabled", admin ? nil : ""),
+                            ])
+                    }
+                }
+                if admin { html.element("button", [("type", "submit")], text: "Review changes") }
+            }
+        }
+    }
+
+    /// `POST /console/settings`: the first post shows what would change; the post with `confirm`
+    /// saves it, unless the settings changed in between.
+    func saveSettings(_ request: ConsoleRequest) async throws -> Response {
+        let form = request.form
+        let current = request.runtime.settings
+        var proposed = current
+        func number(_ name: String) throws -> Int64? {
+            guard let text = form.value(name) else { return nil }
+            guard text.utf8.count <= 12, let value = Int64(text) else {
+                throw CoreError.invalidRequest("\(name) must be a whole number.")
+            }
+            return value
+        }
+        proposed.allowUnverifiedIdentify = form["allow_unverified_identify"] == "true"
+        proposed.requireAudience = form["require_audience"] == "true"
+        proposed.expectedIssuer = form.value("expected_issuer")
+        if let value = try number("max_identity_token_lifetime_seconds") {
+            proposed.maxIdentityTokenLifetimeSeconds = value
+        }
+        if let value = try number("leeway_seconds") { proposed.leewaySeconds = value }
+        if let value = try number("anonymous_session_minutes") { proposed.anonymousSessionMinutes = value }
+        if let value = try number("identified_session_minutes") { proposed.identifiedSessionMinutes = value }
+        for name in RateLimits.wireNames {
+            let value = try number(name)
+            if let value, !RateLimits.range.contains(value) {
+                throw CoreError.invalidRequest(
+                    "\(name) must be between 1 and \(RateLimits.range.upperBound), or empty (unlimited).")
+            }
+            _ = proposed.rateLimits.set(name, to: value)
+        }
+        do {
+            try AdminActions.check(proposed)
+        } catch {
+            return settingsForm(
+                request, settings: proposed, message: .error(error.code.rawValue, error.message), status: .badRequest)
+        }
+        guard form["base"] == String(request.runtime.project.updatedAt) else {
+            return settingsForm(
+                request, settings: current,
+                message: .error(
+                    "settings_changed", "The settings changed since you opened this page; here they are now."),
+                status: .conflict)
+        }
+        let changes = Self.settingFields.compactMap { field -> (SettingField, String, String)? in
+            let before = field.value(current)
+            let after = field.value(proposed)
+            return before == after ? nil : (field, before, after)
+        }
+        if changes.isEmpty {
+            return settingsForm(request, settings: current, message: .notice("Nothing changed."), status: .ok)
+        }
+        if form["confirm"] == "1" {
+            _ = try await actions.updateSettings(
+                request.runtime, settings: proposed, origin: request.origin(addresses: addresses))
+            return ConsoleHTTP.redirect(ConsoleURL("settings", [("notice", "settings-saved")]))
+        }
+        let viewer = request.viewer
+        return page(request, title: "Review the settings", section: .settings) { html in
+            Self.table(&html, caption: "What will change", headers: ["Setting", "Now", "After saving"], rows: changes) {
+                html, change in
+                html.element("td", text: change.0.label)
+                html.element("td") { $0.element("del", text: change.1.isEmpty ? "(none)" : change.1) }
+                html.element("td") { $0.element("ins", text: change.2.isEmpty ? "(none)" : change.2) }
+            }
+            html.element("form", [("method", "post"), ("action", "settings"), ("class", "inline-form")]) { html in
+                html.hidden("csrf", viewer.csrf)
+                html.hidden("base", String(request.runtime.project.updatedAt))
+                html.hidden("confirm", "1")
+                for field in Self.settingFields {
+                    let value = field.value(proposed)
+                    if field.kind == .flag {
+                        if value == "true" {
+                            html.void("input", [("type", "hidden"), ("name", field.name), ("value", "true")])
+                        }
+                    } else {
+                        html.void("input", [("type", "hidden"), ("name", field.name), ("value", value)])
+                    }
+                }
+                html.element("button", [("type", "submit")], text: "Save these changes")
+                html.link(ConsoleURL("settings"), text: "Cancel")
+            }
+        }
+    }
+
+    // MARK: Audit
+
+    /// `GET /console/audit?cursor=`: changes made with the secret key or by operators, newest first.
+    func audit(_ request: ConsoleRequest) async throws -> Response {
+        let (before, limit) = try AuditQuery.parse(cursor: request.query.value("cursor"), limit: nil)
+        let entries = try await core.store.auditEvents(projectID: request.runtime.id, before: before, limit: limit + 1)
+        let shown = Array(entries.prefix(limit))
+        let next = entries.count > limit ? shown.last?.sequence : nil
+        return page(request, title: "Audit log", section: .audit) { html in
+            html.element(
+                "p", text: "Every change made with the project's secret key or by an operator, newest first.")
+            if shown.isEmpty {
+                html.element("p", text: "No entry in the event window.")
+            } else {
+                Self.eventTable(&html, shown, caption: "Audit entries", showReason: true)
+            }
+            if let next {
+                html.element("p", [("class", "pager")]) { html in
+                    html.link(ConsoleURL("audit", [("cursor", String(next))]), [("rel", "next")], text: "Older entries")
+                }
+            }
+        }
+    }
+}

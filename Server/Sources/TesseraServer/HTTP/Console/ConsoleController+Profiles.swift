@@ -1,0 +1,541 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The overview, search, the profile list, a profile with its actions, and sessions.
+extension ConsoleController {
+    // MARK: Overview
+
+    /// `GET /console/`: counts, identify outcomes on this node, webhooks that fail, old secrets.
+    func overview(_ request: ConsoleRequest) async throws -> Response {
+        let runtime = request.runtime
+        let now = core.currentTime().seconds
+        let counts = try await counts.get(projectID: runtime.id, now: now) {
+            try await core.store.projectCounts(projectID: runtime.id, now: now)
+        }
+        let outcomes = core.metrics.identifyOutcomes(projectID: runtime.id).sorted { $0.key < $1.key }
+        let webhooks = try await core.store.webhooks(projectID: runtime.id, afterID: nil, limit: 200)
+        // Disabled, or holding an undelivered event older than five minutes.
+        let behind = Dictionary(
+            try await core.store.oldestPendingWebhookDeliveries().map { ($0.webhookID, $0.eventCreatedAt) },
+            uniquingKeysWith: min)
+        let troubled = webhooks.filter { webhook in
+            !webhook.enabled || (behind[webhook.id].map { now - $0 > Self.webhookBehindSeconds } ?? false)
+        }
+        let secrets = try await core.store.identitySecrets(projectID: runtime.id)
+        let old = secrets.filter { now - $0.createdAt > Self.oldSecretSeconds }
+        return page(request, title: "Overview", section: .overview) { html in
+            html.element("section", [("aria-labelledby", "counts-title")]) { html in
+                html.element("h2", [("id", "counts-title")], text: "Profiles and sessions")
+                html.element("dl", [("class", "stats")]) { html in
+                    for (name, value) in [
+                        ("Profiles", counts.value.profiles), ("Identified", counts.value.identifiedProfiles),
+                        ("Anonymous", counts.value.anonymousProfiles), ("Blocked", counts.value.blockedProfiles),
+                        ("Live sessions", counts.value.liveSessions),
+                    ] {
+                        html.element("div") { html in
+                            html.element("dt", text: name)
+                            html.element("dd", text: value.formatted())
+                        }
+                    }
+                }
+                html.element("p", [("class", "small")]) { html in
+                    html.text("Counted at ")
+                    ConsoleFormat.time(counts.at, in: &html)
+                    html.text("; counts are kept for a minute.")
+                }
+            }
+            html.element("section", [("aria-labelledby", "identify-title")]) { html in
+                html.element("h2", [("id", "identify-title")], text: "Identify outcomes on this node since it started")
+                if outcomes.isEmpty {
+                    html.element("p", text: "No identify yet.")
+                } else {
+                    Self.table(&html, caption: nil, headers: ["Outcome", "Count"], rows: outcomes) { html, row in
+                        html.element("td", text: row.key)
+                        html.element("td", text: row.value.formatted())
+                    }
+                }
+            }
+            html.element("section", [("aria-labelledby", "webhooks-title")]) { html in
+                html.element("h2", [("id", "webhooks-title")], text: "Webhooks that need attention")
+                if troubled.isEmpty {
+                    html.element("p", text: "Every webhook is delivering (\(webhooks.count) in all).")
+                } else {
+                    Self.table(&html, caption: nil, headers: ["Webhook", "State", "Since"], rows: troubled) {
+                        html, webhook in
+                        html.element("td") { $0.link(ConsoleURL("webhook", [("id", webhook.id)]), text: webhook.url) }
+                        html.element(
+                            "td",
+                            text: webhook.enabled
+                                ? "behind: undelivered events" : "disabled (\(webhook.disabledReason ?? "admin"))")
+                        html.element("td") {
+                            ConsoleFormat.time(webhook.enabled ? behind[webhook.id] : webhook.disabledAt, in: &$0)
+                        }
+                    }
+                }
+            }
+            html.element("section", [("aria-labelledby", "secrets-title")]) { html in
+                html.element("h2", [("id", "secrets-title")], text: "Identity secrets older than 90 days")
+                if old.isEmpty {
+                    html.element("p", text: "None: \(secrets.count) identity secret(s), all younger than 90 days.")
+                } else {
+                    Self.table(&html, caption: nil, headers: ["Key ID", "Created", "Last used"], rows: old) {
+                        html, secret in
+                        html.element("td") { $0.element("code", text: secret.kid) }
+                        html.element("td") { ConsoleFormat.time(secret.createdAt, in: &$0) }
+                        html.element("td") { ConsoleFormat.time(secret.lastUsedAt, in: &$0) }
+                    }
+                    html.element("p") { $0.link(ConsoleURL("keys"), text: "Rotate them on the keys page") }
+                }
+            }
+        }
+    }
+
+    /// How old an undelivered event makes a webhook one that needs attention.
+    static let webhookBehindSeconds: Int64 = 300
+
+    /// When an identity secret counts as old on the overview.
+    static let oldSecretSeconds: Int64 = 90 * 86_400
+
+    // MARK: Search
+
+    /// `GET /console/search?q=`: any identifier to its profile (as `GET /v1/admin/lookup`).
+    func search(_ request: ConsoleRequest) async throws -> Response {
+        let text = request.query.value("q") ?? ""
+        if InputRules.isIdentifier(text, prefix: "whk_"),
+            try await core.store.webhook(projectID: request.runtime.id, id: text) != nil
+        {
+            return ConsoleHTTP.redirect(ConsoleURL("webhook", [("id", text)]))
+        }
+        if !text.isEmpty, text.unicodeScalars.count <= 320,
+            let profile = try await core.store.lookupProfile(projectID: request.runtime.id, identifier: text)
+        {
+            return ConsoleHTTP.redirect(ConsoleURL("profile", [("id", profile.id)]))
+        }
+        return page(
+            request, title: "Search", section: nil,
+            message: .error("not_found", "Nothing in this project matches “\(text.prefix(120))”."),
+            status: .notFound
+        ) { html in
+            html.element(
+                "p",
+                text:
+                    "Search takes a profile ID (usr_…), a session ID (ses_…), a device ID (dev_…), a webhook ID (whk_…), an installation ID, an external user ID or an email."
+            )
+        }
+    }
+
+    // MARK: Profiles
+
+    /// `GET /console/profiles`: the profile list with the admin API's filters, newest first.
+    func profiles(_ request: ConsoleRequest) async throws -> Response {
+        let query = request.query
+        var filter = ProfileQuery(projectID: request.runtime.id, limit: 50)
+        if let kind = query.value("kind") {
+            guard let value = ProfileRecord.Kind(rawValue: kind) else {
+                throw CoreError.invalidRequest("kind must be anonymous or identified.")
+            }
+            filter.kind = value
+        }
+        filter.verified = try Self.flag(query.value("verified"), name: "verified")
+        filter.blocked = try Self.flag(query.value("blocked"), name: "blocked")
+        filter.email = query.value("email")
+        filter.externalID = query.value("external_id")
+        filter.installationID = query.value("installation_id")
+        if let cursor = query.value("cursor") {
+            guard InputRules.isIdentifier(cursor, prefix: "usr_") else {
+                throw CoreError.invalidRequest("cursor is not a cursor of this list.")
+            }
+            filter.beforeID = cursor
+        }
+        var fetch = filter
+        fetch.limit = filter.limit + 1
+        var found = try await core.store.profiles(fetch)
+        let next = found.count > filter.limit ? found[filter.limit - 1].id : nil
+        found = Array(found.prefix(filter.limit))
+        return page(request, title: "Profiles", section: .profiles) { html in
+            html.element("form", [("method", "get"), ("action", "profiles"), ("class", "filters")]) { html in
+                Self.select(
+                    &html, id: "kind", label: "Kind", selected: query.value("kind"),
+                    options: [("", "Any"), ("anonymous", "Anonymous"), ("identified", "Identified")])
+                Self.select(
+                    &html, id: "verified", label: "Verified", selected: query.value("verified"),
+                    options: [("", "Any"), ("true", "Verified"), ("false", "Not verified")])
+                Self.select(
+                    &html, id: "blocked", label: "Blocked", selected: query.value("blocked"),
+                    options: [("", "Any"), ("true", "Blocked"), ("false", "Not blocked")])
+                Self.field(&html, id: "email", label: "Email", type: "text", value: filter.email, required: false)
+                Self.field(
+                    &html, id: "external_id", label: "External ID", type: "text", value: filter.externalID,
+                    required: false)
+                Self.field(
+                    &html, id: "installation_id", label: "Installation ID", type: "text", value: filter.installationID,
+                    required: false)
+                html.element("button", [("type", "submit")], text: "Filter")
+            }
+            if found.isEmpty {
+                html.element("p", text: "No profile matches.")
+            } else {
+                profileTable(&html, found, viewer: request.viewer)
+            }
+            if let next {
+                var links = query.fields.filter { $0.name != "cursor" && $0.name != "notice" }.map {
+                    ($0.name, Optional($0.value))
+                }
+                links.append(("cursor", next))
+                html.element("p", [("class", "pager")]) { html in
+                    html.link(ConsoleURL("profiles", links), [("rel", "next")], text: "Older profiles")
+                }
+            }
+        }
+    }
+
+    private func profileTable(_ html: inout HTML, _ profiles: [ProfileRecord], viewer: ConsoleViewer) {
+        Self.table(
+            &html, caption: "Profiles, newest first",
+            headers: ["Profile", "Kind", "External ID", "Email", "Verified", "Created"], rows: profiles
+        ) { html, profile in
+            html.element("td") { html in
+                html.link(ConsoleURL("profile", [("id", profile.id)]), text: profile.id)
+                if profile.blocked { html.element("span", [("class", "badge danger")], text: "blocked") }
+            }
+            html.element("td", text: profile.kind.rawValue)
+            html.element("td", text: profile.externalID ?? "—")
+            html.element("td", text: viewer.shown(email: profile.email) ?? "—")
+            html.element("td", text: profile.verified ? "yes" : "no")
+            html.element("td") { ConsoleFormat.time(profile.createdAt, in: &$0) }
+        }
+    }
+
+    /// `true`/`false`/absent, as the list endpoint reads its flags.
+    static func flag(_ value: String?, name: String) throws -> Bool? {
+        switch value {
+        case nil: return nil
+        case "true": return true
+        case "false": return false
+        default: throw CoreError.invalidRequest("\(name) must be true or false.")
+        }
+    }
+
+    // MARK: A profile
+
+    /// `GET /console/profile?id=`: the profile, its live and ended sessions, devices, aliases and events.
+    func profile(_ request: ConsoleRequest) async throws -> Response {
+        let runtime = request.runtime
+        guard let id = request.query.value("id"), InputRules.isIdentifier(id, prefix: "usr_"),
+            let profile = try await core.store.profile(projectID: runtime.id, id: id)
+        else { throw CoreError.notFound }
+        let now = core.currentTime().seconds
+        let live = try await core.store.liveSessions(profileID: profile.id, now: now)
+        let devices = try await core.store.liveDevices(profileID: profile.id, now: now)
+        let aliases = try await core.store.aliases(projectID: runtime.id, profileID: profile.id)
+        let events = try await core.store.recentEvents(
+            projectID: runtime.id, type: nil, profileID: profile.id, before: nil, limit: 100)
+        let ended = try await core.store.recentEvents(
+            projectID: runtime.id, type: "session.ended", profileID: profile.id, before: nil, limit: 100
+        ).compactMap(EndedSession.init)
+        let viewer = request.viewer
+        return page(request, title: "Profile \(profile.id)", section: .profiles) { html in
+            html.element("dl", [("class", "facts")]) { html in
+                func fact(_ name: String, _ value: String?) {
+                    html.element("div") { html in
+                        html.element("dt", text: name)
+                        html.element("dd", text: value ?? "—")
+                    }
+                }
+                fact("Kind", profile.kind.rawValue)
+                fact("External ID", profile.externalID)
+                fact("Verified", profile.verified ? "yes (signed identity token)" : "no")
+                fact("Email", viewer.shown(email: profile.email))
+                fact("Name", viewer.may(.support) ? profile.name : profile.name.map { _ in "•••" })
+                fact("Created", ConsoleFormat.time(profile.createdAt))
+                fact("Updated", ConsoleFormat.time(profile.updatedAt))
+                fact("Blocked", profile.blockedAt.map { "since " + ConsoleFormat.time($0) } ?? "no")
+            }
+            if viewer.may(.support) {
+                profileActions(&html, profile: profile, viewer: viewer, hasSessions: !live.isEmpty)
+            }
+            html.element("section", [("aria-labelledby", "live-title")]) { html in
+                html.element("h2", [("id", "live-title")], text: "Live sessions (\(live.count))")
+                if live.isEmpty {
+                    html.element("p", text: "No live session.")
+                } else {
+                    let headers =
+                        ["Session", "Kind", "Installation", "Created", "Last authenticated", "Expires"]
+                        + (viewer.may(.support) ? ["Action"] : [])
+                    Self.table(&html, caption: nil, headers: headers, rows: live) { html, session in
+                        html.element("td", [("id", session.id)]) { $0.element("code", text: session.id) }
+                        html.element("td", text: session.kind.rawValue)
+                        html.element("td", text: session.installationID ?? "—")
+                        html.element("td") { ConsoleFormat.time(session.createdAt, in: &$0) }
+                        html.element("td") { ConsoleFormat.time(session.lastAuthenticatedAt, in: &$0) }
+                        html.element("td") { ConsoleFormat.time(session.expiresAt, in: &$0) }
+                        if viewer.may(.support) {
+                            html.element("td") { html in
+                                Self.actionForm(
+                                    &html, action: "revoke-session", csrf: viewer.csrf,
+                                    fields: [("profile_id", profile.id), ("session_id", session.id)],
+                                    button: "End session", label: "End session \(session.id)")
+                            }
+                        }
+                    }
+                }
+            }
+            html.element("section", [("aria-labelledby", "ended-title")]) { html in
+                html.element("h2", [("id", "ended-title")], text: "Ended sessions")
+                if ended.isEmpty {
+                    html.element("p", text: "No ended session in the event window.")
+                } else {
+                    Self.table(&html, caption: nil, headers: ["Session", "Reason", "Ended", "By"], rows: ended) {
+                        html, session in
+                        html.element("td", [("id", session.sessionID)]) { $0.element("code", text: session.sessionID) }
+                        html.element("td", text: session.reason)
+                        html.element("td") { ConsoleFormat.time(session.at, in: &$0) }
+                        html.element("td", text: session.actor)
+                    }
+                }
+            }
+            html.element("section", [("aria-labelledby", "devices-title")]) { html in
+                html.element("h2", [("id", "devices-title")], text: "Devices (\(devices.count))")
+                if devices.isEmpty {
+                    html.element("p", text: "No device.")
+                } else {
+                    let headers =
+                        ["Device", "Platform", "Environment", "Push token", "Session", "Registered"]
+                        + (viewer.may(.support) ? ["Action"] : [])
+                    Self.table(&html, caption: nil, headers: headers, rows: devices) { html, device in
+                        html.element("td", [("id", device.id)]) { $0.element("code", text: device.id) }
+                        html.element("td", text: device.platform)
+                        html.element("td", text: device.environment)
+                        html.element("td") { $0.element("code", text: "…" + device.token.suffix(8)) }
+                        html.element("td") { $0.element("code", text: device.sessionID) }
+                        html.element("td") { ConsoleFormat.time(device.createdAt, in: &$0) }
+                        if viewer.may(.support) {
+                            html.element("td") { html in
+                                Self.actionForm(
+                                    &html, action: "remove-device", csrf: viewer.csrf,
+                                    fields: [("profile_id", profile.id), ("device_id", device.id)],
+                                    button: "Remove", label: "Remove device \(device.id)")
+                            }
+                        }
+                    }
+                }
+            }
+            html.element("section", [("aria-labelledby", "aliases-title")]) { html in
+                html.element("h2", [("id", "aliases-title")], text: "Merged profiles (aliases)")
+                if aliases.isEmpty {
+                    html.element("p", text: "No profile was merged into this one.")
+                } else {
+                    Self.table(&html, caption: nil, headers: ["Profile", "How", "When"], rows: aliases) { html, alias in
+                        html.element("td") { $0.element("code", text: alias.aliasID) }
+                        html.element("td", text: alias.how)
+                        html.element("td") { ConsoleFormat.time(alias.createdAt, in: &$0) }
+                    }
+                }
+            }
+            html.element("section", [("aria-labelledby", "events-title")]) { html in
+                html.element("h2", [("id", "events-title")], text: "Events")
+                if events.isEmpty {
+                    html.element("p", text: "No event in the event window.")
+                } else {
+                    Self.eventTable(&html, events, caption: "The latest \(events.count), newest first")
+                }
+            }
+        }
+    }
+
+    /// The support and admin actions of a profile.
+    private func profileActions(_ html: inout HTML, profile: ProfileRecord, viewer: ConsoleViewer, hasSessions: Bool) {
+        html.element("section", [("aria-labelledby", "actions-title"), ("class", "actions")]) { html in
+            html.element("h2", [("id", "actions-title")], text: "Actions")
+            if hasSessions {
+                Self.actionForm(
+                    &html, action: "revoke-sessions", csrf: viewer.csrf, fields: [("profile_id", profile.id)],
+                    button: "End every session", label: nil)
+            }
+            guard viewer.may(.admin) else { return }
+            if profile.blocked {
+                Self.actionForm(
+                    &html, action: "unblock", csrf: viewer.csrf, fields: [("profile_id", profile.id)],
+                    button: "Unblock", label: nil)
+            } else {
+                html.element("form", [("method", "post"), ("action", "block"), ("class", "inline-form")]) { html in
+                    html.hidden("csrf", viewer.csrf)
+                    html.hidden("profile_id", profile.id)
+                    Self.field(&html, id: "reason", label: "Reason for blocking", type: "text", required: false)
+                    Self.field(
+                        &html, id: "password", label: "Your password", type: "password",
+                        autocomplete: "current-password")
+                    html.element("button", [("type", "submit"), ("class", "danger")], text: "Block")
+                }
+            }
+            html.element("form", [("method", "post"), ("action", "erase"), ("class", "inline-form")]) { html in
+                html.hidden("csrf", viewer.csrf)
+                html.hidden("profile_id", profile.id)
+                html.element(
+                    "label", [("for", "confirm")],
+                    text: "Type the profile ID (\(profile.id)) to erase it and its personal data")
+                html.void(
+                    "input",
+                    [
+                        ("id", "confirm"), ("name", "confirm"), ("type", "text"), ("required", ""),
+                        ("autocomplete", "off"), ("data-must-equal", profile.id),
+                    ])
+                html.element("label", [("for", "erase-password")], text: "Your password")
+                html.void(
+                    "input",
+                    [
+                        ("id", "erase-password"), ("name", "password"), ("type", "password"), ("required", ""),
+                        ("autocomplete", "current-password"),
+                    ])
+                html.element("button", [("type", "submit"), ("class", "danger")], text: "Erase profile")
+            }
+        }
+    }
+
+    // MARK: Actions
+
+    /// `POST /console/revoke-session`
+    func revokeSession(_ request: ConsoleRequest) async throws -> Response {
+        let profileID = request.form["profile_id"] ?? ""
+        let sessionID = request.form["session_id"] ?? ""
+        let profile = try await actions.profile(request.runtime, id: profileID)
+        guard let target = try await core.store.sessionContext(sessionID: sessionID),
+            target.session.profileID == profile.id
+        else { throw CoreError.notFound }
+        try await actions.endSession(
+            request.runtime, sessionID: sessionID, origin: request.origin(addresses: addresses))
+        return ConsoleHTTP.redirect(ConsoleURL("profile", [("id", profile.id), ("notice", "revoked")]))
+    }
+
+    /// `POST /console/revoke-sessions`
+    func revokeSessions(_ request: ConsoleRequest) async throws -> Response {
+        let profileID = request.form["profile_id"] ?? ""
+        let profile = try await actions.profile(request.runtime, id: profileID)
+        try await actions.endSessions(
+            request.runtime, profileID: profile.id, origin: request.origin(addresses: addresses))
+        return ConsoleHTTP.redirect(ConsoleURL("profile", [("id", profile.id), ("notice", "revoked-all")]))
+    }
+
+    /// `POST /console/remove-device`
+    func removeDevice(_ request: ConsoleRequest) async throws -> Response {
+        let profileID = request.form["profile_id"] ?? ""
+        try await actions.removeDevice(
+            request.runtime, profileID: profileID, deviceID: request.form["device_id"] ?? "",
+            origin: request.origin(addresses: addresses))
+        return ConsoleHTTP.redirect(ConsoleURL("profile", [("id", profileID), ("notice", "device-removed")]))
+    }
+
+    /// `POST /console/block` (password required)
+    func block(_ request: ConsoleRequest) async throws -> Response {
+        let reason = request.form.value("reason")
+        let profile = try await actions.setBlocked(
+            request.runtime, profileID: request.form["profile_id"] ?? "", blocked: true, reason: reason,
+            origin: request.origin(addresses: addresses, reason: reason))
+        return ConsoleHTTP.redirect(ConsoleURL("profile", [("id", profile.id), ("notice", "blocked")]))
+    }
+
+    /// `POST /console/unblock`
+    func unblock(_ request: ConsoleRequest) async throws -> Response {
+        let profile = try await actions.setBlocked(
+            request.runtime, profileID: request.form["profile_id"] ?? "", blocked: false, reason: nil,
+            origin: request.origin(addresses: addresses))
+        return ConsoleHTTP.redirect(ConsoleURL("profile", [("id", profile.id), ("notice", "unblocked")]))
+    }
+
+    /// `POST /console/erase` (password and the profile ID typed again)
+    func erase(_ request: ConsoleRequest) async throws -> Response {
+        let profileID = request.form["profile_id"] ?? ""
+        guard request.form.value("confirm") == profileID else {
+            throw ConsoleFailure(
+                status: .badRequest, code: "confirmation_mismatch",
+                message: "Type the profile ID exactly to confirm the erasure; nothing was erased.")
+        }
+        try await actions.erase(request.runtime, profileID: profileID, origin: request.origin(addresses: addresses))
+        return ConsoleHTTP.redirect(ConsoleURL("profiles", [("notice", "erased")]))
+    }
+
+    // MARK: Sessions
+
+    /// `GET /console/sessions`: the most recent sessions, and a session found by its ID.
+    func sessions(_ request: ConsoleRequest) async throws -> Response {
+        let runtime = request.runtime
+        var before: Int64?
+        if let cursor = request.query.value("cursor") {
+            guard let value = Int64(cursor), value > 0 else {
+                throw CoreError.invalidRequest("cursor is not a cursor of this list.")
+            }
+            before = value
+        }
+        let created = try await core.store.recentEvents(
+            projectID: runtime.id, type: "session.created", profileID: nil, before: before, limit: 51)
+        let page = Array(created.prefix(50))
+        let next = created.count > 50 ? page.last?.sequence : nil
+        let ids = page.compactMap { EndedSession.field("session_id", in: $0.data) }
+        let found = try await core.store.sessions(projectID: runtime.id, ids: ids)
+        let byID = Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let now = core.currentTime().seconds
+        return self.page(request, title: "Sessions", section: .sessions) { html in
+            html.element("p", text: "Sessions created most recently first. Search finds any session by its ID.")
+            if page.isEmpty {
+                html.element("p", text: "No session was created in the event window.")
+                return
+            }
+            Self.table(
+                &html, caption: "Recent sessions",
+                headers: ["Session", "Profile", "Kind", "Created", "State", "Expires"], rows: page
+            ) { html, event in
+                let id = EndedSession.field("session_id", in: event.data) ?? "?"
+                let session = byID[id]
+                html.element("td") { $0.element("code", text: id) }
+                html.element("td") { html in
+                    if let profileID = event.profileID {
+                        html.link(ConsoleURL("profile", [("id", profileID)]), text: profileID)
+                    } else {
+                        html.text("—")
+                    }
+                }
+                html.element("td", text: EndedSession.field("kind", in: event.data) ?? "—")
+                html.element("td") { ConsoleFormat.time(event.createdAt, in: &$0) }
+                let state: String
+                if let session {
+                    state = session.revokedAt != nil ? "ended" : (session.expiresAt > now ? "live" : "expired")
+                } else {
+                    state = "ended"
+                }
+                html.element("td", text: state)
+                html.element("td") { ConsoleFormat.time(session?.expiresAt, in: &$0) }
+            }
+            if let next {
+                html.element("p", [("class", "pager")]) { html in
+                    html.link(
+                        ConsoleURL("sessions", [("cursor", String(next))]), [("rel", "next")], text: "Older sessions")
+                }
+            }
+        }
+    }
+}
+
+/// A `session.ended` event read for the profile page.
+struct EndedSession: Sendable {
+    var sessionID: String
+    var reason: String
+    var at: Int64
+    var actor: String
+
+    init?(_ event: EventRecord) {
+        guard let id = Self.field("session_id", in: event.data) else { return nil }
+        sessionID = id
+        reason = Self.field("reason", in: event.data) ?? "—"
+        at = event.createdAt
+        actor = event.actor.kind.rawValue + (event.actor.id.map { " " + $0 } ?? "")
+    }
+
+    /// A string member of an event's `data` object.
+    static func field(_ name: String, in data: String) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any] else {
+            return nil
+        }
+        return object[name] as? String
+    }
+}

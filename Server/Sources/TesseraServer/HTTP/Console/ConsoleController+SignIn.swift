@@ -1,0 +1,210 @@
+import HTTPTypes
+import Hummingbird
+import TesseraTokens
+
+/// Signing in and enrollment: the pages before a console session exists.
+///
+/// Their forms are tied to the browser by a double-submit token: the page sets a random value in
+/// an HttpOnly, SameSite=Strict cookie and in a hidden field, and the `POST` must carry both, so
+/// another site cannot sign a browser in to an account of its choosing (login CSRF).
+extension ConsoleController {
+    /// `GET /console/login`
+    func loginPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        if let token = ConsoleHTTP.cookie(ConsoleHTTP.sessionCookie, in: request),
+            try await accounts.session(token: token) != nil
+        {
+            return ConsoleHTTP.redirect(ConsoleURL(""))
+        }
+        let query = ConsoleHTTP.query(request)
+        return loginForm(request, email: nil, message: ConsoleNotice.message(query["notice"]), status: .ok)
+    }
+
+    /// The sign-in form with a fresh form token.
+    private func loginForm(
+        _ request: Request, email: String?, message: ConsoleMessage?, status: HTTPResponse.Status,
+        headers: HTTPFields = [:]
+    ) -> Response {
+        let formToken = ConsoleHTTP.randomToken()
+        var fields = headers
+        fields[.setCookie] = ConsoleHTTP.setCookie(ConsoleHTTP.formCookie, formToken, maxAge: 3600, request: request)
+        let bytes = ConsoleLayout.bare(title: "Sign in", message: message) { html in
+            html.element("form", [("method", "post"), ("action", "login"), ("class", "stack")]) { html in
+                html.hidden("csrf", formToken)
+                Self.field(&html, id: "email", label: "Email", type: "email", value: email, autocomplete: "username")
+                Self.field(&html, id: "password", label: "Password", type: "password", autocomplete: "current-password")
+                Self.field(
+                    &html, id: "totp", label: "Authentication code (if you set one up)", type: "text",
+                    autocomplete: "one-time-code", required: false, extra: [("inputmode", "numeric")])
+                html.element("button", [("type", "submit")], text: "Sign in")
+            }
+        }
+        return ConsoleHTTP.html(bytes, status: status, headers: fields)
+    }
+
+    /// `POST /console/login`
+    func logIn(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let form: ConsoleForm
+        do {
+            form = try await ConsoleHTTP.form(request)
+        } catch {
+            return failurePage(error, viewer: nil, context: context)
+        }
+        guard let expected = ConsoleHTTP.cookie(ConsoleHTTP.formCookie, in: request), let sent = form["csrf"],
+            ConsoleHTTP.constantTimeEqual(expected, sent)
+        else {
+            let failure = ConsoleFailure.csrf
+            return loginForm(
+                request, email: form["email"], message: .error(failure.code, failure.message), status: failure.status)
+        }
+        let email = form.value("email") ?? ""
+        do {
+            let (_, token) = try await accounts.logIn(
+                email: email, password: form["password"] ?? "", totpCode: form.value("totp"),
+                clientAddress: addresses.key(request, context: context))
+            var headers = HTTPFields()
+            headers[.setCookie] = ConsoleHTTP.setCookie(
+                ConsoleHTTP.sessionCookie, token, maxAge: Int(OperatorAccounts.absoluteSeconds), request: request)
+            headers[values: .setCookie].append(
+                ConsoleHTTP.setCookie(ConsoleHTTP.formCookie, "", maxAge: 0, request: request))
+            return ConsoleHTTP.redirect(ConsoleURL(""), headers: headers)
+        } catch let error as ConsoleError {
+            let failure = Self.failure(error)
+            return loginForm(
+                request, email: email, message: .error(failure.code, failure.message), status: failure.status,
+                headers: failure.headers)
+        } catch {
+            return failurePage(error, viewer: nil, context: context)
+        }
+    }
+
+    // MARK: Enrollment
+
+    /// `GET /console/enroll?token=…`: the operator sets a password and may add TOTP.
+    func enrollmentPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let token = ConsoleHTTP.query(request)["token"] ?? ""
+        guard let account = try await accounts.enrollment(token: token) else {
+            return expiredEnrollment()
+        }
+        return enrollmentForm(request, token: token, account: account, message: nil, status: .ok)
+    }
+
+    private func expiredEnrollment() -> Response {
+        let failure = Self.failure(.enrollmentExpired)
+        return ConsoleHTTP.html(
+            ConsoleLayout.bare(title: "Enrollment link", message: .error(failure.code, failure.message)) { html in
+                html.element(
+                    "p",
+                    text: "Ask an owner for a new link: tessera operators link --email YOUR-EMAIL")
+            }, status: failure.status)
+    }
+
+    private func enrollmentForm(
+        _ request: Request, token: String, account: OperatorRecord, message: ConsoleMessage?,
+        status: HTTPResponse.Status
+    ) -> Response {
+        let formToken = ConsoleHTTP.randomToken()
+        let secret = TOTP.generateSecret()
+        let encoded = Base32.encode(secret)
+        var headers = HTTPFields()
+        headers[.setCookie] = ConsoleHTTP.setCookie(ConsoleHTTP.formCookie, formToken, maxAge: 900, request: request)
+        let bytes = ConsoleLayout.bare(title: "Set up your console account", message: message) { html in
+            html.element("p") { html in
+                html.text("Signing in as ")
+                html.element("strong", text: account.email)
+                html.text(" (\(account.role.rawValue)).")
+            }
+            html.element("form", [("method", "post"), ("action", "enroll"), ("class", "stack")]) { html in
+                html.hidden("csrf", formToken)
+                html.hidden("token", token)
+                html.hidden("totp_secret", encoded)
+                Self.field(
+                    &html, id: "password", label: "Password (12 characters or more)", type: "password",
+                    autocomplete: "new-password", extra: [("minlength", "12")])
+                Self.field(
+                    &html, id: "password_confirmation", label: "The same password again", type: "password",
+                    autocomplete: "new-password", extra: [("minlength", "12")])
+                html.element("fieldset") { html in
+                    html.element("legend", text: "Two-step sign-in (optional)")
+                    html.element(
+                        "p",
+                        text:
+                            "Add this key to an authenticator app, then enter the code it shows. Leave the code empty to skip."
+                    )
+                    html.element("p") { html in
+                        html.element("code", [("id", "totp-secret")], text: encoded)
+                    }
+                    html.element("p", [("class", "small")]) { html in
+                        html.element(
+                            "code", [("id", "totp-uri")],
+                            text: TOTP(secret: secret).uri(issuer: "Tessera", account: account.email))
+                    }
+                    Self.field(
+                        &html, id: "totp", label: "Code from the app", type: "text", autocomplete: "one-time-code",
+                        required: false, extra: [("inputmode", "numeric")])
+                }
+                html.element("button", [("type", "submit")], text: "Save")
+            }
+        }
+        return ConsoleHTTP.html(bytes, status: status, headers: headers)
+    }
+
+    /// `POST /console/enroll`
+    func enroll(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let form: ConsoleForm
+        do {
+            form = try await ConsoleHTTP.form(request)
+        } catch {
+            return failurePage(error, viewer: nil, context: context)
+        }
+        let token = form["token"] ?? ""
+        guard let account = try await accounts.enrollment(token: token) else { return expiredEnrollment() }
+        guard let expected = ConsoleHTTP.cookie(ConsoleHTTP.formCookie, in: request), let sent = form["csrf"],
+            ConsoleHTTP.constantTimeEqual(expected, sent)
+        else {
+            let failure = ConsoleFailure.csrf
+            return enrollmentForm(
+                request, token: token, account: account, message: .error(failure.code, failure.message),
+                status: failure.status)
+        }
+        let password = form["password"] ?? ""
+        guard password == form["password_confirmation"] else {
+            return enrollmentForm(
+                request, token: token, account: account,
+                message: .error("invalid_request", "The two passwords are not the same."), status: .badRequest)
+        }
+        var totp: TOTPEnrollment?
+        if let code = form.value("totp") {
+            guard let secret = form["totp_secret"].flatMap(Base32.decode) else {
+                throw CoreError.invalidRequest("The authenticator key is not valid.")
+            }
+            totp = TOTPEnrollment(secret: secret, code: code)
+        }
+        do {
+            _ = try await accounts.enroll(token: token, password: password, totp: totp)
+        } catch let error as ConsoleError {
+            let failure = Self.failure(error)
+            return enrollmentForm(
+                request, token: token, account: account, message: .error(failure.code, failure.message),
+                status: failure.status)
+        }
+        var headers = HTTPFields()
+        headers[.setCookie] = ConsoleHTTP.setCookie(ConsoleHTTP.formCookie, "", maxAge: 0, request: request)
+        return ConsoleHTTP.redirect(ConsoleURL("login", [("notice", "enrolled")]), headers: headers)
+    }
+
+    // MARK: Form pieces
+
+    /// A labelled input.
+    static func field(
+        _ html: inout HTML, id: StaticString, label: String, type: String, value: String? = nil,
+        autocomplete: String? = nil, required: Bool = true, extra: HTML.Attributes = []
+    ) {
+        html.element("label", [("for", id.description)], text: label)
+        html.void(
+            "input",
+            [
+                ("id", id.description), ("name", id.description), ("type", type), ("value", value),
+                ("autocomplete", autocomplete), ("required", required ? "" : nil),
+            ] + extra)
+    }
+}

@@ -1,0 +1,94 @@
+import Synchronization
+
+/// The pieces pages share: tables, selects, one-button action forms, the event table.
+extension ConsoleController {
+    /// A table with a header row and one row per element.
+    static func table<Row>(
+        _ html: inout HTML, caption: String?, headers: [String], rows: [Row], row: (inout HTML, Row) -> Void
+    ) {
+        html.element("div", [("class", "table-wrap")]) { html in
+            html.element("table") { html in
+                if let caption { html.element("caption", text: caption) }
+                html.element("thead") { html in
+                    html.element("tr") { html in
+                        for header in headers { html.element("th", [("scope", "col")], text: header) }
+                    }
+                }
+                html.element("tbody") { html in
+                    for element in rows {
+                        html.element("tr") { row(&$0, element) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A labelled select; `selected` names the chosen value.
+    static func select(
+        _ html: inout HTML, id: StaticString, label: String, selected: String?, options: [(String, String)]
+    ) {
+        html.element("label", [("for", id.description)], text: label)
+        html.element("select", [("id", id.description), ("name", id.description)]) { html in
+            for (value, text) in options {
+                html.element(
+                    "option", [("value", value), ("selected", (selected ?? "") == value ? "" : nil)], text: text)
+            }
+        }
+    }
+
+    /// A form of hidden fields and one button, posting to `action` with the CSRF token.
+    /// `label` names the button for assistive technology when its text alone is ambiguous in a table.
+    static func actionForm(
+        _ html: inout HTML, action: String, csrf: String, fields: [(StaticString, String)], button: String,
+        label: String?, danger: Bool = false
+    ) {
+        html.element("form", [("method", "post"), ("action", action), ("class", "inline")]) { html in
+            html.hidden("csrf", csrf)
+            for (name, value) in fields { html.hidden(name, value) }
+            html.element(
+                "button", [("type", "submit"), ("aria-label", label), ("class", danger ? "danger" : nil)],
+                text: button)
+        }
+    }
+
+    /// Events as a table: sequence, type, time, actor, profile, data.
+    static func eventTable(_ html: inout HTML, _ events: [EventRecord], caption: String, showReason: Bool = false) {
+        let headers =
+            ["Sequence", "Type", "At", "Actor", "Profile", "Data"] + (showReason ? ["Address", "Reason"] : [])
+        table(&html, caption: caption, headers: headers, rows: events) { html, event in
+            html.element("td", text: String(event.sequence))
+            html.element("td") { $0.element("code", text: event.type) }
+            html.element("td") { ConsoleFormat.time(event.createdAt, in: &$0) }
+            html.element("td", text: event.actor.kind.rawValue + (event.actor.id.map { " " + $0 } ?? ""))
+            html.element("td") { html in
+                if let profileID = event.profileID {
+                    html.link(ConsoleURL("profile", [("id", profileID)]), text: profileID)
+                } else {
+                    html.text("—")
+                }
+            }
+            html.element("td") { $0.element("code", [("class", "data")], text: event.data) }
+            if showReason {
+                html.element("td", text: event.clientAddress ?? "—")
+                html.element("td", text: event.reason ?? "—")
+            }
+        }
+    }
+}
+
+/// The overview's counts, kept a minute per project: counting a million profiles on every view of
+/// the overview would cost more than the page is worth.
+final class ConsoleCountsCache: Sendable {
+    private let entries = Mutex<[String: (value: ProjectCounts, at: Int64)]>([:])
+    static let seconds: Int64 = 60
+
+    /// The counts of the project, counted again when older than a minute.
+    func get(projectID: String, now: Int64, count: () async throws -> ProjectCounts) async throws -> (
+        value: ProjectCounts, at: Int64
+    ) {
+        if let entry = entries.withLock({ $0[projectID] }), now - entry.at < Self.seconds { return entry }
+        let value = try await count()
+        entries.withLock { $0[projectID] = (value, now) }
+        return (value, now)
+    }
+}

@@ -1,0 +1,261 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// A failure the console shows as a page: its status, its code (`data-code`) and a sentence.
+struct ConsoleFailure: Error, Sendable {
+    var status: HTTPResponse.Status
+    var code: String
+    var message: String
+    var headers: HTTPFields = [:]
+
+    static let forbidden = ConsoleFailure(
+        status: .forbidden, code: "operator_forbidden", message: "Your role does not allow this action.")
+    static let csrf = ConsoleFailure(
+        status: .forbidden, code: "csrf_token_invalid",
+        message: "This form has expired or did not come from the console. Reload the page and try again.")
+    static let reauthenticate = ConsoleFailure(
+        status: .forbidden, code: "operator_reauthentication_required",
+        message: "This action needs your password: enter it with the action.")
+}
+
+/// One request of a signed-in operator: who, which project, and the form of a `POST`.
+struct ConsoleRequest: Sendable {
+    var request: Request
+    var context: TesseraRequestContext
+    var viewer: ConsoleViewer
+    var runtime: ProjectRuntime
+    var session: OperatorSessionRecord
+    var form: ConsoleForm
+    var query: ConsoleForm
+
+    /// The origin of the events an operator's action records: the operator, the client address, and
+    /// the reason they gave, if any.
+    func origin(addresses: ClientAddressReader, reason: String? = nil) -> EventOrigin {
+        var origin = EventOrigin(
+            actor: EventActor(kind: .operator, id: viewer.operatorID),
+            clientAddress: addresses.key(request, context: context))
+        origin.reason = reason
+        return origin
+    }
+}
+
+/// The operator console: server-rendered pages at `/console/`, on the same origin as the API.
+///
+/// Every page but sign-in and enrollment needs a console session (an HttpOnly, SameSite=Strict
+/// cookie); every `POST` carries the session's CSRF token; each action names the least role that may
+/// take it, and destructive ones need the operator's password with the form. Actions go through
+/// ``AdminActions``, the same code as the admin API, and record the operator as their actor.
+struct ConsoleController: Sendable {
+    let core: TesseraCore
+    let accounts: OperatorAccounts
+    let addresses: ClientAddressReader
+    /// The overview's counts, a minute old at most.
+    let counts = ConsoleCountsCache()
+
+    init(core: TesseraCore, addresses: ClientAddressReader) {
+        self.core = core
+        self.accounts = core.operators
+        self.addresses = addresses
+    }
+
+    var actions: AdminActions { AdminActions(core: core) }
+
+    /// What one page or action requires.
+    struct Requirement: Sendable {
+        /// The least role.
+        var role: OperatorRole = .viewer
+        /// Whether the operator's password must come with the form (fresh re-authentication).
+        var password = false
+    }
+
+    typealias Handler = @Sendable (ConsoleRequest) async throws -> Response
+
+    /// The console's routes: method, path and handler.
+    func routes() -> [(HTTPRequest.Method, String, Endpoint.Handler)] {
+        var routes: [(HTTPRequest.Method, String, Endpoint.Handler)] = [
+            (.get, "/console/assets/console.css", { _, _ in ConsoleAssets.response(.css) }),
+            (.get, "/console/assets/console.js", { _, _ in ConsoleAssets.response(.javascript) }),
+            (.get, "/console/login", loginPage),
+            (.post, "/console/login", logIn),
+            (.get, "/console/enroll", enrollmentPage),
+            (.post, "/console/enroll", enroll),
+        ]
+        let pages: [(HTTPRequest.Method, String, Requirement, Handler)] = [
+            (.post, "/console/logout", Requirement(), logOut),
+            (.post, "/console/project", Requirement(), switchProject),
+            (.get, "/console/search", Requirement(), search),
+            (.get, "/console/profiles", Requirement(), profiles),
+            (.get, "/console/profile", Requirement(), profile),
+            (.get, "/console/sessions", Requirement(), sessions),
+            (.post, "/console/revoke-session", Requirement(role: .support), revokeSession),
+            (.post, "/console/revoke-sessions", Requirement(role: .support), revokeSessions),
+            (.post, "/console/remove-device", Requirement(role: .support), removeDevice),
+            (.post, "/console/block", Requirement(role: .admin, password: true), block),
+            (.post, "/console/unblock", Requirement(role: .admin), unblock),
+            (.post, "/console/erase", Requirement(role: .admin, password: true), erase),
+        ]
+        for (method, path, requirement, handler) in pages + morePages() {
+            routes.append((method, path, signedIn(requirement, handler)))
+        }
+        // The router matches `/console` and `/console/` alike; the page's relative links need the
+        // slash, so the overview answers only there and sends `/console` to `console/`.
+        let overview = signedIn(Requirement(), overview)
+        routes.append(
+            (
+                .get, "/console",
+                { request, context in
+                    guard request.uri.path.hasSuffix("/") else { return ConsoleHTTP.redirect(location: "console/") }
+                    return try await overview(request, context)
+                }
+            ))
+        return routes
+    }
+
+    // MARK: The signed-in wrapper
+
+    /// `handler` behind the console session, the CSRF check of a `POST`, the role and the password.
+    func signedIn(_ requirement: Requirement, _ handler: @escaping Handler) -> Endpoint.Handler {
+        { request, context in
+            guard let token = ConsoleHTTP.cookie(ConsoleHTTP.sessionCookie, in: request),
+                let (session, account) = try await accounts.session(token: token)
+            else {
+                return ConsoleHTTP.redirect(ConsoleURL("login"))
+            }
+            var viewer: ConsoleViewer?
+            do {
+                let (projects, runtime) = try await project(for: request)
+                let current = ConsoleViewer(
+                    operatorID: account.id, email: account.email, role: account.role, csrf: session.csrfToken,
+                    projects: projects, project: runtime.project)
+                viewer = current
+                var form = ConsoleForm(fields: [])
+                if request.method == .post {
+                    form = try await ConsoleHTTP.form(request)
+                    guard let csrf = form["csrf"], ConsoleHTTP.constantTimeEqual(csrf, session.csrfToken) else {
+                        throw ConsoleFailure.csrf
+                    }
+                }
+                guard current.may(requirement.role) else { throw ConsoleFailure.forbidden }
+                if requirement.password {
+                    guard let password = form["password"], !password.isEmpty,
+                        await accounts.verifyPassword(account, password)
+                    else { throw ConsoleFailure.reauthenticate }
+                }
+                return try await handler(
+                    ConsoleRequest(
+                        request: request, context: context, viewer: current, runtime: runtime, session: session,
+                        form: form, query: ConsoleHTTP.query(request)))
+            } catch {
+                return failurePage(error, viewer: viewer, context: context)
+            }
+        }
+    }
+
+    /// Every project, and the runtime of the one the operator selected (the first by default).
+    private func project(for request: Request) async throws -> ([ProjectRecord], ProjectRuntime) {
+        let projects = try await core.store.allProjects()
+        let chosen = ConsoleHTTP.cookie(ConsoleHTTP.projectCookie, in: request)
+        guard let selected = projects.first(where: { $0.id == chosen }) ?? projects.first,
+            let runtime = try await core.projects.runtime(projectID: selected.id)
+        else {
+            throw ConsoleFailure(
+                status: .notFound, code: "not_found",
+                message: "This deployment has no project yet: create one with `tessera projects create`.")
+        }
+        return (projects, runtime)
+    }
+
+    /// An error as a page: the console's own failures, core errors with their API status and code.
+    func failurePage(_ error: any Error, viewer: ConsoleViewer?, context: TesseraRequestContext) -> Response {
+        let failure: ConsoleFailure
+        switch error {
+        case let error as ConsoleFailure:
+            failure = error
+        case let error as CoreError:
+            let api = APIError(error)
+            failure = ConsoleFailure(
+                status: api.status, code: api.code.rawValue, message: api.message, headers: api.headers)
+        case let error as ConsoleError:
+            failure = Self.failure(error)
+        default:
+            context.logger.error("console error", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            failure = ConsoleFailure(
+                status: .internalServerError, code: "internal_error", message: "An internal error occurred.")
+        }
+        let message = ConsoleMessage.error(failure.code, failure.message)
+        let title = failure.status == .notFound ? "Not found" : "Something went wrong"
+        let bytes: [UInt8]
+        if let viewer {
+            bytes = ConsoleLayout.page(title: title, section: nil, viewer: viewer, message: message) { html in
+                html.element("p") { html in
+                    html.link(ConsoleURL(""), text: "Back to the overview")
+                }
+            }
+        } else {
+            bytes = ConsoleLayout.bare(title: title, message: message) { _ in }
+        }
+        return ConsoleHTTP.html(bytes, status: failure.status, headers: failure.headers)
+    }
+
+    /// A page of the signed-in console.
+    func page(
+        _ request: ConsoleRequest, title: String, section: ConsoleSection?, message: ConsoleMessage? = nil,
+        status: HTTPResponse.Status = .ok, content: (inout HTML) -> Void
+    ) -> Response {
+        ConsoleHTTP.html(
+            ConsoleLayout.page(
+                title: title, section: section, viewer: request.viewer,
+                message: message ?? ConsoleNotice.message(request.query["notice"]), content: content),
+            status: status)
+    }
+
+    // MARK: Session and project
+
+    /// `POST /console/logout`
+    func logOut(_ request: ConsoleRequest) async throws -> Response {
+        try await accounts.logOut(sessionID: request.session.id)
+        var headers = HTTPFields()
+        headers[.setCookie] = ConsoleHTTP.setCookie(
+            ConsoleHTTP.sessionCookie, "", maxAge: 0, request: request.request)
+        return ConsoleHTTP.redirect(ConsoleURL("login", [("notice", "signed-out")]), headers: headers)
+    }
+
+    /// `POST /console/project`: selects the project the pages show.
+    func switchProject(_ request: ConsoleRequest) async throws -> Response {
+        guard let id = request.form["project_id"], let project = request.viewer.projects.first(where: { $0.id == id })
+        else { throw CoreError.invalidRequest("Choose one of the projects.") }
+        var headers = HTTPFields()
+        headers[.setCookie] = ConsoleHTTP.setCookie(
+            ConsoleHTTP.projectCookie, project.id, maxAge: 31_536_000, request: request.request)
+        return ConsoleHTTP.redirect(ConsoleURL(""), headers: headers)
+    }
+}
+
+/// The notices a redirect after an action names (`?notice=revoked`): fixed sentences, so a link
+/// cannot put words on a page.
+enum ConsoleNotice {
+    static let sentences: [String: String] = [
+        "signed-out": "You have signed out.",
+        "enrolled": "Your password is set. Sign in.",
+        "revoked": "The session was ended.",
+        "revoked-all": "Every session of the profile was ended.",
+        "device-removed": "The device was removed.",
+        "blocked": "The profile is blocked: its sessions and devices were ended.",
+        "unblocked": "The profile is unblocked.",
+        "erased": "The profile was erased.",
+        "settings-saved": "The settings were saved.",
+        "secret-deleted": "The identity secret was deleted.",
+        "webhook-updated": "The webhook was updated.",
+        "webhook-deleted": "The webhook was deleted.",
+        "replayed": "The events were queued for delivery again.",
+        "test-sent": "A test event was queued.",
+        "operator-removed": "The operator was removed.",
+        "project-switched": "Switched project.",
+    ]
+
+    static func message(_ key: String?) -> ConsoleMessage? {
+        guard let key, let sentence = sentences[key] else { return nil }
+        return .notice(sentence)
+    }
+}

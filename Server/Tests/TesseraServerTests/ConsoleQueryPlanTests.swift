@@ -1,0 +1,143 @@
+import Foundation
+import PostgresNIO
+import Testing
+
+@testable import TesseraServer
+
+/// No console query reads a whole table: on SQLite no `EXPLAIN QUERY PLAN` line scans profiles,
+/// sessions, devices, installations, aliases or events (a `SEARCH` through an index is fine); on
+/// PostgreSQL, with sequential scans discouraged, no plan has a `Seq Scan` on them.
+@Suite("Console query plans")
+struct ConsoleQueryPlanTests {
+    static let projectID = "prj_plan"
+
+    /// Every filter of the profile list, alone and combined, with and without a cursor.
+    static var profileQueries: [ProfileQuery] {
+        var queries: [ProfileQuery] = []
+        let filters: [(inout ProfileQuery) -> Void] = [
+            { _ in }, { $0.kind = .anonymous }, { $0.kind = .identified }, { $0.verified = true },
+            {
+                $0.kind = .identified
+                $0.verified = false
+            }, { $0.email = "a@example.com" },
+            {
+                $0.email = "a@example.com"
+                $0.kind = .identified
+            }, { $0.externalID = "ext" },
+            {
+                $0.externalID = "ext"
+                $0.verified = true
+            }, { $0.installationID = UUID().uuidString.lowercased() },
+            { $0.blocked = true }, { $0.blocked = false },
+            {
+                $0.blocked = true
+                $0.kind = .anonymous
+            },
+            {
+                $0.blocked = false
+                $0.verified = false
+            },
+        ]
+        for filter in filters {
+            for cursor in [nil, "usr_0190000000000000000000000000"] {
+                var query = ProfileQuery(projectID: projectID, beforeID: cursor, limit: 51)
+                filter(&query)
+                queries.append(query)
+            }
+        }
+        return queries
+    }
+
+    /// Identifiers of every kind `lookupProfile` tells apart.
+    static let identifiers = [
+        "usr_0190000000000000000000000000", "ses_x", "dev_x", UUID().uuidString.lowercased(), "ext", "a@example.com",
+    ]
+
+    /// The lines that read a whole table: `SCAN` of one of the console's tables (or of the aliases
+    /// the statements give them).
+    static func sqliteScans(_ plan: [String]) -> [String] {
+        let tables: Set<String> = [
+            "profiles", "sessions", "devices", "installations", "events", "profile_aliases", "p", "s", "d", "i", "a",
+        ]
+        return plan.filter { line in
+            let words = line.split(separator: " ")
+            return words.count >= 2 && words[0] == "SCAN" && tables.contains(String(words[1]))
+        }
+    }
+
+    @Test("SQLite: no console query scans a table")
+    func sqlite() async throws {
+        let environment = try await TestEnvironment.make(backend: .sqlite)
+        let store = try #require(environment.store as? SQLiteStore)
+        var statements: [(String, SQLiteStore.Statement)] = []
+        for query in Self.profileQueries {
+            statements.append(("profiles \(query)", SQLiteStore.profilesStatement(query)))
+        }
+        for identifier in Self.identifiers {
+            for statement in SQLiteStore.lookupStatements(projectID: Self.projectID, identifier: identifier) {
+                statements.append(("lookup \(identifier)", statement))
+            }
+        }
+        statements.append(("aliases", SQLiteStore.aliasesStatement(projectID: Self.projectID, profileID: "usr_x")))
+        statements.append(
+            ("sessions", SQLiteStore.sessionsStatement(projectID: Self.projectID, ids: ["ses_a", "ses_b"])))
+        for statement in SQLiteStore.countStatements(projectID: Self.projectID, now: 1) {
+            statements.append(("counts", statement))
+        }
+        let events = EventQuery(projectID: Self.projectID, after: 0, profileID: "usr_x", limit: 50)
+        statements.append(("events of a profile", SQLiteStore.eventsStatement(events)))
+        #expect(statements.count > 40)
+        for (name, statement) in statements {
+            let plan = try store.queryPlan(statement)
+            #expect(!plan.isEmpty, "\(name)")
+            #expect(Self.sqliteScans(plan).isEmpty, "\(name): \(plan)")
+        }
+        // The check itself sees a scan when there is one.
+        #expect(
+            !Self.sqliteScans(try store.queryPlan(("SELECT id FROM profiles WHERE name = ?", [.init("x")]))).isEmpty)
+    }
+
+    @Test("PostgreSQL: no console query has a Seq Scan", .enabled(if: PostgresTestDatabase.isConfigured))
+    func postgres() async throws {
+        let environment = try await TestEnvironment.make(backend: .postgres)
+        let store = try #require(environment.store as? PostgresStore)
+        var statements: [(String, PostgresQuery)] = []
+        for query in Self.profileQueries {
+            statements.append(("profiles \(query)", PostgresStore.profilesStatement(query)))
+        }
+        for identifier in Self.identifiers {
+            for statement in PostgresStore.lookupStatements(projectID: Self.projectID, identifier: identifier) {
+                statements.append(("lookup \(identifier)", statement))
+            }
+        }
+        statements.append(("aliases", PostgresStore.aliasesStatement(projectID: Self.projectID, profileID: "usr_x")))
+        statements.append(
+            ("sessions", PostgresStore.sessionsStatement(projectID: Self.projectID, ids: ["ses_a", "ses_b"])))
+        for statement in PostgresStore.countStatements(projectID: Self.projectID, now: 1) {
+            statements.append(("counts", statement))
+        }
+        // The feed's statement for one profile (PostgresStore.events, its profile_id case).
+        let (projectID, after, profileID, limit) = (Self.projectID, Int64(0), "usr_x", Int64(50))
+        statements.append(
+            (
+                "events of a profile",
+                """
+                SELECT \(unescaped: PostgresStore.eventColumns) FROM events WHERE project_id = \(projectID)
+                    AND sequence > \(after) AND profile_id = \(profileID)
+                ORDER BY sequence LIMIT \(limit)
+                """
+            ))
+        let tables = ["profiles", "sessions", "devices", "installations", "events", "profile_aliases"]
+        func scans(_ plan: [String]) -> [String] {
+            plan.filter { line in
+                tables.contains { line.contains("Seq Scan on \($0) ") || line.hasSuffix("Seq Scan on \($0)") }
+            }
+        }
+        for (name, statement) in statements {
+            let plan = try await store.queryPlan(statement)
+            #expect(!plan.isEmpty, "\(name)")
+            #expect(scans(plan).isEmpty, "\(name): \(plan.joined(separator: "\n"))")
+        }
+        #expect(!scans(try await store.queryPlan("SELECT id FROM profiles WHERE name = 'x'")).isEmpty)
+    }
+}

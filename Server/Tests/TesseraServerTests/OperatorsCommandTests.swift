@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@testable import TesseraServer
+
+@Suite("tessera operators")
+struct OperatorsCommandTests {
+    /// The token of the enrollment link a command printed.
+    static func token(in output: String) -> String? {
+        output.split(separator: "\n").first { $0.contains("/console/enroll?token=") }
+            .flatMap { $0.components(separatedBy: "token=").last }
+    }
+
+    @Test(
+        "create prints a 15-minute link that enrolls; list, link and remove act on the database",
+        .enabled(if: TesseraExecutable.path != nil))
+    func commands() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-ops-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let (database, keyFile) = (directory + "/t.sqlite", directory + "/master.key")
+        let key = MasterKey.generate()
+        try key.write(toNewFile: keyFile)
+        let store = ["--database", "sqlite:\(database)", "--master-key-file", keyFile]
+
+        let created = try TesseraExecutable.run(
+            ["operators", "create", "--email", "Owner@Example.com", "--role", "owner"] + store)
+        #expect(created.status == 0, "\(created.errors)")
+        #expect(created.output.contains("http://127.0.0.1:8080/console/enroll?token="))
+        #expect(created.output.contains("expires in 15 minutes"))
+        let token = try #require(Self.token(in: created.output))
+
+        let custom = try TesseraExecutable.run(
+            [
+                "operators", "create", "--email", "viewer@example.com", "--role", "viewer", "--console-url",
+                "https://ops.example.com/auth/",
+            ] + store)
+        #expect(custom.output.contains("https://ops.example.com/auth/console/enroll?token="))
+        let duplicate = try TesseraExecutable.run(
+            ["operators", "create", "--email", "owner@example.com", "--role", "admin"] + store)
+        #expect(duplicate.status != 0)
+        #expect(duplicate.errors.contains("already exists"))
+        let badRole = try TesseraExecutable.run(
+            ["operators", "create", "--email", "x@example.com", "--role", "root"] + store)
+        #expect(badRole.status != 0)
+        let help = try TesseraExecutable.run(["operators", "create", "--help"])
+        #expect(help.output.contains("http://127.0.0.1:8080"))
+
+        // The link enrolls the operator in the database the command wrote.
+        let opened = try SQLiteStore(path: database, masterKeys: MasterKeyring(current: key))
+        let accounts = OperatorAccounts(store: opened, bcryptCost: 4)
+        #expect(try await accounts.enrollment(token: token)?.email == "owner@example.com")
+        _ = try await accounts.enroll(token: token, password: "a long enough password", totp: nil)
+        try await opened.close()
+
+        let list = try TesseraExecutable.run(["operators", "list"] + store)
+        #expect(list.status == 0)
+        let lines = list.output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        #expect(lines.first?.first == "EMAIL")
+        #expect(
+            lines.dropFirst().map { Array($0.prefix(4)) } == [
+                ["owner@example.com", "owner", "yes", "no"], ["viewer@example.com", "viewer", "no", "no"],
+            ])
+        let json = try TesseraExecutable.run(["operators", "list", "--json"] + store)
+        #expect(json.output.contains("\"email\":\"owner@example.com\""))
+
+        let link = try TesseraExecutable.run(["operators", "link", "--email", "owner@example.com"] + store)
+        #expect(link.status == 0)
+        let newToken = try #require(Self.token(in: link.output))
+        #expect(newToken != token)
+        let unknown = try TesseraExecutable.run(["operators", "link", "--email", "nobody@example.com"] + store)
+        #expect(unknown.status != 0)
+
+        let removed = try TesseraExecutable.run(["operators", "remove", "--email", "viewer@example.com"] + store)
+        #expect(removed.status == 0)
+        let again = try TesseraExecutable.run(["operators", "remove", "--email", "viewer@example.com"] + store)
+        #expect(again.status != 0)
+
+        let check = try SQLiteStore(path: database, masterKeys: MasterKeyring(current: key))
+        #expect(try await check.operators().map(\.email) == ["owner@example.com"])
+        #expect(try await OperatorAccounts(store: check).enrollment(token: newToken)?.email == "owner@example.com")
+        try await check.close()
+    }
+}
