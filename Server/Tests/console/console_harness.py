@@ -288,7 +288,11 @@ class Browser:
         buttons = form.find_elements(By.CSS_SELECTOR, "button[type=submit], input[type=submit], button:not([type])")
         if buttons:
             self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", buttons[0])
+            danger = "danger" in (buttons[0].get_attribute("class") or "").split()
             buttons[0].click()
+            if danger:
+                # console.js asks once more before a destructive action (window.confirm): say yes.
+                WebDriverWait(self.driver, 5).until(expected_conditions.alert_is_present()).accept()
         else:
             form.submit()
         WebDriverWait(self.driver, 30).until(expected_conditions.staleness_of(page))
@@ -455,7 +459,9 @@ def enroll(browser: Browser, link: str, password: str, totp: bool) -> tuple[bool
         secret = found[0].text.strip().replace(" ", "")
         fields["totp"] = totp_now(secret)
     browser.submit(forms[0], fields)
-    ok = browser.path().endswith("/console/login") and browser.error_code() is None
+    # Enrollment redirects to the sign-in page (which goes on to the overview for a browser that is
+    # already signed in as someone else).
+    ok = browser.path().endswith(("/console/login", "/console/")) and browser.error_code() is None
     return ok, f"after enrolling: {browser.driver.current_url} {browser.error_code()} {browser.notice()}", secret
 
 
