@@ -435,7 +435,8 @@ def main() -> int:
             ("operators", "/console/operators"),
             ("inspector", "/console/inspector"),
         ]
-        print(f"\n{'page':<28} {'status':>6} {'p50 ms':>8} {'p95 ms':>8} {'bytes':>9}", flush=True)
+        print(f"\nload average {harness.load_average()} (1/5/15 min) on {os.cpu_count()} cores", flush=True)
+        print(f"{'page':<28} {'status':>6} {'p50 ms':>8} {'p95 ms':>8} {'bytes':>9}", flush=True)
         slow = []
         for name, path in pages:
             if path is None:
@@ -457,7 +458,8 @@ def main() -> int:
             if p95 > SLOW_MS:
                 slow.append(name)
         print(f"\nbench-console: {build} build, {arguments.profiles:,} profiles, {arguments.requests} requests per page; "
-              f"{len(slow)} page(s) above {SLOW_MS:.0f} ms at p95{': ' + ', '.join(slow) if slow else ''}")
+              f"{len(slow)} page(s) above {SLOW_MS:.0f} ms at p95{': ' + ', '.join(slow) if slow else ''}; "
+              f"load average {harness.load_average()}")
     finally:
         harness.stop(server)
         if not arguments.database:

@@ -295,7 +295,17 @@ class Browser:
                 WebDriverWait(self.driver, 5).until(expected_conditions.alert_is_present()).accept()
         else:
             form.submit()
+        self.settle(page)
+
+    def settle(self, page) -> None:
+        """Waits until `page` (the old document's root) is gone and the new document has loaded, then checks it
+        with axe. (Only the first would let a lookup reach a document still being replaced.)"""
+        from selenium.webdriver.support import expected_conditions
+        from selenium.webdriver.support.ui import WebDriverWait
+
         WebDriverWait(self.driver, 30).until(expected_conditions.staleness_of(page))
+        WebDriverWait(self.driver, 30).until(
+            lambda driver: driver.execute_script("return document.readyState") == "complete")
         self.check_page()
 
     def post_form(self, action: str, fields: dict[str, str]) -> None:
@@ -314,8 +324,7 @@ class Browser:
             }
             document.body.appendChild(form);
             HTMLFormElement.prototype.submit.call(form);""", action, fields)
-        WebDriverWait(self.driver, 30).until(expected_conditions.staleness_of(page))
-        self.check_page()
+        self.settle(page)
 
     def fetch_post(self, action: str, fields: dict[str, str]) -> tuple[int, str]:
         """A same-origin `fetch` POST of a form body from the page (the browser's cookies): (status, body)."""
