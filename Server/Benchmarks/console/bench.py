@@ -8,7 +8,8 @@
    in directly with Python's sqlite3 (one transaction per table, time-ordered IDs as the server makes them:
    prefix + 12 hex digits of Unix milliseconds + 16 base64url characters). Shapes: 60 % anonymous profiles,
    35 % verified identified ones (external ID, email, name), 5 % unverified, 0.5 % blocked; an installation
-   per anonymous profile and one or two per identified one; three sessions per profile on average (a few
+   per anonymous profile and one or two per identified one (unlinked by the sign-in and remembered as its
+   previous profile, as promote does); three sessions per profile on average (a few
    revoked), one profile with 5,000 sessions; devices on a tenth of the identified sessions; aliases (merged
    anonymous profiles) for 5 % of identified profiles; events for the last 29 days (the retention window)
    and an audit trail of operator and secret-key actions.
@@ -119,17 +120,26 @@ def fill(path: Path, project_id: str, profiles: int, seed: int = 16) -> dict:
     connection.execute("COMMIT")
     print(f"  profiles: {profiles:,} in {time.monotonic() - started:.0f} s", flush=True)
 
-    # Installations: one per anonymous profile, one or two per identified one.
+    # Installations: one per anonymous profile, one or two per identified one. A sign-in unlinks the
+    # installation from the profile and remembers it as previous_profile_id (migration 7), as promote and
+    # merge do; without that column (an older schema) the installation keeps pointing at the profile.
     started = time.monotonic()
+    remembers = "previous_profile_id" in columns(connection, "installations")
     installation_rows, installation_of = [], {}
     for row in profile_rows:
         for _ in range(1 if row[2] == "anonymous" or rng.random() < 0.6 else 2):
             installation = str(uuid.UUID(int=rng.getrandbits(128), version=4))
             installation_of.setdefault(row[0], installation)
-            installation_rows.append((project_id, installation, rng.getrandbits(256).to_bytes(32, "big"), row[0], row[8]))
+            linked, previous = (row[0], None) if row[2] == "anonymous" or not remembers else (None, row[0])
+            installation_rows.append((project_id, installation, rng.getrandbits(256).to_bytes(32, "big"), linked,
+                                      row[8], previous))
     connection.execute("BEGIN")
-    connection.executemany("INSERT INTO installations (project_id, installation_id, secret_hash, profile_id, created_at) "
-                           "VALUES (?, ?, ?, ?, ?)", installation_rows)
+    if remembers:
+        connection.executemany("INSERT INTO installations (project_id, installation_id, secret_hash, profile_id, "
+                               "created_at, previous_profile_id) VALUES (?, ?, ?, ?, ?, ?)", installation_rows)
+    else:
+        connection.executemany("INSERT INTO installations (project_id, installation_id, secret_hash, profile_id, "
+                               "created_at) VALUES (?, ?, ?, ?, ?)", [item[:5] for item in installation_rows])
     connection.execute("COMMIT")
     print(f"  installations: {len(installation_rows):,} in {time.monotonic() - started:.0f} s", flush=True)
 

@@ -429,9 +429,15 @@ class Browser:
             self.axe_violations.append(f"{key}: {violation['id']} ({violation.get('impact')}): "
                                        f"{violation.get('help')} at {targets}")
 
-    def screenshot(self, path: Path) -> None:
-        self.driver.set_window_size(1280, 900)
-        self.driver.save_screenshot(str(path))
+    def screenshot(self, path: Path, width: int = 1280, height: int = 900) -> None:
+        """A PNG of exactly width × height CSS pixels of the page (the viewport set through the DevTools
+        protocol: a window of that size has a smaller viewport)."""
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                    {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        try:
+            self.driver.save_screenshot(str(path))
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def totp_now(secret: str, offset_steps: int = 0) -> str:
