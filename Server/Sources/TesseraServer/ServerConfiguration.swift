@@ -63,6 +63,8 @@ public struct ServerConfiguration: Sendable {
     public var deliverWebhooks = true
     /// Whether `/console/` serves the operator console (`--console off` turns it off).
     public var consoleEnabled = true
+    /// The bcrypt cost of operators' passwords (12: about a quarter of a second per sign-in; tests lower it).
+    public var operatorPasswordCost = 12
 
     public init() {}
 

@@ -48,6 +48,12 @@ struct ConsoleQueryPlanTests {
         return queries
     }
 
+    /// The console's newest-first event reads: recent sessions, a profile's events and ended sessions,
+    /// and the whole project's.
+    static let recentEventFilters: [(String?, String?)] = [
+        ("session.created", nil), (nil, "usr_x"), ("session.ended", "usr_x"), (nil, nil),
+    ]
+
     /// Identifiers of every kind `lookupProfile` tells apart.
     static let identifiers = [
         "usr_0190000000000000000000000000", "ses_x", "dev_x", UUID().uuidString.lowercased(), "ext", "a@example.com",
@@ -86,6 +92,14 @@ struct ConsoleQueryPlanTests {
         }
         let events = EventQuery(projectID: Self.projectID, after: 0, profileID: "usr_x", limit: 50)
         statements.append(("events of a profile", SQLiteStore.eventsStatement(events)))
+        for (type, profileID) in Self.recentEventFilters {
+            statements.append(
+                (
+                    "recent events \(type ?? "-") \(profileID ?? "-")",
+                    SQLiteStore.recentEventsStatement(
+                        projectID: Self.projectID, type: type, profileID: profileID, before: 10, limit: 51)
+                ))
+        }
         #expect(statements.count > 40)
         for (name, statement) in statements {
             let plan = try store.queryPlan(statement)
@@ -127,6 +141,14 @@ struct ConsoleQueryPlanTests {
                 ORDER BY sequence LIMIT \(limit)
                 """
             ))
+        for (type, profileID) in Self.recentEventFilters {
+            statements.append(
+                (
+                    "recent events \(type ?? "-") \(profileID ?? "-")",
+                    PostgresStore.recentEventsStatement(
+                        projectID: Self.projectID, type: type, profileID: profileID, before: 10, limit: 51)
+                ))
+        }
         let tables = ["profiles", "sessions", "devices", "installations", "events", "profile_aliases"]
         func scans(_ plan: [String]) -> [String] {
             plan.filter { line in

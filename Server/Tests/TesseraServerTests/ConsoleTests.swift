@@ -86,7 +86,7 @@ final class ConsoleBrowser: Sendable {
 func signedInBrowser(
     _ environment: TestEnvironment, _ api: APIClient, role: OperatorRole, password: String = "correct horse battery"
 ) async throws -> (ConsoleBrowser, OperatorRecord) {
-    let accounts = OperatorAccounts(store: environment.store, now: { environment.clock.now })
+    let accounts = OperatorAccounts(store: environment.store, now: { environment.clock.now }, bcryptCost: 4)
     let email = "\(role.rawValue)-\(UUID().uuidString.prefix(6).lowercased())@example.com"
     let (account, token) = try await accounts.create(email: email, role: role)
     let browser = ConsoleBrowser(api)
@@ -352,6 +352,35 @@ struct ConsoleTests {
             let page = try await browser.get("/console/profile?id=\(profileID)")
             #expect(page.html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
             #expect(!page.html.contains("<script>alert"))
+        }
+    }
+
+    @Test("The overview never waits for a count: the first view says it is counting, a later one shows the counts")
+    func overviewCounts() async throws {
+        let cache = ConsoleCountsCache()
+        let first = cache.get(projectID: "prj_1", now: 100) {
+            try await Task.sleep(for: .milliseconds(50))
+            var counts = ProjectCounts(
+                profiles: 0, anonymousProfiles: 0, identifiedProfiles: 0, blockedProfiles: 0, liveSessions: 0)
+            counts.profiles = 7
+            return counts
+        }
+        #expect(first == nil)
+        await cache.settled(projectID: "prj_1")
+        #expect(cache.get(projectID: "prj_1", now: 101) { throw CoreError.unavailable }?.value.profiles == 7)
+        // Older than a minute: the stale counts are shown while a recount runs (here it fails: they stay).
+        #expect(cache.get(projectID: "prj_1", now: 200) { throw CoreError.unavailable }?.value.profiles == 7)
+        await cache.settled(projectID: "prj_1")
+        #expect(cache.get(projectID: "prj_1", now: 201) { throw CoreError.unavailable }?.at == 100)
+        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
+            let (browser, _) = try await signedInBrowser(environment, api, role: .viewer)
+            _ = try await api.anonymous()
+            let page = try await browser.get("/console/")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("Counting"))
+            try await Task.sleep(for: .milliseconds(300))
+            let later = try await browser.get("/console/")
+            #expect(later.html.contains("Live sessions"))
         }
     }
 

@@ -79,6 +79,8 @@ struct TestEnvironment: Sendable {
         configuration.publicURL = "https://tessera.test"
         // The webhook tests drive a dispatcher of their own, with an injected transport and clock.
         configuration.deliverWebhooks = false
+        // Operators' passwords: bcrypt's cheapest cost, so console tests sign in quickly.
+        configuration.operatorPasswordCost = 4
         configure(&configuration)
         return TestEnvironment(store: store, clock: clock, project: project, configuration: configuration)
     }

@@ -138,9 +138,7 @@ enum ConsoleLayout {
             if let message { show(message, in: &html) }
             content(&html)
         }
-        html.close("body")
-        html.close("html")
-        return html.bytes
+        return finish(&html)
     }
 
     /// A page without the menu: sign-in, enrollment, errors before signing in.
@@ -154,6 +152,11 @@ enum ConsoleLayout {
             if let message { show(message, in: &html) }
             content(&html)
         }
+        return finish(&html)
+    }
+
+    /// Closes the page's body and document.
+    private static func finish(_ html: inout HTML) -> [UInt8] {
         html.close("body")
         html.close("html")
         return html.bytes

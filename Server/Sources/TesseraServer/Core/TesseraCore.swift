@@ -33,7 +33,7 @@ final class TesseraCore: Sendable {
         self.sessions = SessionIssuer(
             issuer: configuration.issuer, jwtLifetimeSeconds: configuration.sessionJWTLifetimeSeconds)
         self.rateLimiter = RateLimiter(store: store, configuration: configuration)
-        self.operators = OperatorAccounts(store: store, now: now)
+        self.operators = OperatorAccounts(store: store, now: now, bcryptCost: configuration.operatorPasswordCost)
     }
 
     /// The current time as a `Date` and as whole Unix seconds.

@@ -211,13 +211,26 @@ public final class OperatorAccounts: Sendable {
     }
 
     /// Whether `password` is the operator's: the fresh re-authentication that destructive console
-    /// actions ask for. Not rate limited here; the caller holds a live session.
+    /// actions ask for. A wrong password counts as a failed sign-in of the operator's email, so a
+    /// stolen console cookie cannot be used to guess the password faster than the sign-in form can;
+    /// past the limit every attempt is refused until the window ends.
     public func verifyPassword(_ record: OperatorRecord, _ password: String) async -> Bool {
+        let limits = [
+            (
+                key: RateLimitKey(projectID: "", bucket: .consoleLoginByEmail, key: record.email),
+                limit: Self.failuresPerEmail
+            )
+        ]
+        if blocks.retryAfter(limits[0].key, limit: limits[0].limit, now: now) != nil { return false }
         guard let hash = record.passwordHash else {
             await hasher.verifyDummy(password)
             return false
         }
-        return await hasher.verify(password, hash: hash)
+        guard await hasher.verify(password, hash: hash) else {
+            _ = await failed(.invalidLogin, limits: limits)
+            return false
+        }
+        return true
     }
 
     // MARK: Sessions

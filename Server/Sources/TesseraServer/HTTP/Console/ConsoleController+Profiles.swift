@@ -10,8 +10,9 @@ extension ConsoleController {
     func overview(_ request: ConsoleRequest) async throws -> Response {
         let runtime = request.runtime
         let now = core.currentTime().seconds
-        let counts = try await counts.get(projectID: runtime.id, now: now) {
-            try await core.store.projectCounts(projectID: runtime.id, now: now)
+        let store = core.store
+        let counts = counts.get(projectID: runtime.id, now: now) {
+            try await store.projectCounts(projectID: runtime.id, now: now)
         }
         let outcomes = core.metrics.identifyOutcomes(projectID: runtime.id).sorted { $0.key < $1.key }
         let webhooks = try await core.store.webhooks(projectID: runtime.id, afterID: nil, limit: 200)
@@ -27,6 +28,10 @@ extension ConsoleController {
         return page(request, title: "Overview", section: .overview) { html in
             html.element("section", [("aria-labelledby", "counts-title")]) { html in
                 html.element("h2", [("id", "counts-title")], text: "Profiles and sessions")
+                guard let counts else {
+                    html.element("p", [("role", "status")], text: "Counting… reload the page in a moment.")
+                    return
+                }
                 html.element("dl", [("class", "stats")]) { html in
                     for (name, value) in [
                         ("Profiles", counts.value.profiles), ("Identified", counts.value.identifiedProfiles),
@@ -42,7 +47,7 @@ extension ConsoleController {
                 html.element("p", [("class", "small")]) { html in
                     html.text("Counted at ")
                     ConsoleFormat.time(counts.at, in: &html)
-                    html.text("; counts are kept for a minute.")
+                    html.text("; recounted in the background once a minute.")
                 }
             }
             html.element("section", [("aria-labelledby", "identify-title")]) { html in

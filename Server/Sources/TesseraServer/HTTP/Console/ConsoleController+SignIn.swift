@@ -49,9 +49,7 @@ extension ConsoleController {
         } catch {
             return failurePage(error, viewer: nil, context: context)
         }
-        guard let expected = ConsoleHTTP.cookie(ConsoleHTTP.formCookie, in: request), let sent = form["csrf"],
-            ConsoleHTTP.constantTimeEqual(expected, sent)
-        else {
+        guard Self.formTokenMatches(request, form) else {
             let failure = ConsoleFailure.csrf
             return loginForm(
                 request, email: form["email"], message: .error(failure.code, failure.message), status: failure.status)
@@ -158,9 +156,7 @@ extension ConsoleController {
         }
         let token = form["token"] ?? ""
         guard let account = try await accounts.enrollment(token: token) else { return expiredEnrollment() }
-        guard let expected = ConsoleHTTP.cookie(ConsoleHTTP.formCookie, in: request), let sent = form["csrf"],
-            ConsoleHTTP.constantTimeEqual(expected, sent)
-        else {
+        guard Self.formTokenMatches(request, form) else {
             let failure = ConsoleFailure.csrf
             return enrollmentForm(
                 request, token: token, account: account, message: .error(failure.code, failure.message),
@@ -193,6 +189,14 @@ extension ConsoleController {
     }
 
     // MARK: Form pieces
+
+    /// Whether the form's token is the one of the form cookie this browser was given (double submit).
+    static func formTokenMatches(_ request: Request, _ form: ConsoleForm) -> Bool {
+        guard let expected = ConsoleHTTP.cookie(ConsoleHTTP.formCookie, in: request), let sent = form["csrf"] else {
+            return false
+        }
+        return ConsoleHTTP.constantTimeEqual(expected, sent)
+    }
 
     /// A labelled input.
     static func field(

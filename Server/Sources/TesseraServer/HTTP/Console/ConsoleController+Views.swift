@@ -76,19 +76,51 @@ extension ConsoleController {
     }
 }
 
-/// The overview's counts, kept a minute per project: counting a million profiles on every view of
-/// the overview would cost more than the page is worth.
+/// The overview's counts, per project, counted in the background: counting a million profiles
+/// takes a few hundred milliseconds, more than a page may. A view never waits for a count: it shows
+/// the last one (recounted in the background when older than a minute), or none yet while the first
+/// count runs.
 final class ConsoleCountsCache: Sendable {
-    private let entries = Mutex<[String: (value: ProjectCounts, at: Int64)]>([:])
+    private struct Entry {
+        var value: ProjectCounts?
+        var at: Int64 = 0
+        var counting = false
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
     static let seconds: Int64 = 60
 
-    /// The counts of the project, counted again when older than a minute.
-    func get(projectID: String, now: Int64, count: () async throws -> ProjectCounts) async throws -> (
+    /// The last counts of the project and when they were counted (nil before the first count ends);
+    /// starts a count when there is none or it is older than a minute, unless one is running.
+    func get(projectID: String, now: Int64, count: @escaping @Sendable () async throws -> ProjectCounts) -> (
         value: ProjectCounts, at: Int64
-    ) {
-        if let entry = entries.withLock({ $0[projectID] }), now - entry.at < Self.seconds { return entry }
-        let value = try await count()
-        entries.withLock { $0[projectID] = (value, now) }
-        return (value, now)
+    )? {
+        let (entry, start) = entries.withLock { entries -> (Entry, Bool) in
+            var entry = entries[projectID] ?? Entry()
+            let start = !entry.counting && (entry.value == nil || now - entry.at >= Self.seconds)
+            if start {
+                entry.counting = true
+                entries[projectID] = entry
+            }
+            return (entry, start)
+        }
+        if start {
+            Task {
+                let value = try? await count()
+                self.entries.withLock { entries in
+                    entries[projectID]?.counting = false
+                    if let value {
+                        entries[projectID]?.value = value
+                        entries[projectID]?.at = now
+                    }
+                }
+            }
+        }
+        return entry.value.map { ($0, entry.at) }
+    }
+
+    /// Waits until no count runs for the project (tests).
+    func settled(projectID: String) async {
+        while entries.withLock({ $0[projectID]?.counting ?? false }) { try? await Task.sleep(for: .milliseconds(5)) }
     }
 }

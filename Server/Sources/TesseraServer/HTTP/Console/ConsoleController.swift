@@ -94,6 +94,8 @@ struct ConsoleController: Sendable {
             (.post, "/console/block", Requirement(role: .admin, password: true), block),
             (.post, "/console/unblock", Requirement(role: .admin), unblock),
             (.post, "/console/erase", Requirement(role: .admin, password: true), erase),
+            // Any other page: the console's own not-found page, not the API's JSON.
+            (.get, "/console/**", Requirement(), { _ in throw CoreError(.notFound, "There is no such page.") }),
         ]
         for (method, path, requirement, handler) in pages + morePages() {
             routes.append((method, path, signedIn(requirement, handler)))

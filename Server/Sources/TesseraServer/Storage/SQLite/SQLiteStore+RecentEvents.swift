@@ -4,6 +4,15 @@ extension SQLiteStore {
     public func recentEvents(projectID: String, type: String?, profileID: String?, before: Int64?, limit: Int)
         async throws -> [EventRecord]
     {
+        let statement = Self.recentEventsStatement(
+            projectID: projectID, type: type, profileID: profileID, before: before, limit: limit)
+        return try readers.read { try $0.query(statement.sql, statement.bindings).map(Self.event) }
+    }
+
+    /// The statement of ``recentEvents(projectID:type:profileID:before:limit:)`` (its plan is tested).
+    static func recentEventsStatement(projectID: String, type: String?, profileID: String?, before: Int64?, limit: Int)
+        -> Statement
+    {
         var sql = "SELECT \(Self.eventColumns) FROM events WHERE project_id = ? AND sequence < ?"
         var bindings: [SQLiteValue] = [.init(projectID), .init(before ?? Int64.max)]
         if let profileID {
@@ -16,6 +25,6 @@ extension SQLiteStore {
         }
         sql += " ORDER BY sequence DESC LIMIT ?"
         bindings.append(.init(limit))
-        return try readers.read { try $0.query(sql, bindings).map(Self.event) }
+        return (sql, bindings)
     }
 }
