@@ -284,7 +284,7 @@ class Browser:
             else:
                 element.clear()
                 element.send_keys(value)
-        page = self.driver.find_element(By.TAG_NAME, "html")
+        page = self.mark()
         buttons = form.find_elements(By.CSS_SELECTOR, "button[type=submit], input[type=submit], button:not([type])")
         if buttons:
             self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", buttons[0])
@@ -297,24 +297,33 @@ class Browser:
             form.submit()
         self.settle(page)
 
-    def settle(self, page) -> None:
-        """Waits until `page` (the old document's root) is gone and the new document has loaded, then checks it
-        with axe. (Only the first would let a lookup reach a document still being replaced.)"""
-        from selenium.webdriver.support import expected_conditions
+    def mark(self) -> str:
+        """Marks the current document (a random property of its window) before an action that navigates."""
+        marker = uuid.uuid4().hex
+        self.driver.execute_script("window.__consoleTestMarker = arguments[0];", marker)
+        return marker
+
+    def settle(self, marker: str) -> None:
+        """Waits until the marked document has been replaced and the new one has loaded, then checks it with
+        axe. (Waiting on an element of the old document is racy: while Chromium swaps documents, a lookup of
+        that element fails with "Node with given id does not belong to the document" rather than as stale.)"""
+        from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.support.ui import WebDriverWait
 
-        WebDriverWait(self.driver, 30).until(expected_conditions.staleness_of(page))
-        WebDriverWait(self.driver, 30).until(
-            lambda driver: driver.execute_script("return document.readyState") == "complete")
+        def loaded(driver) -> bool:
+            try:
+                return bool(driver.execute_script(
+                    "return window.__consoleTestMarker !== arguments[0] && document.readyState === 'complete';",
+                    marker))
+            except WebDriverException:  # the document is being replaced: not yet
+                return False
+
+        WebDriverWait(self.driver, 30, poll_frequency=0.05).until(loaded)
         self.check_page()
 
     def post_form(self, action: str, fields: dict[str, str]) -> None:
         """Builds a form in the current page (as another page or a tampered one would) and submits it."""
-        from selenium.webdriver.common.by import By
-        from selenium.webdriver.support import expected_conditions
-        from selenium.webdriver.support.ui import WebDriverWait
-
-        page = self.driver.find_element(By.TAG_NAME, "html")
+        page = self.mark()
         self.driver.execute_script("""
             const form = document.createElement('form');
             form.method = 'post'; form.action = arguments[0];
