@@ -1,0 +1,447 @@
+#!/usr/bin/env python3
+"""The operator console in a real browser: headless Chromium (Debian's chromium + chromium-driver) driven by
+Selenium against a live `tessera serve`, with axe-core on every page reached.
+
+    Server/Tests/console/flows.py --tessera PATH [--nginx] [--keep]
+
+Starts `tessera serve` on a free loopback port with a temporary SQLite database and
+`--allow-insecure-webhooks`, creates a project (`tessera projects create --json`) and operators
+(`tessera operators create`, whose enrollment links the browser opens), makes profiles through the public
+API (anonymous start, identify with an HS256 identity token, device registration), then runs each flow
+once, with no retry, printing `PASS name` or `FAIL name (why)`:
+
+enrollment (one operator with TOTP, its secret read from #totp-secret), sign-in, a wrong password, search
+by each kind of identifier, revoking a session (the SDK's next heartbeat gets 401), block and erase (typed
+confirmation and password), key rotation, a settings change (a diff before saving), webhook replay to a
+local receiver, a POST with a wrong CSRF token (403, nothing changes), a viewer refused a support action
+(403 operator_forbidden), and axe-core with 0 violations on every page reached.
+
+With --nginx the browser goes through Debian's nginx, which proxies /auth/ to the server
+(http://127.0.0.1:NGINXPORT/auth/console/). Exits non-zero when a check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import console_harness as console  # noqa: E402
+from console_harness import harness  # noqa: E402
+
+check = harness.Checks()
+
+
+class Flows:
+    def __init__(self, server: console.Server, browser: console.Browser, console_url: str, label: str) -> None:
+        self.server, self.browser, self.console_url, self.label = server, browser, console_url, label
+        self.emails = {role: f"{role}-{label}@example.com" for role in ("owner", "viewer")}
+        self.links: dict[str, str] = {}
+        self.totp_secret: str | None = None
+        self.totp_step = 0
+        self.people: dict[str, dict] = {}
+
+    def flow(self, name: str, body) -> None:
+        """Runs one flow; an exception is its failure (with the page it was on)."""
+        try:
+            body()
+        except Exception as error:  # noqa: BLE001
+            where = ""
+            try:
+                where = f" at {self.browser.driver.current_url} [{self.browser.heading()}]"
+            except Exception:  # noqa: BLE001
+                pass
+            check(f"{self.label}: {name}", False, f"{type(error).__name__}: {str(error).splitlines()[0][:300]}{where}")
+            if "--traceback" in sys.argv:
+                traceback.print_exc()
+
+    def ok(self, name: str, condition: object, detail: str = "") -> bool:
+        return check(f"{self.label}: {name}", condition, detail)
+
+    # ── Setup ────────────────────────────────────────────────────────────────────────────────────
+
+    def setup(self) -> None:
+        for role, email in self.emails.items():
+            self.links[role] = self.server.create_operator(email, role, self.console_url)
+        for label in ("search", "revoke", "erase", "csrf"):
+            self.people[label] = self.server.person(label)
+        for _ in range(55):  # more than a page of the profile list (50)
+            self.server.anonymous()
+
+    # ── Flows ────────────────────────────────────────────────────────────────────────────────────
+
+    def enrollment(self) -> None:
+        b = self.browser
+        ok, detail, secret = console.enroll(b, self.links["owner"], console.PASSWORDS["owner"], totp=True)
+        self.totp_step = int(time.time() // 30)
+        self.totp_secret = secret
+        self.ok("enrollment with TOTP (secret read from #totp-secret)", ok and secret, detail)
+        ok, detail, _ = console.enroll(b, self.links["viewer"], console.PASSWORDS["viewer"], totp=False)
+        self.ok("enrollment with a password only", ok, detail)
+        b.driver.get(self.links["viewer"])
+        self.ok("an enrollment link works once", b.error_code() == "enrollment_expired" and not b.forms("enroll"),
+                f"second use: {b.error_code()}")
+
+    def wrong_password(self) -> None:
+        b = self.browser
+        console.log_in(b, self.emails["owner"], "not-the-password-at-all")
+        code = b.error_code()
+        session = "tessera_console" in b.cookies()
+        b.go("")
+        self.ok("a wrong password shows an error and opens no session",
+                code == "invalid_login" and not session and b.path().endswith("/console/login"),
+                f"code {code}, session cookie {session}, then at {b.path()}")
+
+    def log_in(self) -> None:
+        b = self.browser
+        # The enrollment's own code used this time step; a sign-in takes the next one (±1 step is allowed
+        # and a step is never accepted twice).
+        console.log_in(b, self.emails["owner"], console.PASSWORDS["owner"])
+        needs_code = b.error_code()
+        offset = 1 if int(time.time() // 30) <= self.totp_step else 0
+        console.log_in(b, self.emails["owner"], console.PASSWORDS["owner"], console.totp_now(self.totp_secret, offset))
+        signed_in = b.path().endswith("/console/") and b.csrf() is not None
+        self.ok("sign-in with password and TOTP lands on the overview", signed_in and needs_code == "totp_required",
+                f"without a code: {needs_code}; then at {b.driver.current_url}, {b.error_code()}")
+
+    def pages(self) -> None:
+        """Every page of the menu opens without an error (and gets its axe check)."""
+        b = self.browser
+        for relative in ("", "profiles", "profiles?kind=identified", "profiles?kind=anonymous", "profiles?verified=true",
+                         "profiles?blocked=false", f"profiles?email={self.people['search']['email']}",
+                         f"profiles?external_id={self.people['search']['external_id']}",
+                         f"profiles?installation_id={self.people['search']['installation_id']}",
+                         "sessions", "inspector", "keys", "settings", "webhooks", "audit", "operators"):
+            b.go(relative)
+            self.ok(f"page {relative or 'overview'} opens", b.error_code() is None and "login" not in b.path(),
+                    f"{b.error_code()} [{b.heading()}] at {b.path()}")
+        b.go("profiles")
+        nexts = b.driver.find_elements("css selector", "a[rel=next]")
+        if self.ok("the profile list (more than a page of profiles) has a next page link", nexts, "no a[rel=next]"):
+            nexts[0].click()
+            b.check_page()
+            self.ok("the next page opens", b.error_code() is None and "cursor" in b.query(), b.driver.current_url)
+
+    def search(self) -> None:
+        b = self.browser
+        person = self.people["search"]
+        kinds = {"profile ID (usr_)": person["profile_id"], "session ID (ses_)": person["session_id"],
+                 "ended session ID (ses_)": person["anonymous_session_id"], "device ID (dev_)": person["device_id"],
+                 "installation ID": person["installation_id"], "external ID": person["external_id"],
+                 "email": person["email"]}
+        for kind, value in kinds.items():
+            b.go("")
+            form = b.driver.find_element("css selector", "form[role=search]")
+            b.submit(form, {"q": value})
+            self.ok(f"search by {kind} opens the profile", b.path().endswith("/console/profile")
+                    and b.query().get("id") == person["profile_id"] and person["profile_id"] in b.text(),
+                    f"{value} → {b.driver.current_url} {b.error_code()}")
+        b.go("search?q=usr_000000000000AAAAAAAAAAAAAAAA")
+        self.ok("search for an unknown identifier says not found", b.error_code() == "not_found"
+                or "not found" in b.text().lower(), f"{b.error_code()} [{b.heading()}]")
+
+    def revoke(self) -> None:
+        b, person = self.browser, self.people["revoke"]
+        before = self.server.heartbeat(person["session_token"]).status
+        b.go(f"profile?id={person['profile_id']}")
+        form = b.form_with("revoke-session", session_id=person["session_id"])
+        if not self.ok("the profile page has an End session form for the live session", form is not None):
+            return
+        b.submit(form)
+        after = self.server.heartbeat(person["session_token"])
+        self.ok("revoking a session in the console: the SDK's next heartbeat gets 401",
+                before == 200 and after.status == 401 and b.error_code() is None,
+                f"before {before}, after {after.status} {after.code}, page {b.error_code()} {b.notice()}")
+        cells = b.driver.find_elements("id", person["session_id"])
+        row = cells[0].find_element("xpath", "..").text if cells else ""
+        self.ok("the revoked session is listed as ended, with its reason", row and re.search(r"\b(revoked|admin)\b", row)
+                and b.form_with("revoke-session", session_id=person["session_id"]) is None, f"row: {row!r}")
+
+    def block_and_erase(self) -> None:
+        b, person, server = self.browser, self.people["erase"], self.server
+        profile = person["profile_id"]
+        b.go(f"profile?id={profile}")
+        form = b.forms("block")
+        if not self.ok("the profile page has a Block form", form):
+            return
+        b.submit(form[0], {"reason": "browser test", "password": "wrong-password-here"})
+        still = server.heartbeat(person["session_token"]).status
+        self.ok("block with a wrong password is refused and changes nothing",
+                b.error_code() == "operator_reauthentication_required" and still == 200, f"{b.error_code()}, heartbeat {still}")
+        b.go(f"profile?id={profile}")
+        b.submit(b.forms("block")[0], {"reason": "browser test", "password": console.PASSWORDS["owner"]})
+        heartbeat = server.heartbeat(person["session_token"])
+        again = server.identify(server.project.publishable_key, person["external_id"])
+        self.ok("block ends the sessions and refuses identify (403 profile_blocked)",
+                b.error_code() is None and heartbeat.status == 401 and again.status == 403
+                and again.code == "profile_blocked", f"page {b.error_code()}, heartbeat {heartbeat.status}, "
+                f"identify {again.status} {again.code}")
+        b.go(f"profile?id={profile}")
+        form = b.forms("erase")[0]
+        form.find_element("name", "confirm").send_keys(profile[:-1])
+        button = form.find_element("css selector", "button[type=submit]")
+        disabled = not button.is_enabled()
+        # The server's own check, without the page's script: the same form, posted with the mistyped ID.
+        b.post_form("erase", {"csrf": b.csrf(), "profile_id": profile, "confirm": profile[:-1],
+                              "password": console.PASSWORDS["owner"]})
+        kept = server.admin("GET", f"/v1/admin/profiles/{profile}").status
+        self.ok("erase with a mistyped profile ID: the button stays disabled, the server refuses it, nothing changes",
+                disabled and b.error_code() is not None and kept == 200,
+                f"button disabled {disabled}, server {b.error_code()}, profile {kept}")
+        b.go(f"profile?id={profile}")
+        b.submit(b.forms("erase")[0], {"confirm": profile, "password": "wrong-password-here"})
+        kept = server.admin("GET", f"/v1/admin/profiles/{profile}").status
+        self.ok("erase with a wrong password is refused and changes nothing",
+                b.error_code() == "operator_reauthentication_required" and kept == 200, f"{b.error_code()}, profile {kept}")
+        b.go(f"profile?id={profile}")
+        b.submit(b.forms("erase")[0], {"confirm": profile, "password": console.PASSWORDS["owner"]})
+        gone = server.admin("GET", f"/v1/admin/profiles/{profile}")
+        self.ok("erase with the typed profile ID and the password erases it", gone.status == 404
+                and b.error_code() is None, f"page {b.error_code()}, admin GET {gone.status}")
+
+    def keys(self) -> None:
+        """Rotating the publishable key shows the new one once; the project's secret key never reaches a page."""
+        b, server = self.browser, self.server
+        old_key = server.project.publishable_key
+        jwks = server.api("GET", f"/v1/projects/{server.project.project_id}/jwks.json").body.get("keys", [])
+        b.go("keys")
+        self.ok("the keys page never shows the secret key", server.project.secret_key not in b.source()
+                and not re.search(r"sk_[A-Za-z0-9_\-]{16,}", b.source()), "an sk_ key is in the page")
+        forms = b.forms("rotate-api-key")
+        form = b.form_with("rotate-api-key", kind="publishable") or (forms[0] if forms else None)
+        if not self.ok("the keys page has a rotate-api-key form", form is not None, b.heading()):
+            return
+        fields = {"password": console.PASSWORDS["owner"]}
+        names = b.field_names(form)
+        if "kind" in names and b.form_with("rotate-api-key", kind="publishable") is None:
+            fields["kind"] = "publishable"
+        b.submit(form, fields)
+        shown = re.findall(r"pk_[A-Za-z0-9_\-]{16,}", b.text())
+        new = next((key for key in shown if key != old_key), None)
+        works = new is not None and server.api("POST", "/v1/sessions/anonymous", new,
+                                               harness.new_installation()).status == 201
+        old_works = server.api("POST", "/v1/sessions/anonymous", old_key, harness.new_installation()).status == 201
+        self.ok("rotating the publishable key shows the new key; it works and the old one keeps its grace period",
+                b.error_code() is None and works and old_works,
+                f"page {b.error_code()}, new key shown {new is not None}, works {works}, old works {old_works}")
+        b.go("keys")
+        form = b.forms("rotate-signing-key")
+        if self.ok("the keys page has a rotate-signing-key form", form):
+            b.submit(form[0], {"password": console.PASSWORDS["owner"]})
+            after = server.api("GET", f"/v1/projects/{server.project.project_id}/jwks.json").body.get("keys", [])
+            self.ok("rotating the signing key adds a key to the JWKS", b.error_code() is None
+                    and len(after) == len(jwks) + 1, f"page {b.error_code()}, JWKS {len(jwks)} → {len(after)}")
+
+    def settings(self) -> None:
+        b, server = self.browser, self.server
+        before = server.admin("GET", "/v1/admin/project").body
+        b.go("settings")
+        forms = b.forms("settings")
+        if not self.ok("the settings page has its form", forms, b.heading()):
+            return
+        form = forms[0]
+        names = b.field_names(form)
+        target = next((name for name in ("leeway_seconds", "max_identity_token_lifetime_seconds",
+                                         "identified_session_minutes", "anonymous_session_minutes") if name in names), None)
+        if not self.ok("the settings form has a numeric setting of the API", target, f"fields: {names}"):
+            return
+        element = form.find_element("name", target)
+        old = element.get_attribute("value") or "0"
+        new = str(int(old) + 7) if old.isdigit() else "37"
+        b.submit(form, {target: new})
+        unchanged = server.admin("GET", "/v1/admin/project").body == before
+        text = b.text()
+        confirm = [form for form in [b.form_with("settings", confirm="1")] if form is not None]
+        self.ok("a settings change shows a diff (old and new value) before saving, and saves nothing yet",
+                unchanged and b.error_code() is None and old in text and new in text and confirm,
+                f"unchanged {unchanged}, {b.error_code()}, old {old} shown {old in text}, new {new} shown {new in text}")
+        if not confirm:
+            return
+        fields = {"password": console.PASSWORDS["owner"]} if "password" in b.field_names(confirm[-1]) else {}
+        b.submit(confirm[-1], fields)
+        after = server.admin("GET", "/v1/admin/project").body
+        changed = [key for key in set(before) | set(after) if before.get(key) != after.get(key)]
+        self.ok("confirming the diff saves the setting", b.error_code() is None and changed
+                and new in repr({key: after.get(key) for key in changed}),
+                f"{b.error_code()} {b.notice()}; changed: {changed}")
+
+    def webhooks(self) -> None:
+        b, server = self.browser, self.server
+        receiver = console.Receiver()
+        try:
+            b.go("webhooks")
+            forms = b.forms("webhook-create")
+            if not self.ok("the webhooks page has a create form", forms, b.heading()):
+                return
+            fields = {"url": receiver.url}
+            if "password" in b.field_names(forms[0]):
+                fields["password"] = console.PASSWORDS["owner"]
+            b.submit(forms[0], fields)
+            listed = server.admin("GET", "/v1/admin/webhooks").body.get("webhooks", [])
+            secret_shown = re.search(r"whsec_[A-Za-z0-9+/=]{20,}", b.text()) is not None
+            self.ok("creating a webhook shows its secret once", b.error_code() is None and secret_shown
+                    and len(listed) == 1, f"{b.error_code()}, secret shown {secret_shown}, {len(listed)} webhooks")
+            if not listed:
+                return
+            webhook = listed[0]["id"]
+            server.anonymous()  # a new session: its events go to the endpoint
+            arrived, _ = harness.eventually(lambda: any(kind == "session.created" for _, kind in receiver.received), 30)
+            event = next((event_id for event_id, kind in receiver.received if kind == "session.created"), None)
+            if not self.ok("the new endpoint receives the next events", arrived and event, f"{receiver.received[:5]}"):
+                return
+            b.go(f"webhook?id={webhook}")
+            form = b.form_with("webhook-replay", event_id=event)
+            if not self.ok("the webhook page lists the delivery with a Replay button", form is not None,
+                           f"no webhook-replay form for {event}"):
+                return
+            fields = {"password": console.PASSWORDS["owner"]} if "password" in b.field_names(form) else {}
+            b.submit(form, fields)
+            again, seconds = harness.eventually(lambda: receiver.ids().count(event) >= 2, seconds=30)
+            self.ok("replaying an event in the console delivers it again to the receiver", b.error_code() is None
+                    and again, f"{b.error_code()} {b.notice()}, {event} received {receiver.ids().count(event)} times "
+                    f"after {seconds:.1f} s")
+        finally:
+            receiver.stop()
+
+    def inspector(self) -> None:
+        b, server = self.browser, self.server
+        b.go("inspector")
+        forms = b.forms("inspector")
+        if not self.ok("the inspector has its form", forms, b.heading()):
+            return
+        names = [name for name in b.field_names(forms[0]) if name not in ("csrf",)]
+        field = "token" if "token" in names else (names[0] if names else "token")
+        forged = server.identity_token("someone")[:-4] + "AAAA"
+        b.submit(forms[0], {field: forged})
+        self.ok("the inspector names the code identify would answer for a badly signed token",
+                "invalid_signature" in b.text() and forged not in b.source(), "no invalid_signature on the page"
+                if "invalid_signature" not in b.text() else "the token is echoed back in the page")
+
+    def audit_and_operators(self) -> None:
+        b = self.browser
+        b.go("audit")
+        text = b.text()
+        revoked = self.people["revoke"]["session_id"]
+        self.ok("the audit log shows the operator's actions (the session they ended)", b.error_code() is None
+                and "operator" in text and revoked in text, f"{b.error_code()}, revoked session shown {revoked in text}")
+        b.go("operators")
+        forms = b.forms("operator-create")
+        if not self.ok("the operators page has a create form", forms, b.heading()):
+            return
+        email = f"support-{self.label}@example.com"
+        b.submit(forms[0], {"email": email, "role": "support"})
+        links = b.driver.find_elements("css selector", "#enrollment-link")
+        href = links[0].get_attribute("href") if links else ""
+        self.ok("creating an operator in the console shows its enrollment link", b.error_code() is None
+                and "/console/enroll?token=" in href and email in b.text(), f"{b.error_code()}, link {href!r}")
+        if href:
+            ok, detail, _ = console.enroll(b, href, console.PASSWORDS["support"], totp=False)
+            listed = json.loads(self.server.cli("operators", "list", "--json").stdout or "{}").get("operators", [])
+            enrolled = any(item.get("email") == email and item.get("enrolled") for item in listed)
+            self.ok("the console's enrollment link enrolls the new operator (tessera operators list)", ok and enrolled,
+                    f"{detail}; enrolled {enrolled}")
+
+    def csrf(self) -> None:
+        b, person = self.browser, self.people["csrf"]
+        b.go(f"profile?id={person['profile_id']}")
+        fields = {"csrf": "wrong-" + "x" * 38, "profile_id": person["profile_id"], "session_id": person["session_id"]}
+        status, body = b.fetch_post("revoke-session", fields)
+        b.post_form("revoke-session", fields)
+        alive = self.server.heartbeat(person["session_token"]).status
+        self.ok("a POST with a wrong CSRF token gets 403 and changes nothing", status == 403
+                and b.error_code() == "csrf_token_invalid" and alive == 200,
+                f"status {status}, page {b.error_code()}, heartbeat {alive}")
+        status, _ = b.fetch_post("revoke-session", {k: v for k, v in fields.items() if k != "csrf"})
+        alive = self.server.heartbeat(person["session_token"]).status
+        self.ok("a POST without a CSRF token gets 403 and changes nothing", status == 403 and alive == 200,
+                f"status {status}, heartbeat {alive}")
+
+    def viewer(self) -> None:
+        b, person = self.browser, self.people["csrf"]
+        b.go("")
+        logout = b.form_with("logout")
+        if logout is not None:
+            b.submit(logout)
+        signed_out = b.path().endswith("/console/login") and "tessera_console" not in b.cookies()
+        self.ok("signing out ends the console session", signed_out, b.driver.current_url)
+        console.log_in(b, self.emails["viewer"], console.PASSWORDS["viewer"])
+        csrf = b.csrf()
+        if not self.ok("the viewer signs in", csrf is not None, f"{b.error_code()} at {b.driver.current_url}"):
+            return
+        b.go(f"profile?id={person['profile_id']}")
+        masked = person["email"] not in b.text()
+        no_form = b.form_with("revoke-session", session_id=person["session_id"]) is None
+        self.ok("a viewer sees the profile with the email masked and no support action", masked and no_form,
+                f"email masked {masked}, no revoke form {no_form}")
+        fields = {"csrf": csrf, "profile_id": person["profile_id"], "session_id": person["session_id"]}
+        status, body = b.fetch_post("revoke-session", fields)
+        b.post_form("revoke-session", fields)
+        alive = self.server.heartbeat(person["session_token"]).status
+        self.ok("a viewer is refused a support action (403 operator_forbidden) and nothing changes",
+                status == 403 and 'data-code="operator_forbidden"' in body and b.error_code() == "operator_forbidden"
+                and alive == 200, f"status {status}, page {b.error_code()}, heartbeat {alive}")
+        b.go("operators")
+        self.ok("a viewer is refused the operators page", b.error_code() == "operator_forbidden", f"{b.error_code()}")
+
+    def axe(self) -> None:
+        b = self.browser
+        for violation in b.axe_violations:
+            print(f"  axe: {violation}", flush=True)
+        self.ok(f"axe-core: 0 violations on the {len(b.axe_checked)} pages reached",
+                b.axe_pages > 0 and not b.axe_violations, f"{len(b.axe_violations)} violations, {b.axe_pages} pages checked")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tessera", required=True, help="the tessera binary (debug build)")
+    parser.add_argument("--nginx", action="store_true", help="go through nginx at /auth/")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    parser.add_argument("--traceback", action="store_true")
+    arguments = parser.parse_args()
+    label = "nginx /auth/" if arguments.nginx else "direct"
+    work = Path(tempfile.mkdtemp(prefix="tessera-console-"))
+    started = time.monotonic()
+    server = nginx = browser = None
+    try:
+        try:
+            options = ("--allow-insecure-webhooks",) + (("--trusted-proxy-header", "X-Forwarded-For")
+                                                         if arguments.nginx else ())
+            server = console.Server(arguments.tessera, work, options=options)
+            base = server.url
+            if arguments.nginx:
+                nginx = console.Nginx(server.port, work)
+                base = nginx.url
+            browser = console.Browser(base + "/console/")
+            flows = Flows(server, browser, base, "nginx" if arguments.nginx else "direct")
+            flows.setup()
+        except (SystemExit, Exception) as error:  # noqa: BLE001 (no flow can run: one failure, said why)
+            check(f"{label}: setup (server, nginx, browser, operators, data)", False, f"{type(error).__name__}: {error}")
+            return 1
+        print(f"console flows ({label}): browser at {base}/console/, server log {server.log_path}", flush=True)
+        for name in ("enrollment", "wrong_password", "log_in", "pages", "search", "revoke", "block_and_erase", "keys",
+                     "settings", "webhooks", "inspector", "audit_and_operators", "csrf", "viewer", "axe"):
+            flows.flow(name.replace("_", " "), getattr(flows, name))
+    finally:
+        if browser is not None:
+            browser.quit()
+        for process in (nginx, server):
+            if process is not None:
+                process.stop()
+    print(f"console flows ({label}): {len(check.passes)} passed, {len(check.failures)} failed "
+          f"in {time.monotonic() - started:.0f} s", flush=True)
+    if check.failures or arguments.keep:
+        print(f"console flows: kept {work}", file=sys.stderr)
+    else:
+        import shutil
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if check.failures or not check.passes else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
