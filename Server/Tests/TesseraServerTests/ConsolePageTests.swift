@@ -61,6 +61,32 @@ struct ConsolePageTests {
         }
     }
 
+    @Test("A profile with more live sessions than a page lists the newest and says how many there are")
+    func manySessions() async throws {
+        try await TestEnvironment.withApp { environment, api in
+            let (browser, _) = try await signedInBrowser(environment, api, role: .viewer)
+            let installationID = UUID().uuidString.lowercased()
+            let secret = OpaqueToken.installationSecret()
+            var last: Reply?
+            for _ in 0..<(ConsoleController.rowsShown + 2) {
+                last = try await api.anonymous(installationID: installationID, secret: secret)
+                environment.clock.advance(seconds: 1)
+            }
+            let newest = try #require(last?.sessionID)
+            let profileID = try #require(last?.profileID)
+            let (sessions, count) = try await environment.store.newestLiveSessions(
+                profileID: profileID, now: environment.clock.seconds, limit: ConsoleController.rowsShown)
+            #expect(sessions.count == ConsoleController.rowsShown)
+            #expect(count == ConsoleController.rowsShown + 2)
+            #expect(sessions.first?.id == newest)
+            let page = try await browser.get("/console/profile?id=\(profileID)")
+            #expect(page.html.contains("Live sessions (\(ConsoleController.rowsShown + 2))"))
+            #expect(
+                page.html.contains("The \(ConsoleController.rowsShown) newest of \(ConsoleController.rowsShown + 2)"))
+            #expect(page.html.contains(newest))
+        }
+    }
+
     @Test("Roles: a viewer cannot change settings, an admin cannot see operators")
     func roles() async throws {
         try await TestEnvironment.withApp(backend: .sqlite) { environment, api in

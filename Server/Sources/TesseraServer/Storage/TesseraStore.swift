@@ -55,6 +55,11 @@ public protocol TesseraStore: Sendable {
     /// `admin`); returns how many.
     func revokeSessions(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws -> Int
     func liveSessions(profileID: String, now: Int64) async throws -> [SessionRecord]
+    /// At most `limit` live sessions of a profile, the newest first, and how many it has (the
+    /// console: a profile may hold thousands).
+    func newestLiveSessions(profileID: String, now: Int64, limit: Int) async throws -> (
+        sessions: [SessionRecord], count: Int
+    )
 
     // MARK: Devices
 

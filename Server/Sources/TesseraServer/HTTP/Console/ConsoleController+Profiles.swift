@@ -234,7 +234,8 @@ extension ConsoleController {
             let profile = try await core.store.profile(projectID: runtime.id, id: id)
         else { throw CoreError.notFound }
         let now = core.currentTime().seconds
-        let live = try await core.store.liveSessions(profileID: profile.id, now: now)
+        let (live, liveCount) = try await core.store.newestLiveSessions(
+            profileID: profile.id, now: now, limit: Self.rowsShown)
         let devices = try await core.store.liveDevices(profileID: profile.id, now: now)
         let aliases = try await core.store.aliases(projectID: runtime.id, profileID: profile.id)
         let events = try await core.store.recentEvents(
@@ -264,22 +265,18 @@ extension ConsoleController {
                 profileActions(&html, profile: profile, viewer: viewer, hasSessions: !live.isEmpty)
             }
             html.element("section", [("aria-labelledby", "live-title")]) { html in
-                html.element("h2", [("id", "live-title")], text: "Live sessions (\(live.count))")
+                html.element("h2", [("id", "live-title")], text: "Live sessions (\(liveCount))")
                 if live.isEmpty {
                     html.element("p", text: "No live session.")
                 } else {
-                    if live.count > Self.rowsShown {
+                    if liveCount > live.count {
                         html.element(
-                            "p",
-                            text:
-                                "The \(Self.rowsShown) most recently authenticated of \(live.count); search finds any other by its ID."
-                        )
+                            "p", text: "The \(live.count) newest of \(liveCount); search finds any other by its ID.")
                     }
                     let headers =
                         ["Session", "Kind", "Installation", "Created", "Last authenticated", "Expires"]
                         + (viewer.may(.support) ? ["Action"] : [])
-                    let shown = live.sorted { $0.lastAuthenticatedAt > $1.lastAuthenticatedAt }.prefix(Self.rowsShown)
-                    Self.table(&html, caption: nil, headers: headers, rows: Array(shown)) { html, session in
+                    Self.table(&html, caption: nil, headers: headers, rows: live) { html, session in
                         html.element("td", [("id", session.id)]) { $0.element("code", text: session.id) }
                         html.element("td", text: session.kind.rawValue)
                         html.element("td", text: session.installationID ?? "—")

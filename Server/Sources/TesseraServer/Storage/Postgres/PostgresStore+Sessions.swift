@@ -316,6 +316,32 @@ extension PostgresStore {
         }
     }
 
+    public func newestLiveSessions(profileID: String, now: Int64, limit: Int) async throws -> (
+        sessions: [SessionRecord], count: Int
+    ) {
+        let logger = logger
+        let size = Int64(limit)
+        let sessions = try await statement { client in
+            try await client.rows(
+                """
+                SELECT \(unescaped: Self.sessionColumns) FROM sessions
+                WHERE profile_id = \(profileID) AND revoked_at IS NULL AND expires_at > \(now)
+                ORDER BY created_at DESC, id DESC LIMIT \(size)
+                """, logger: logger
+            ).map(Self.session)
+        }
+        guard sessions.count >= limit else { return (sessions, sessions.count) }
+        let count = try await statement { client in
+            try await client.rows(
+                """
+                SELECT COUNT(*) FROM sessions
+                WHERE profile_id = \(profileID) AND revoked_at IS NULL AND expires_at > \(now)
+                """, logger: logger
+            ).first?.int(0) ?? 0
+        }
+        return (sessions, Int(count))
+    }
+
     /// Folds profile `source` into `target`: its aliases move, it becomes an alias, and it is deleted
     /// with its sessions and their devices (ON DELETE CASCADE).
     static func fold(

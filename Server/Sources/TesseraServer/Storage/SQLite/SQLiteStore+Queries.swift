@@ -235,21 +235,22 @@ extension SQLiteStore {
         let readers = readers
         return try await Self.onOwnThread {
             try readers.snapshot { connection in
-            var counts = ProjectCounts(
-                profiles: 0, anonymousProfiles: 0, identifiedProfiles: 0, blockedProfiles: 0, liveSessions: 0)
-            for row in try connection.query(statements[0].sql, statements[0].bindings) {
-                let count = Int(row.int(1))
-                counts.profiles += count
-                switch ProfileRecord.Kind(rawValue: row.text(0)) {
-                case .anonymous: counts.anonymousProfiles += count
-                case .identified: counts.identifiedProfiles += count
-                case nil: break
+                var counts = ProjectCounts(
+                    profiles: 0, anonymousProfiles: 0, identifiedProfiles: 0, blockedProfiles: 0, liveSessions: 0)
+                for row in try connection.query(statements[0].sql, statements[0].bindings) {
+                    let count = Int(row.int(1))
+                    counts.profiles += count
+                    switch ProfileRecord.Kind(rawValue: row.text(0)) {
+                    case .anonymous: counts.anonymousProfiles += count
+                    case .identified: counts.identifiedProfiles += count
+                    case nil: break
+                    }
                 }
-            }
-            counts.blockedProfiles = Int(
-                try connection.queryFirst(statements[1].sql, statements[1].bindings)?.int(0) ?? 0)
-            counts.liveSessions = Int(try connection.queryFirst(statements[2].sql, statements[2].bindings)?.int(0) ?? 0)
-            return counts
+                counts.blockedProfiles = Int(
+                    try connection.queryFirst(statements[1].sql, statements[1].bindings)?.int(0) ?? 0)
+                counts.liveSessions = Int(
+                    try connection.queryFirst(statements[2].sql, statements[2].bindings)?.int(0) ?? 0)
+                return counts
             }
         }
     }

@@ -316,4 +316,26 @@ extension SQLiteStore {
             ).map { Self.session($0) }
         }
     }
+
+    public func newestLiveSessions(profileID: String, now: Int64, limit: Int) async throws -> (
+        sessions: [SessionRecord], count: Int
+    ) {
+        try readers.snapshot { connection in
+            let sessions = try connection.query(
+                """
+                SELECT \(Self.sessionColumns) FROM sessions
+                WHERE profile_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at DESC, id DESC LIMIT ?
+                """,
+                [.init(profileID), .init(now), .init(limit)]
+            ).map { Self.session($0) }
+            let count =
+                sessions.count < limit
+                ? sessions.count
+                : Int(
+                    try connection.queryFirst(
+                        "SELECT COUNT(*) FROM sessions WHERE profile_id = ? AND revoked_at IS NULL AND expires_at > ?",
+                        [.init(profileID), .init(now)])?.int(0) ?? 0)
+            return (sessions, count)
+        }
+    }
 }
