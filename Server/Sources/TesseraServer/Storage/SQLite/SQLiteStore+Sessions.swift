@@ -320,11 +320,13 @@ extension SQLiteStore {
     public func newestLiveSessions(profileID: String, now: Int64, limit: Int) async throws -> (
         sessions: [SessionRecord], count: Int
     ) {
+        // Newest first by rowid (insertion order), which the profile index holds: no sort of a
+        // profile's thousands of sessions to show a hundred.
         try readers.snapshot { connection in
             let sessions = try connection.query(
                 """
                 SELECT \(Self.sessionColumns) FROM sessions
-                WHERE profile_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at DESC, id DESC LIMIT ?
+                WHERE profile_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY rowid DESC LIMIT ?
                 """,
                 [.init(profileID), .init(now), .init(limit)]
             ).map { Self.session($0) }
