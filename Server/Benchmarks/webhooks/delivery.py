@@ -42,6 +42,11 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "Server" / "Tests" / "harness"))
 import tessera_harness as harness  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "Server" / "Benchmarks" / "wrk"))
+sys.path.insert(0, str(ROOT / "Server" / "Benchmarks" / "pgbench"))
+from bench import cpu_seconds  # noqa: E402  (a process's CPU time, from /proc)
+from pgbench import postgres_cpu_seconds  # noqa: E402  (the cluster's CPU time, from /proc)
+
 
 class Receiver:
     """An HTTP/1.1 receiver on its own thread and event loop: records (monotonic time, webhook-id,
@@ -209,12 +214,18 @@ def main() -> int:
 
         # 2. Delivery rate from a backlog: replay everything.
         before = len(receiver.snapshot())
+        cpu_before = cpu_seconds([server.pid])
+        data = cluster.directory / "data" if cluster is not None and cluster.directory else None
+        pg_before = postgres_cpu_seconds(data) if data else 0.0
         replay_started = time.monotonic()
         replay = harness.call(port, "POST", f"/v1/admin/webhooks/{webhook_id}/replay", project.secret_key, {"after": 0})
         if replay.status != 202:
             raise SystemExit(f"delivery: replay answered {replay.status}: {str(replay.body)[:300]}")
         wait_for(lambda: len(receiver.snapshot()) - before >= expected, arguments.timeout)
         replayed = receiver.snapshot()[before:]
+        # CPU per delivered event while the backlog drains (the capacity model's figure, docs/SCALING.md).
+        cpu_us = (cpu_seconds([server.pid]) - cpu_before) * 1e6 / max(1, len(replayed))
+        pg_us = (postgres_cpu_seconds(data) - pg_before) * 1e6 / max(1, len(replayed)) if data else None
         replay_seconds = (replayed[-1][0] - replay_started) if replayed else float("nan")
 
         # 3. The receiver alone, for reference.
@@ -230,6 +241,8 @@ def main() -> int:
                   f"max {max(latencies) * 1000:.1f} ms, mean {statistics.fmean(latencies) * 1000:.1f} ms")
         print(f"  replay of {expected:,} events: {len(replayed):,} delivered in {replay_seconds:.2f} s = "
               f"{len(replayed) / replay_seconds:,.0f} events/s")
+        print(f"  CPU per delivered event during the replay: tessera serve {cpu_us:.1f} µs"
+              + (f", PostgreSQL {pg_us:.1f} µs" if pg_us is not None else ""))
         if reference is not None:
             print(f"  reference, the receiver alone (wrk, 64 connections, 3 s): {reference:,.0f} requests/s; "
                   f"delivery at {len(replayed) / replay_seconds / reference:.0%} of it")

@@ -4,14 +4,26 @@ Run by scripts/bench-server, which builds the release binaries and installs wrk.
 both servers (tessera on a fresh SQLite database), prepares the data every scenario needs so that
 each request is realistic and unique, drives each scenario with wrk and prints one table:
 
-  hello-world  GET /                                   the baseline
-  heartbeat    POST /v1/sessions/authenticate          no body, Bearer st_…, spread over many sessions
-  identify     POST /v1/sessions/identify              publishable key, a fresh identity token (new user) per request
-  anonymous    POST /v1/sessions/anonymous             publishable key, a fresh installation per request
+  hello-world    GET /                                 the baseline
+  heartbeat      POST /v1/sessions/authenticate        no body, Bearer st_…, over --sessions (100,000) sessions
+  heartbeat-hot  POST /v1/sessions/authenticate        the same over --hot-sessions (2,000): the best case
+  identify       POST /v1/sessions/identify            publishable key, a fresh identity token (new user) per request
+  anonymous      POST /v1/sessions/anonymous           publishable key, a fresh installation per request
 
-Targets (SQLite, 64 connections): heartbeat ≥ 50 % of hello-world's requests/s with p99 ≤ 10 ms;
+The heartbeat is the load real devices bring: each device heartbeats once every few minutes, so at
+any rate this machine reaches no two heartbeats within one second belong to the same session, and
+every answer needs a session JWT signed for it (`SessionJWTCache` never hits). 100,000 sessions
+visited in a shuffled order, one after another, keep every session's heartbeats more than a second
+apart up to 100,000 requests/s (the table warns when a run went faster than that). `heartbeat-hot`
+is the figure earlier sessions reported: 2,000 sessions at 20,000–40,000 requests/s, so most answers
+reuse a signature made in the same second — a best case, labelled as such. The sessions are written
+straight into the database in bulk before the server starts (fill.py: the rows an anonymous start
+writes), not created through 100,000 HTTP calls.
+
+Targets (SQLite, 64 connections): heartbeat ≥ 55 % of hello-world's requests/s with p99 ≤ 10 ms;
 identify ≥ 5,000 requests/s. On PostgreSQL (--database postgres) with one server process:
-heartbeat ≥ 30 % of hello-world; identify/s is reported.
+heartbeat ≥ 40 % of hello-world; identify/s is reported (Server/Benchmarks/pgbench measures it
+against PostgreSQL's own rate for the same statements).
 
 --nodes 2 (PostgreSQL only) starts two `tessera serve` processes on the one database and drives
 every scenario with two wrk processes at once, one per node, half the connections each (hello-world,
@@ -35,6 +47,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import re
 import signal
 import statistics
@@ -49,17 +62,47 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "Tests" / "harness"))
 import tessera_harness as harness  # noqa: E402
 
+sys.path.insert(0, str(HERE))
+import fill  # noqa: E402  (valid sessions written in bulk)
 
-def create_sessions(port: int, publishable_key: str, count: int) -> list[str]:
-    client = harness.Client(port, timeout=10)
-    tokens = []
-    for _ in range(count):
-        reply = client.call("POST", "/v1/sessions/anonymous", publishable_key, harness.new_installation())
-        if reply.status not in (200, 201):
-            raise SystemExit(f"bench: POST /v1/sessions/anonymous answered {reply.status}: {reply.body}")
-        tokens.append(reply.body["session_token"])
-    client.reset()
+PATHS = {
+    "heartbeat": "/v1/sessions/authenticate",
+    "heartbeat-hot": "/v1/sessions/authenticate",
+    "identify": "/v1/sessions/identify",
+    "anonymous": "/v1/sessions/anonymous",
+}
+
+
+def fill_sessions(database: str, project_id: str, count: int) -> list[str]:
+    """`count` live anonymous sessions of the project written in bulk (before the server starts);
+    returns their tokens in a random order."""
+    if database.startswith("sqlite:"):
+        tokens = fill.fill_sqlite(Path(database.removeprefix("sqlite:")), project_id, count)
+    else:
+        schema = next((item.split("=", 1)[1] for item in database.partition("?")[2].split("&")
+                       if item.startswith("schema=")), "public")
+        tokens = fill.fill_postgres(database, schema, project_id, count)
+    random.shuffle(tokens)
     return tokens
+
+
+def identify_lines(project: harness.Project, count: int) -> list[str]:
+    """`count` identify requests, each with a fresh identity token of a new user."""
+    now = int(time.time())
+    run = harness.b64url(os.urandom(6))
+    lines = []
+    for index in range(count):
+        token = harness.identity_token(
+            project.identity_secret, project.kid,
+            {"sub": f"bench-{run}-{index}", "aud": project.project_id, "iat": now, "exp": now + 3000},
+        )
+        lines.append(f"{project.publishable_key}\t{json.dumps({'identity_token': token})}\n")
+    return lines
+
+
+def anonymous_lines(project: harness.Project, count: int) -> list[str]:
+    """`count` anonymous starts, each of a new installation."""
+    return [f"{project.publishable_key}\t{json.dumps(harness.new_installation())}\n" for _ in range(count)]
 
 
 def start_wrk(
@@ -138,6 +181,17 @@ def cpu_seconds(pids: list[int]) -> float:
             continue
         total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat(5))
     return total / os.sysconf("SC_CLK_TCK")
+
+
+def rss_kib(pid: int) -> int:
+    """The resident set of a process in KiB (VmRSS of /proc/PID/status; 0 where it is not there)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def measured(run, pids: list[int]) -> dict:
@@ -224,10 +278,14 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=2, help="seconds of warm-up before hello-world and heartbeat")
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--threads", type=int, default=1, help="wrk threads (default 1)")
-    parser.add_argument("--sessions", type=int, default=2000, help="sessions the heartbeat spreads over")
+    parser.add_argument("--sessions", type=int, default=100_000,
+                        help="sessions the heartbeat spreads over (default 100,000: no session twice in a second)")
+    parser.add_argument("--hot-sessions", type=int, default=2_000,
+                        help="sessions heartbeat-hot spreads over (default 2,000: the best case of the JWT cache)")
     parser.add_argument("--per-second", type=int, default=12000,
                         help="identity tokens and installations prepared per second of --duration")
-    parser.add_argument("--scenarios", default="heartbeat,identify,anonymous")
+    parser.add_argument("--scenarios", default="heartbeat,heartbeat-hot,identify,anonymous",
+                        help="any of heartbeat, heartbeat-hot, identify, anonymous (default all four)")
     parser.add_argument("--rounds", type=int, default=1,
                         help="run hello-world and every scenario this many times, interleaved, and report the "
                              "median of each figure (default 1)")
@@ -254,6 +312,11 @@ def main() -> int:
     if arguments.rounds < 1:
         parser.error("--rounds must be at least 1")
     scenarios = [name for name in arguments.scenarios.split(",") if name]
+    unknown = [name for name in scenarios if name not in PATHS]
+    if unknown:
+        parser.error(f"unknown scenario(s): {', '.join(unknown)} (known: {', '.join(PATHS)})")
+    if "heartbeat-hot" in scenarios and arguments.hot_sessions > arguments.sessions:
+        parser.error("--hot-sessions must not exceed --sessions (the hot set is taken from the others)")
     profiled = {name for name in arguments.perf.split(",") if name}
 
     work = Path(tempfile.mkdtemp(prefix="tessera-bench-"))
@@ -281,6 +344,12 @@ def main() -> int:
                 "VACUUM (ANALYZE) and CHECKPOINT before each measurement)"
             )
         project = harness.create_project(arguments.tessera, database, "Benchmark", environment, slug, what="bench")
+        tokens: list[str] = []
+        if "heartbeat" in scenarios or "heartbeat-hot" in scenarios:
+            print(f"› writing {arguments.sessions:,} sessions in bulk", file=sys.stderr)
+            started = time.monotonic()
+            tokens = fill_sessions(database, project.project_id, arguments.sessions)
+            print(f"  {arguments.sessions:,} sessions in {time.monotonic() - started:.1f} s", file=sys.stderr)
         nodes: list[subprocess.Popen] = []
         for index, port in enumerate(tessera_ports):
             log_name = "tessera.log" if index == 0 else f"tessera-{index + 1}.log"
@@ -302,43 +371,28 @@ def main() -> int:
 
         count = arguments.duration * arguments.per_second
         rounds = arguments.rounds
-        print(f"› preparing {arguments.sessions} sessions, {count * rounds} identity tokens, "
-              f"{count * rounds} installations", file=sys.stderr)
+        print(f"› preparing {count * rounds} identity tokens, {count * rounds} installations", file=sys.stderr)
         # files[name][round]: the prepared requests of one round, one file per node.
         files: dict[str, list[list[Path]]] = {}
+        # Heartbeats reuse their sessions by design (the same file every round).
         if "heartbeat" in scenarios:
-            tokens = create_sessions(tessera_port, project.publishable_key, arguments.sessions)
-            heartbeat_files = write_split(work, "heartbeat", [f"{token}\t\n" for token in tokens], arguments.nodes)
-            files["heartbeat"] = [heartbeat_files] * rounds  # heartbeats reuse their sessions by design
+            files["heartbeat"] = [
+                write_split(work, "heartbeat", [f"{token}\t\n" for token in tokens], arguments.nodes)] * rounds
+        if "heartbeat-hot" in scenarios:
+            hot = [f"{token}\t\n" for token in tokens[:arguments.hot_sessions]]
+            files["heartbeat-hot"] = [write_split(work, "heartbeat-hot", hot, arguments.nodes)] * rounds
         if "identify" in scenarios:
-            now = int(time.time())
-            files["identify"] = []
-            for round_index in range(rounds):
-                run = harness.b64url(os.urandom(6))
-                lines = []
-                for index in range(count):
-                    token = harness.identity_token(
-                        project.identity_secret, project.kid,
-                        {"sub": f"bench-{run}-{index}", "aud": project.project_id, "iat": now,
-                         "exp": now + 3000},
-                    )
-                    lines.append(f"{project.publishable_key}\t{json.dumps({'identity_token': token})}\n")
-                files["identify"].append(write_split(work, f"identify-{round_index + 1}", lines, arguments.nodes))
+            files["identify"] = [
+                write_split(work, f"identify-{round_index + 1}", identify_lines(project, count), arguments.nodes)
+                for round_index in range(rounds)
+            ]
         if "anonymous" in scenarios:
             files["anonymous"] = [
-                write_split(
-                    work, f"anonymous-{round_index + 1}",
-                    [f"{project.publishable_key}\t{json.dumps(harness.new_installation())}\n" for _ in range(count)],
-                    arguments.nodes,
-                )
+                write_split(work, f"anonymous-{round_index + 1}", anonymous_lines(project, count), arguments.nodes)
                 for round_index in range(rounds)
             ]
 
-        paths = {
-            "heartbeat": "/v1/sessions/authenticate",
-            "identify": "/v1/sessions/identify",
-            "anonymous": "/v1/sessions/anonymous",
-        }
+        paths = PATHS
         hello_urls = [f"http://127.0.0.1:{hello_port}/"] * arguments.nodes
         no_args: list[list[str]] = [[] for _ in hello_urls]
         load_before = harness.load_average()
@@ -360,7 +414,7 @@ def main() -> int:
                     ["POST", paths[name], str(path), str(arguments.threads)] for path in files[name][round_index]]
                 if arguments.database == "postgres":
                     settle_postgres(database)
-                if name == "heartbeat" and arguments.warmup and round_index == 0:
+                if name.startswith("heartbeat") and arguments.warmup and round_index == 0:
                     run_wrk_split(urls, HERE / "replay.lua", script_args, arguments, arguments.warmup)
                 print(f"› {name} POST {paths[name]} for {arguments.duration} s{label}", file=sys.stderr)
                 perf = (
@@ -386,7 +440,12 @@ def main() -> int:
                   f"{arguments.connections // arguments.nodes} connections each: requests/s summed, "
                   f"p50/p99 the worse of the {arguments.nodes}")
         print(f"load average (1/5/15 min): {load_before} before, {load_after} after")
-        header = (f"{'scenario':<12} {'requests/s':>11} {'p50 ms':>8} {'p99 ms':>8} {'vs hello':>9} {'non-2xx':>8} "
+        if "heartbeat" in scenarios or "heartbeat-hot" in scenarios:
+            print(f"heartbeat over {arguments.sessions:,} sessions (each session at most once a second: a "
+                  f"fresh JWT per answer); heartbeat-hot over {arguments.hot_sessions:,} (the JWT cache's best case)")
+        print("tessera serve RSS at the end: " + ", ".join(
+            f"{rss_kib(node.pid) / 1024:,.1f} MiB" for node in nodes))
+        header = (f"{'scenario':<13} {'requests/s':>11} {'p50 ms':>8} {'p99 ms':>8} {'vs hello':>9} {'non-2xx':>8} "
                   f"{'errors':>7} {'cpu µs/req':>10}")
 
         if rounds > 1:
@@ -396,7 +455,7 @@ def main() -> int:
                 baseline = round_results["hello-world"]["rps"]
                 for name, result in round_results.items():
                     ratio = result["rps"] / baseline if baseline else 0
-                    print(f"{round_index + 1:<6} {name:<12} {result['rps']:>11,.0f} {result['p50_us'] / 1000:>8.2f} "
+                    print(f"{round_index + 1:<6} {name:<13} {result['rps']:>11,.0f} {result['p50_us'] / 1000:>8.2f} "
                           f"{result['p99_us'] / 1000:>8.2f} {ratio:>8.0%} {result['non_2xx']:>8} "
                           f"{errors_of(result):>7} {result['cpu_us']:>10.1f}")
             print(f"\nmedian of the {rounds} rounds:")
@@ -414,15 +473,17 @@ def main() -> int:
             target = ""
             if name == "heartbeat" and arguments.database == "postgres":
                 if arguments.nodes == 1:
-                    ok = ratio >= 0.3
-                    target = f"≥ 30 % (PostgreSQL, one process): {'met' if ok else 'MISSED'}"
+                    ok = ratio >= 0.4
+                    target = f"≥ 40 % (PostgreSQL, one process): {'met' if ok else 'MISSED'}"
                     if not ok:
                         missed.append(name)
             elif name == "heartbeat":
-                ok = ratio >= 0.5 and p99 <= 10
-                target = f"≥ 50 % and p99 ≤ 10 ms: {'met' if ok else 'MISSED'}"
+                ok = ratio >= 0.55 and p99 <= 10
+                target = f"≥ 55 % and p99 ≤ 10 ms: {'met' if ok else 'MISSED'}"
                 if not ok:
                     missed.append(name)
+            elif name == "heartbeat-hot":
+                target = f"best case: {arguments.hot_sessions:,} sessions, most JWTs reused within their second"
             elif name == "identify" and arguments.database == "postgres":
                 target = "reported (the 5,000/s target is SQLite's)"
             elif name == "identify":
@@ -431,12 +492,15 @@ def main() -> int:
                 if not ok:
                     missed.append(name)
             cpu = statistics.median(result["cpu_us"] for result in runs)
-            print(f"{name:<12} {rps:>11,.0f} {p50:>8.2f} {p99:>8.2f} {ratio:>8.0%} "
+            print(f"{name:<13} {rps:>11,.0f} {p50:>8.2f} {p99:>8.2f} {ratio:>8.0%} "
                   f"{non_2xx:>8} {errors:>7} {cpu:>10.1f}  {target}")
             if non_2xx or errors:
                 failed.append(name)
-            if wrapped and name != "heartbeat":  # heartbeats reuse their sessions by design
+            if wrapped and not name.startswith("heartbeat"):  # heartbeats reuse their sessions by design
                 print(f"  note: {name} ran out of prepared requests {wrapped} time(s) and reused them")
+            if name == "heartbeat" and max(result["rps"] for result in runs) > arguments.sessions:
+                print(f"  note: over {arguments.sessions:,} requests/s a session came back within a second: "
+                      "some JWTs were reused; raise --sessions")
         results = by_round[0]
         for name, result in results.items():
             if "perf" in result:

@@ -1,10 +1,12 @@
 -- Replays pre-built requests, one per line of a file, each used once (wrapping around if wrk
 -- outruns the file; the summary says how often). Used by scripts/bench-server.
 --
---   wrk -s replay.lua URL -- METHOD PATH FILE THREADS
+--   wrk -s replay.lua URL -- METHOD PATH FILE THREADS [START]
 --
 -- Each line is `CREDENTIAL<TAB>JSON-BODY` (the body may be empty: no body, no Content-Type).
 -- With several wrk threads, thread i takes lines i, i+THREADS, … so no line is sent twice.
+-- START (default 0) skips that many lines first (wrapping around): a run can go on where the previous
+-- one stopped, so successive runs over a large file visit every line (scale.py --realistic).
 -- At the end it prints one line `WRK_JSON {...}` with requests/s and latency percentiles (µs).
 
 local threads = {}
@@ -37,6 +39,7 @@ function init(args)
     if #requests == 0 then
         error("replay.lua: no requests for thread " .. thread_index .. " in " .. file)
     end
+    index = math.floor(tonumber(args[5] or "0") / thread_count) % #requests
 end
 
 function request()

@@ -13,15 +13,22 @@ Then one `tessera serve` per database runs, and wrk drives the heartbeat
 alternating which goes first; the table shows every round, the medians and big ÷ small.
 
 Target: the big database's median heartbeat requests/s within 20 % of the small one's (ratio ≥ 0.80).
+
+--realistic is the heartbeat real devices bring (see bench.py): small holds 100,000 sessions and the
+heartbeat spreads over every session of each database (1,000,000 in big), so no session comes back
+within a second and every answer is a freshly signed session JWT; with the default sample of 1,000
+most answers reuse a JWT signed in the same second. (--sample 0 alone: every session of each database.)
+
+Memory: the resident set (VmRSS) of each `tessera serve` is printed when it is ready and after its
+last heartbeat round: nothing the server keeps may grow with the sessions it has seen (the session
+JWT cache is bounded; the database's pages are SQLite's page cache or PostgreSQL's, not ours).
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import random
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -33,155 +40,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench  # noqa: E402  (the helpers of the load benchmark: wrk, servers, figures)
 from bench import harness  # noqa: E402  (Server/Tests/harness: projects, the PostgreSQL cluster)
+from fill import fill_postgres, fill_sqlite, psql  # noqa: E402  (valid sessions in bulk)
 
 HERE = bench.HERE
-CHUNK = 20_000
-PROFILE_COLUMNS = "id, project_id, kind, external_id, verified, name, avatar_url, email, created_at, updated_at"
-INSTALLATION_COLUMNS = "project_id, installation_id, secret_hash, profile_id, created_at"
-SESSION_COLUMNS = (
-    "id, project_id, profile_id, token_hash, installation_id, kind, created_at, last_authenticated_at, expires_at, "
-    "revoked_at"
-)
-
-
-@dataclass
-class Rows:
-    """One chunk of valid rows: profiles, installations, sessions, and the sessions' tokens."""
-
-    profiles: list[tuple] = field(default_factory=list)
-    installations: list[tuple] = field(default_factory=list)
-    sessions: list[tuple] = field(default_factory=list)
-    tokens: list[str] = field(default_factory=list)
-
-
-def generate(project_id: str, count: int, now: int):
-    """Yields chunks of `count` anonymous profiles, each with its installation and one live session."""
-    expires_at = now + 525_600 * 60  # the default anonymous session lifetime
-    sha256 = hashlib.sha256
-    b64url = harness.b64url
-    done = 0
-    while done < count:
-        size = min(CHUNK, count - done)
-        entropy = os.urandom(size * 112)
-        rows = Rows()
-        for index in range(size):
-            base = index * 112
-            profile_id = "usr_" + b64url(entropy[base:base + 16])
-            installation_id = str(uuid.UUID(bytes=entropy[base + 16:base + 32], version=4))
-            secret = b64url(entropy[base + 32:base + 64])
-            session_id = "ses_" + b64url(entropy[base + 64:base + 80])
-            token = "st_" + b64url(entropy[base + 80:base + 112])
-            rows.profiles.append((profile_id, project_id, "anonymous", None, False, None, None, None, now, now))
-            rows.installations.append(
-                (project_id, installation_id, sha256(secret.encode()).digest(), profile_id, now)
-            )
-            rows.sessions.append(
-                (session_id, project_id, profile_id, sha256(token.encode()).digest(), installation_id, "anonymous",
-                 now, now, expires_at, None)
-            )
-            rows.tokens.append(token)
-        done += size
-        yield rows
-
-
-def placeholders(columns: str) -> str:
-    return ", ".join("?" for _ in columns.split(","))
-
-
-def fill_sqlite(path: Path, project_id: str, count: int, sample: set[int]) -> list[str]:
-    """Bulk inserts into a database `tessera projects create` has migrated; returns the sampled tokens."""
-    connection = sqlite3.connect(path, isolation_level=None)
-    try:
-        connection.execute("PRAGMA cache_size = -1000000")  # 1 GB: the random keys' indexes stay in memory
-        connection.execute("PRAGMA foreign_keys = ON")
-        connection.execute("BEGIN")
-        tokens: list[str] = []
-        offset = 0
-        now = int(time.time())
-        for rows in generate(project_id, count, now):
-            connection.executemany(
-                f"INSERT INTO profiles ({PROFILE_COLUMNS}) VALUES ({placeholders(PROFILE_COLUMNS)})",
-                [row[:4] + (int(row[4]),) + row[5:] for row in rows.profiles],
-            )
-            connection.executemany(
-                f"INSERT INTO installations ({INSTALLATION_COLUMNS}) VALUES ({placeholders(INSTALLATION_COLUMNS)})",
-                rows.installations,
-            )
-            connection.executemany(
-                f"INSERT INTO sessions ({SESSION_COLUMNS}) VALUES ({placeholders(SESSION_COLUMNS)})", rows.sessions
-            )
-            tokens += [token for index, token in enumerate(rows.tokens) if offset + index in sample]
-            offset += len(rows.tokens)
-        connection.execute("COMMIT")
-        connection.execute("ANALYZE")
-        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        (stored,) = connection.execute("SELECT COUNT(*) FROM sessions WHERE project_id = ?", [project_id]).fetchone()
-    finally:
-        connection.close()
-    if stored != count:
-        raise SystemExit(f"bench-scale: {path} holds {stored} sessions, not {count}")
-    return tokens
-
-
-def copy_text(value: object) -> str:
-    """One field in COPY's text format (the generated values hold no tab, newline or backslash)."""
-    if value is None:
-        return "\\N"
-    if isinstance(value, bool):
-        return "t" if value else "f"
-    if isinstance(value, bytes):
-        return "\\\\x" + value.hex()
-    return str(value)
-
-
-def copy_block(table: str, columns: str, rows: list[tuple]) -> str:
-    lines = ["\t".join(copy_text(value) for value in row) for row in rows]
-    return f"COPY {table} ({columns}) FROM STDIN;\n" + "\n".join(lines) + "\n\\.\n"
-
-
-def psql(url: str, sql: str) -> str:
-    result = subprocess.run(
-        ["psql", harness.libpq_url(url), "-v", "ON_ERROR_STOP=1", "-Atqc", sql], capture_output=True, text=True,
-        timeout=600,
-    )
-    if result.returncode != 0:
-        raise SystemExit(f"bench-scale: psql failed: {result.stderr.strip()}")
-    return result.stdout.strip()
-
-
-def fill_postgres(url: str, schema: str, project_id: str, count: int, sample: set[int]) -> list[str]:
-    """COPY through psql, one transaction, into the schema the server migrated, then VACUUM (ANALYZE);
-    returns the sampled tokens."""
-    process = subprocess.Popen(
-        ["psql", harness.libpq_url(url), "-v", "ON_ERROR_STOP=1", "-q"],
-        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )
-    tokens: list[str] = []
-    offset = 0
-    now = int(time.time())
-    assert process.stdin is not None
-    try:
-        process.stdin.write("BEGIN;\n")
-        for rows in generate(project_id, count, now):
-            process.stdin.write(copy_block(f"{schema}.profiles", PROFILE_COLUMNS, rows.profiles))
-            process.stdin.write(copy_block(f"{schema}.installations", INSTALLATION_COLUMNS, rows.installations))
-            process.stdin.write(copy_block(f"{schema}.sessions", SESSION_COLUMNS, rows.sessions))
-            tokens += [token for index, token in enumerate(rows.tokens) if offset + index in sample]
-            offset += len(rows.tokens)
-        # VACUUM sets the hint bits and the visibility map now, so that the measured heartbeats do not
-        # pay for the first reads of freshly loaded pages (dirtying them); ANALYZE gives the planner statistics.
-        process.stdin.write("COMMIT;\n" + "".join(
-            f"VACUUM (ANALYZE) {schema}.{table};\n" for table in ("profiles", "installations", "sessions")))
-        process.stdin.close()
-    except BrokenPipeError:
-        pass
-    stderr = process.stderr.read() if process.stderr else ""
-    if process.wait() != 0:
-        raise SystemExit(f"bench-scale: psql COPY failed: {stderr.strip()}")
-    stored = int(psql(url, f"SELECT COUNT(*) FROM {schema}.sessions WHERE project_id = '{project_id}'"))
-    if stored != count:
-        raise SystemExit(f"bench-scale: schema {schema} holds {stored} sessions, not {count}")
-    return tokens
 
 
 @dataclass
@@ -196,6 +57,8 @@ class Database:
     heartbeat: Path | None = None
     results: list[dict] = field(default_factory=list)
     size: str = ""
+    rss_ready: int = 0
+    sent: int = 0  # heartbeats sent so far (warm-ups included): where the next run starts in the file
 
 
 def human_bytes(count: int) -> str:
@@ -221,7 +84,11 @@ def main() -> int:
                              "schemas of its own in it and leaves them there")
     parser.add_argument("--sessions", type=int, default=1_000_000, help="sessions in the big database")
     parser.add_argument("--small", type=int, default=1_000, help="sessions in the small database")
-    parser.add_argument("--sample", type=int, default=1_000, help="sessions the heartbeat spreads over, in each")
+    parser.add_argument("--sample", type=int, default=1_000,
+                        help="sessions the heartbeat spreads over, in each (0: every session of each database)")
+    parser.add_argument("--realistic", action="store_true",
+                        help="small holds 100,000 sessions and the heartbeat spreads over every session of each "
+                             "database (a fresh JWT per answer)")
     parser.add_argument("--duration", type=int, default=10, help="seconds per measurement (default 10)")
     parser.add_argument("--warmup", type=int, default=2, help="seconds of warm-up before each measurement")
     parser.add_argument("--rounds", type=int, default=3, help="measurements of each database, alternating")
@@ -234,6 +101,9 @@ def main() -> int:
         if not arguments.database_url.startswith(("postgres://", "postgresql://")):
             parser.error("--database-url must be a postgres://… URL")
         arguments.database = "postgres"
+    if arguments.realistic:
+        arguments.small = max(arguments.small, 100_000)
+        arguments.sample = 0
     if arguments.sample > min(arguments.small, arguments.sessions):
         parser.error("--sample must not exceed --small or --sessions")
 
@@ -259,7 +129,7 @@ def main() -> int:
 
         for database in databases:
             project = harness.create_project(arguments.tessera, database.url, "Benchmark", environment, what="bench-scale")
-            sample = set(random.sample(range(database.sessions), arguments.sample))
+            sample = set(random.sample(range(database.sessions), arguments.sample)) if arguments.sample else None
             print(f"› filling {database.label}: {database.sessions:,} sessions", file=sys.stderr)
             started = time.monotonic()
             if arguments.database == "postgres":
@@ -286,25 +156,30 @@ def main() -> int:
                                            work / f"tessera-{database.label}.log", environment)
             harness.wait_ready(database.port, database.process, f"bench: tessera serve ({database.label})")
             check_heartbeat(database.port, database.tokens[0])
+            database.rss_ready = bench.rss_kib(database.process.pid)
 
         path = "/v1/sessions/authenticate"
         for round_index in range(arguments.rounds):
             order = databases if round_index % 2 == 0 else list(reversed(databases))
             for database in order:
                 url = f"http://127.0.0.1:{database.port}{path}"
-                script_args = ["POST", path, str(database.heartbeat), str(arguments.threads)]
+                def script_args() -> list[str]:  # each run goes on where the previous one stopped
+                    return ["POST", path, str(database.heartbeat), str(arguments.threads), str(database.sent)]
                 if arguments.warmup:
-                    bench.run_wrk(url, HERE / "replay.lua", script_args, arguments, arguments.warmup)
+                    warmup = bench.run_wrk(url, HERE / "replay.lua", script_args(), arguments, arguments.warmup)
+                    database.sent += warmup["requests"]
                 print(f"› round {round_index + 1}: heartbeat on {database.label} ({database.sessions:,} sessions) "
                       f"for {arguments.duration} s", file=sys.stderr)
-                result = bench.run_wrk(url, HERE / "replay.lua", script_args, arguments, arguments.duration)
+                result = bench.run_wrk(url, HERE / "replay.lua", script_args(), arguments, arguments.duration)
+                database.sent += result["requests"]
                 result["load"] = os.getloadavg()[0]
                 database.results.append(result)
                 if database.process.poll() is not None:
                     raise SystemExit(f"bench-scale: tessera serve ({database.label}) exited; see {work}")
 
         print()
-        print(f"heartbeat POST {path} over {arguments.sample:,} random sessions of each database; wrk "
+        spread = f"{arguments.sample:,} random sessions" if arguments.sample else "every session"
+        print(f"heartbeat POST {path} over {spread} of each database; wrk "
               f"{arguments.threads} thread(s), {arguments.connections} connections, {arguments.duration} s per "
               f"round, {arguments.rounds} rounds alternating; {backend} ({os.cpu_count()} CPUs)")
         print(f"{'database':<8} {'sessions':>10} {'size':>10}  {'rounds: requests/s (1-min load)':<48} "
@@ -318,6 +193,11 @@ def main() -> int:
             failed = failed or bool(non_2xx or errors)
             print(f"{database.label:<8} {database.sessions:>10,} {database.size:>10}  {rounds:<48} {median:>9,.0f} "
                   f"{p50:>7.2f} {p99:>7.2f} {non_2xx:>8} {errors:>7}")
+        for database in databases:
+            print(f"tessera serve ({database.label}) RSS: {database.rss_ready / 1024:,.1f} MiB when ready, "
+                  f"{bench.rss_kib(database.process.pid) / 1024:,.1f} MiB after {database.sent:,} heartbeats "
+                  f"({len(database.results)} round(s) and warm-ups) over {min(database.sent, len(database.tokens)):,} "
+                  f"distinct sessions")
         ratio = medians["big"] / medians["small"] if medians["small"] else 0
         met = ratio >= 0.8
         print(f"big ÷ small: {ratio:.2f} (medians); target within 20 % (≥ 0.80): {'met' if met else 'MISSED'}")

@@ -57,7 +57,27 @@ struct SessionJWTCacheTests {
                 externalID: nil)
             cache.store("t\(index)", for: claims, keyID: "k")
             #expect(cache.token(for: claims, keyID: "k") == "t\(index)")
+            #expect(cache.count <= 32)
         }
+    }
+
+    @Test("Realistic heartbeats (every session once, second after second) never grow the cache past its bound")
+    func boundedAcrossSeconds() throws {
+        // Real devices heartbeat every few minutes: each session comes once, and the seconds move on.
+        // Nothing may be kept per session seen (the memory of a node serving 1,000,000 installations).
+        let capacity = 256
+        let cache = SessionJWTCache(capacity: capacity)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        for index in 0..<20_000 {
+            let now = start.addingTimeInterval(Double(index / 100))
+            let claims = SessionClaims(
+                issuer: "i", audience: "a", subject: "s", sessionID: "ses_\(index)",
+                expiration: now.addingTimeInterval(300), issuedAt: now, notBefore: now, kind: "anonymous",
+                externalID: nil)
+            cache.store("t\(index)", for: claims, keyID: "k")
+        }
+        #expect(cache.count <= capacity)
+        #expect(cache.count > 0)
     }
 
     @Test("A revoked session's shared token is refused: the session is checked first")

@@ -61,6 +61,13 @@ final class SessionJWTCache: Sendable {
         }
     }
 
+    /// How many sessions' tokens are remembered now, at most the capacity given to ``init(capacity:)``
+    /// (rounded down to a multiple of the shard count): the bound that keeps the server's memory flat
+    /// however many sessions heartbeat through it.
+    var count: Int {
+        shards.reduce(0) { total, shard in total + shard.entries.withLock { $0.count } }
+    }
+
     /// Forgets a session's token (after a revoke, so nothing of it lingers in memory).
     func remove(sessionID: String) {
         shard(sessionID).entries.withLock { _ = $0.removeValue(forKey: sessionID) }
