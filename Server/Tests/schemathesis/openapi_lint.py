@@ -55,6 +55,9 @@ EXPECTED_OPERATIONS = {
     ("post", "/v1/admin/api-keys/rotate"),
     ("get", "/v1/admin/events"),
     ("get", "/v1/admin/audit"),
+    # v1 additions: the console's admin endpoints (lookup by any identifier, merge history).
+    ("get", "/v1/admin/lookup"),
+    ("get", "/v1/admin/profiles/{profile_id}/aliases"),
     # v1 additions: webhook endpoints.
     ("post", "/v1/admin/webhooks"),
     ("get", "/v1/admin/webhooks"),
