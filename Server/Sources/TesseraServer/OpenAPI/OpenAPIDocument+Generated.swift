@@ -805,7 +805,8 @@ extension OpenAPIDocument {
             "schema": {
               "type": "string",
               "minLength": 1,
-              "maxLength": 320
+              "maxLength": 320,
+              "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]+$"
             }
           },
           {
@@ -842,7 +843,8 @@ extension OpenAPIDocument {
             "description": "The `next_cursor` of the previous page (opaque).",
             "schema": {
               "type": "string",
-              "maxLength": 200
+              "pattern": "^usr_[A-Za-z0-9_-]+$",
+              "maxLength": 128
             }
           },
           {
@@ -915,7 +917,8 @@ extension OpenAPIDocument {
             "schema": {
               "type": "string",
               "minLength": 1,
-              "maxLength": 1020
+              "maxLength": 1020,
+              "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]+$"
             }
           }
         ],

@@ -29,11 +29,13 @@ extension AdminController {
     /// none does.
     func lookup(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let runtime = try context.project()
-        guard let identifier = request.uri.queryParameters.get("q"), (1...1020).contains(identifier.utf8.count),
+        // Counted in code points, as the document's maxLength counts them.
+        guard let identifier = request.uri.queryParameters.get("q"),
+            (1...1020).contains(identifier.unicodeScalars.count),
             !identifier.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
             throw CoreError.invalidRequest(
-                "The q query parameter (1 to 1020 bytes, no control characters) is required.")
+                "The q query parameter (1 to 1020 characters, no control characters) is required.")
         }
         guard let profile = try await core.store.lookupProfile(projectID: runtime.id, identifier: identifier) else {
             throw CoreError.notFound
