@@ -195,7 +195,7 @@ extension ConsoleController {
         guard let expected = ConsoleHTTP.cookie(ConsoleHTTP.formCookie, in: request), let sent = form["csrf"] else {
             return false
         }
-        return ConsoleHTTP.constantTimeEqual(expected, sent)
+        return OpaqueToken.constantTimeEquals(Array(expected.utf8), Array(sent.utf8))
     }
 
     /// A labelled input.

@@ -134,7 +134,7 @@ struct ConsoleController: Sendable {
                 var form = ConsoleForm(fields: [])
                 if request.method == .post {
                     form = try await ConsoleHTTP.form(request)
-                    guard let csrf = form["csrf"], ConsoleHTTP.constantTimeEqual(csrf, session.csrfToken) else {
+                    guard let csrf = form["csrf"], session.matchesCSRF(csrf) else {
                         throw ConsoleFailure.csrf
                     }
                 }

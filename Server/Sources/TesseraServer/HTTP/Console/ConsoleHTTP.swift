@@ -113,16 +113,6 @@ enum ConsoleHTTP {
         return ConsoleForm(urlEncoded: Array(query.utf8)) ?? ConsoleForm(fields: [])
     }
 
-    /// Whether two strings are equal, in time that depends only on their lengths.
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for index in x.indices { difference |= x[index] ^ y[index] }
-        return difference == 0
-    }
-
     /// 32 random bytes, base64url: a CSRF token.
     static func randomToken() -> String { OpaqueToken.generate(prefix: "") }
 }
