@@ -80,6 +80,30 @@ struct SessionJWTCacheTests {
         #expect(cache.count > 0)
     }
 
+    @Test("Tokens of a past second are dropped when a new second arrives, and a late one is not kept")
+    func pastSecondsDropped() throws {
+        let cache = SessionJWTCache(capacity: 1_024)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        func claims(_ index: Int, at second: Date) -> SessionClaims {
+            SessionClaims(
+                issuer: "i", audience: "a", subject: "s", sessionID: "ses_\(index)",
+                expiration: second.addingTimeInterval(300), issuedAt: second, notBefore: second, kind: "anonymous",
+                externalID: nil)
+        }
+        for index in 0..<400 { cache.store("t\(index)", for: claims(index, at: start), keyID: "k") }
+        #expect(cache.count == 400)
+        let next = start.addingTimeInterval(1)
+        for index in 400..<800 { cache.store("t\(index)", for: claims(index, at: next), keyID: "k") }
+        // Every shard saw the new second: only its tokens are left.
+        #expect(cache.count == 400)
+        #expect(cache.token(for: claims(0, at: start), keyID: "k") == nil)
+        #expect(cache.token(for: claims(600, at: next), keyID: "k") == "t600")
+        // A token signed in the second before (a request that raced the turn of the second) is not kept.
+        cache.store("late", for: claims(999, at: start), keyID: "k")
+        #expect(cache.token(for: claims(999, at: start), keyID: "k") == nil)
+        #expect(cache.count == 400)
+    }
+
     @Test("A revoked session's shared token is refused: the session is checked first")
     func revokedFirst() async throws {
         try await TestEnvironment.withApp { environment, client in

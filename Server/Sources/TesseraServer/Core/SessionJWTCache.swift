@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import TesseraTokens
 
@@ -19,8 +20,15 @@ final class SessionJWTCache: Sendable {
         let token: String
     }
 
+    /// One shard's entries, all signed in the same second (`second`): an entry of an earlier second
+    /// can never be reused (its `iat` is that second), so a shard that sees a new second starts over.
+    private struct Generation {
+        var second: Date = .distantPast
+        var entries: [String: Entry] = [:]
+    }
+
     private final class Shard: Sendable {
-        let entries = Mutex<[String: Entry]>([:])
+        let generation = Mutex(Generation())
     }
 
     private static let shardCount = 16
@@ -41,23 +49,32 @@ final class SessionJWTCache: Sendable {
 
     /// The token signed for exactly these claims with this key, if there is one.
     func token(for claims: SessionClaims, keyID: String) -> String? {
-        shard(claims.sessionID).entries.withLock { entries in
-            guard let entry = entries[claims.sessionID], entry.keyID == keyID, entry.claims == claims else {
-                return nil
-            }
+        shard(claims.sessionID).generation.withLock { generation in
+            guard generation.second == claims.issuedAt, let entry = generation.entries[claims.sessionID],
+                entry.keyID == keyID, entry.claims == claims
+            else { return nil }
             return entry.token
         }
     }
 
     /// Remembers a token just signed.
+    ///
+    /// Costs one dictionary insert when the cache never hits (the heartbeat real devices bring: no
+    /// session twice in a second): the entries of a past second are dropped all at once, keeping the
+    /// dictionary's storage, when the first token of a new second arrives — never copied or filtered.
     func store(_ token: String, for claims: SessionClaims, keyID: String) {
-        shard(claims.sessionID).entries.withLock { entries in
-            if entries.count >= capacityPerShard, entries[claims.sessionID] == nil {
-                // Entries of earlier seconds are never reused: drop them; if all are current, start over.
-                entries = entries.filter { $0.value.claims.issuedAt >= claims.issuedAt }
-                if entries.count >= capacityPerShard { entries.removeAll(keepingCapacity: true) }
+        shard(claims.sessionID).generation.withLock { generation in
+            if generation.second != claims.issuedAt {
+                // A token of an earlier second (a request that signed just before the second turned)
+                // is not remembered: it could only be reused in a second that has passed.
+                guard generation.second < claims.issuedAt else { return }
+                generation.second = claims.issuedAt
+                generation.entries.removeAll(keepingCapacity: true)
+            } else if generation.entries.count >= capacityPerShard, generation.entries[claims.sessionID] == nil {
+                // More sessions in one second than the bound: start over rather than grow.
+                generation.entries.removeAll(keepingCapacity: true)
             }
-            entries[claims.sessionID] = Entry(claims: claims, keyID: keyID, token: token)
+            generation.entries[claims.sessionID] = Entry(claims: claims, keyID: keyID, token: token)
         }
     }
 
@@ -65,11 +82,11 @@ final class SessionJWTCache: Sendable {
     /// (rounded down to a multiple of the shard count): the bound that keeps the server's memory flat
     /// however many sessions heartbeat through it.
     var count: Int {
-        shards.reduce(0) { total, shard in total + shard.entries.withLock { $0.count } }
+        shards.reduce(0) { total, shard in total + shard.generation.withLock { $0.entries.count } }
     }
 
     /// Forgets a session's token (after a revoke, so nothing of it lingers in memory).
     func remove(sessionID: String) {
-        shard(sessionID).entries.withLock { _ = $0.removeValue(forKey: sessionID) }
+        shard(sessionID).generation.withLock { _ = $0.entries.removeValue(forKey: sessionID) }
     }
 }
