@@ -183,15 +183,29 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def rss_kib(pid: int) -> int:
-    """The resident set of a process in KiB (VmRSS of /proc/PID/status; 0 where it is not there)."""
+def status_kib(pid: int, field: str) -> int:
+    """One KiB figure of /proc/PID/status (`VmRSS`, `RssAnon`, `RssFile`; 0 where it is not there)."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     except (OSError, ValueError, IndexError):
         pass
     return 0
+
+
+def rss_kib(pid: int) -> int:
+    """The resident set of a process in KiB (VmRSS of /proc/PID/status; 0 where it is not there)."""
+    return status_kib(pid, "VmRSS")
+
+
+def memory(pid: int) -> str:
+    """The resident set, split into the process's own memory (RssAnon: heap, stacks, caches: what
+    would grow per session if anything did) and file pages (RssFile: the binary and the SQLite
+    database file, which SQLite reads through a memory map; the kernel's page cache, shared and
+    dropped under pressure)."""
+    return (f"{rss_kib(pid) / 1024:,.1f} MiB (own {status_kib(pid, 'RssAnon') / 1024:,.1f} MiB, "
+            f"file pages {status_kib(pid, 'RssFile') / 1024:,.1f} MiB)")
 
 
 def measured(run, pids: list[int]) -> dict:
@@ -443,8 +457,7 @@ def main() -> int:
         if "heartbeat" in scenarios or "heartbeat-hot" in scenarios:
             print(f"heartbeat over {arguments.sessions:,} sessions (each session at most once a second: a "
                   f"fresh JWT per answer); heartbeat-hot over {arguments.hot_sessions:,} (the JWT cache's best case)")
-        print("tessera serve RSS at the end: " + ", ".join(
-            f"{rss_kib(node.pid) / 1024:,.1f} MiB" for node in nodes))
+        print("tessera serve RSS at the end: " + ", ".join(memory(node.pid) for node in nodes))
         header = (f"{'scenario':<13} {'requests/s':>11} {'p50 ms':>8} {'p99 ms':>8} {'vs hello':>9} {'non-2xx':>8} "
                   f"{'errors':>7} {'cpu µs/req':>10}")
 

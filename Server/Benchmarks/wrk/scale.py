@@ -20,8 +20,10 @@ within a second and every answer is a freshly signed session JWT; with the defau
 most answers reuse a JWT signed in the same second. (--sample 0 alone: every session of each database.)
 
 Memory: the resident set (VmRSS) of each `tessera serve` is printed when it is ready and after its
-last heartbeat round: nothing the server keeps may grow with the sessions it has seen (the session
-JWT cache is bounded; the database's pages are SQLite's page cache or PostgreSQL's, not ours).
+last heartbeat round, split into the process's own memory (RssAnon) and file pages (RssFile):
+nothing the server keeps may grow with the sessions it has seen (the session JWT cache is bounded).
+SQLite reads the database through a memory map, so the pages a heartbeat touched are counted in
+RssFile: the kernel's page cache of the file, shared, dropped under memory pressure, not ours.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class Database:
     results: list[dict] = field(default_factory=list)
     size: str = ""
     rss_ready: int = 0
+    own_ready: int = 0
     sent: int = 0  # heartbeats sent so far (warm-ups included): where the next run starts in the file
 
 
@@ -157,6 +160,7 @@ def main() -> int:
             harness.wait_ready(database.port, database.process, f"bench: tessera serve ({database.label})")
             check_heartbeat(database.port, database.tokens[0])
             database.rss_ready = bench.rss_kib(database.process.pid)
+            database.own_ready = bench.status_kib(database.process.pid, "RssAnon")
 
         path = "/v1/sessions/authenticate"
         for round_index in range(arguments.rounds):
@@ -194,8 +198,9 @@ def main() -> int:
             print(f"{database.label:<8} {database.sessions:>10,} {database.size:>10}  {rounds:<48} {median:>9,.0f} "
                   f"{p50:>7.2f} {p99:>7.2f} {non_2xx:>8} {errors:>7}")
         for database in databases:
-            print(f"tessera serve ({database.label}) RSS: {database.rss_ready / 1024:,.1f} MiB when ready, "
-                  f"{bench.rss_kib(database.process.pid) / 1024:,.1f} MiB after {database.sent:,} heartbeats "
+            print(f"tessera serve ({database.label}) RSS: {database.rss_ready / 1024:,.1f} MiB when ready "
+                  f"(own {database.own_ready / 1024:,.1f} MiB), {bench.memory(database.process.pid)} after "
+                  f"{database.sent:,} heartbeats "
                   f"({len(database.results)} round(s) and warm-ups) over {min(database.sent, len(database.tokens)):,} "
                   f"distinct sessions")
         ratio = medians["big"] / medians["small"] if medians["small"] else 0

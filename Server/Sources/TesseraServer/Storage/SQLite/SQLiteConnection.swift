@@ -43,10 +43,23 @@ final class SQLiteConnection: @unchecked Sendable {
         // Savepoint journals (one per write job of a batch) and temporary b-trees in memory: in a
         // file they cost a write system call for every page a job changes.
         try execute("PRAGMA temp_store = MEMORY")
+        // Pages read through a memory map of the file rather than a `pread` into the connection's own
+        // 2 MiB page cache: a heartbeat's session lookup lands on pages of a database far larger than
+        // that cache, and each miss cost a system call and a copy (profiled: 6 % of the heartbeat's
+        // CPU in `pread`). Writes still go through `write` (SQLite writes a mapping only when built
+        // with SQLITE_MMAP_READWRITE). The mapped pages are the kernel's page cache, shared by every
+        // connection, counted in RSS as file pages, never as the process's own memory.
+        try execute("PRAGMA mmap_size = \(Self.mappedBytes)")
         if queryOnly {
             try execute("PRAGMA query_only = ON")
         }
     }
+
+    /// The most of the database file a connection maps: SQLite's own compile-time ceiling on 64-bit
+    /// Linux (`SQLITE_MAX_MMAP_SIZE`, 0x7fff0000, about 2 GiB); past it pages are read as before. A
+    /// mapping is address space, not memory: the kernel keeps only the pages read, and drops them
+    /// under pressure as any file cache.
+    static let mappedBytes: Int64 = 0x7fff_0000
 
     deinit {
         close()
