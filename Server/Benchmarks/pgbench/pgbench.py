@@ -210,7 +210,7 @@ def main() -> int:
                     runs = results[name]
 
                     def median(side: str, key: str) -> float | None:
-                        values = [run[side][key] for run in runs if side in run]
+                        values = [run[side][key] for run in runs if key in run.get(side, {})]
                         return statistics.median(values) if values else None
 
                     measured = {
