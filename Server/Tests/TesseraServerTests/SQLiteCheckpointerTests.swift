@@ -3,7 +3,7 @@ import Testing
 
 @testable import TesseraServer
 
-@Suite("SQLite checkpoints")
+@Suite("SQLite connections: checkpoints and the memory map")
 struct SQLiteCheckpointerTests {
     /// The size of a file in bytes (0 when there is none).
     private func size(_ path: String) -> Int {
@@ -41,5 +41,22 @@ struct SQLiteCheckpointerTests {
         // Nothing was lost.
         let rows = try writer.queryFirst("SELECT count(*) FROM t")?.int(0)
         #expect(rows == 64)
+    }
+
+    @Test("Every connection, reader or writer, reads the database through a memory map")
+    func connectionsMapTheFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-mmap-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("mmap.sqlite").path
+        let writer = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5_000, queryOnly: false)
+        try writer.execute("PRAGMA journal_mode = WAL")
+        try writer.execute("CREATE TABLE t (value INTEGER)")
+        let reader = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5_000, queryOnly: true)
+        // SQLite answers the size in force (0 when mapping is off, or when the build forbids it).
+        for connection in [writer, reader] {
+            let mapped = try connection.queryFirst("PRAGMA mmap_size")?.int(0)
+            #expect(mapped == SQLiteConnection.mappedBytes)
+        }
     }
 }
