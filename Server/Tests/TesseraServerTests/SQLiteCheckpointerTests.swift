@@ -10,12 +10,20 @@ struct SQLiteCheckpointerTests {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
     }
 
-    @Test("The writer never truncates the WAL; the checkpointer shrinks it once writes pause")
-    func truncatesWhenIdle() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-wal-\(UUID())")
+    /// A database path in a directory of its own, removed after `body`.
+    private func withDatabasePath(_ body: (String) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-sqlite-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("wal.sqlite").path
+        try await body(directory.appendingPathComponent("test.sqlite").path)
+    }
+
+    @Test("The writer never truncates the WAL; the checkpointer shrinks it once writes pause")
+    func truncatesWhenIdle() async throws {
+        try await withDatabasePath { path in try await truncatesWhenIdle(path: path) }
+    }
+
+    private func truncatesWhenIdle(path: String) async throws {
         let writer = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5_000, queryOnly: false)
         try writer.execute("PRAGMA journal_mode = WAL")
         try writer.execute("PRAGMA wal_autocheckpoint = 0")
@@ -44,19 +52,17 @@ struct SQLiteCheckpointerTests {
     }
 
     @Test("Every connection, reader or writer, reads the database through a memory map")
-    func connectionsMapTheFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-mmap-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("mmap.sqlite").path
-        let writer = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5_000, queryOnly: false)
-        try writer.execute("PRAGMA journal_mode = WAL")
-        try writer.execute("CREATE TABLE t (value INTEGER)")
-        let reader = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5_000, queryOnly: true)
-        // SQLite answers the size in force (0 when mapping is off, or when the build forbids it).
-        for connection in [writer, reader] {
-            let mapped = try connection.queryFirst("PRAGMA mmap_size")?.int(0)
-            #expect(mapped == SQLiteConnection.mappedBytes)
+    func connectionsMapTheFile() async throws {
+        try await withDatabasePath { path in
+            let writer = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5_000, queryOnly: false)
+            try writer.execute("PRAGMA journal_mode = WAL")
+            try writer.execute("CREATE TABLE t (value INTEGER)")
+            let reader = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5_000, queryOnly: true)
+            // SQLite answers the size in force (0 when mapping is off, or when the build forbids it).
+            for connection in [writer, reader] {
+                let mapped = try connection.queryFirst("PRAGMA mmap_size")?.int(0)
+                #expect(mapped == SQLiteConnection.mappedBytes)
+            }
         }
     }
 }
