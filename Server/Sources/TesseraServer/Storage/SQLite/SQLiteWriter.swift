@@ -58,6 +58,9 @@ final class SQLiteWriter: Sendable {
         thread.start()
     }
 
+    /// How many jobs wait for the writer (tests see a write queued behind another with it).
+    var queuedJobs: Int { state.withLock { $0.pending.count } }
+
     /// Runs `body` in a write transaction and returns its value once the transaction committed; a
     /// failure of the database is thrown as ``CoreError/unavailable``.
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
