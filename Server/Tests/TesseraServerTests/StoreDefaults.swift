@@ -26,7 +26,7 @@ extension TesseraStore {
         try await revokeSession(sessionID: sessionID, profileID: profileID, now: now, reason: .revoked, origin: .system)
     }
 
-    func revokeSessions(projectID: String, profileID: String, now: Int64) async throws -> Int {
+    func revokeSessions(projectID: String, profileID: String, now: Int64) async throws -> Int? {
         try await revokeSessions(projectID: projectID, profileID: profileID, now: now, origin: .system)
     }
 

@@ -21,17 +21,22 @@ struct AdminActions: Sendable {
             let target = try await core.store.sessionContext(sessionID: sessionID),
             target.session.projectID == runtime.id
         else { throw CoreError.notFound }
-        _ = try await core.store.revokeSession(
+        let revoked = try await core.store.revokeSession(
             sessionID: sessionID, profileID: target.session.profileID, now: now, reason: .admin, origin: origin)
         core.sessions.ended(sessionID: sessionID)
+        // Nothing ended: the session had ended already (idempotent), or it is gone, its profile erased
+        // or merged since the read above, and then it is not found, as it would be a moment later.
+        if !revoked, try await core.store.sessionContext(sessionID: sessionID) == nil { throw CoreError.notFound }
     }
 
-    /// Ends every live session of a profile of the project; returns how many ended.
+    /// Ends every live session of a profile (by ID or alias) of the project; returns how many ended.
     @discardableResult
     func endSessions(_ runtime: ProjectRuntime, profileID: String, origin: EventOrigin) async throws -> Int {
-        let profile = try await profile(runtime, id: profileID)
-        return try await core.store.revokeSessions(
-            projectID: runtime.id, profileID: profile.id, now: now, origin: origin)
+        guard
+            let count = try await core.store.revokeSessions(
+                projectID: runtime.id, profileID: profileID, now: now, origin: origin)
+        else { throw CoreError.notFound }
+        return count
     }
 
     /// Removes a device (its push token) of a profile of the project; `not_found` when unknown.

@@ -51,9 +51,10 @@ public protocol TesseraStore: Sendable {
     /// (`session.ended` with `reason`).
     func revokeSession(sessionID: String, profileID: String?, now: Int64, reason: SessionEndReason, origin: EventOrigin)
         async throws -> Bool
-    /// Revokes every live session of a profile and deletes their devices (`session.ended`, reason
-    /// `admin`); returns how many.
-    func revokeSessions(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws -> Int
+    /// Revokes every live session of a profile (by ID or alias, resolved in the same transaction)
+    /// and deletes their devices (`session.ended`, reason `admin`); returns how many, nil when the
+    /// profile is unknown (nothing written).
+    func revokeSessions(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws -> Int?
     func liveSessions(profileID: String, now: Int64) async throws -> [SessionRecord]
     /// At most `limit` live sessions of a profile, the newest first, and how many it has (the
     /// console: a profile may hold thousands).

@@ -101,11 +101,13 @@ extension PostgresStore {
     {
         let logger = logger
         return try await transaction { connection in
+            // The row as the lock found it: a profile merged meanwhile is erased as its survivor (with
+            // the merged one's alias), one erased meanwhile is not found, and the event carries the
+            // external ID a promote committed while this waited.
             guard
-                let profile = try await Self.resolveProfile(
-                    projectID: projectID, id: profileID, in: connection, logger: logger)
+                let profile = try await Self.lockProfile(
+                    projectID: projectID, id: profileID, .update, in: connection, logger: logger)
             else { return false }
-            try await connection.rows("SELECT id FROM profiles WHERE id = \(profile.id) FOR UPDATE", logger: logger)
             var batch = EventBatch(projectID: projectID, origin: origin, now: now)
             try await Self.endSessions(
                 """

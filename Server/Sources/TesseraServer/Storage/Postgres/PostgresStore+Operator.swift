@@ -7,35 +7,29 @@ extension PostgresStore {
     ) async throws -> ProfileRecord? {
         let logger = logger
         return try await transaction { connection in
+            // Every decision below comes from the row as the lock found it: a profile merged meanwhile
+            // is blocked as its survivor, an erased one is not found and nothing is written.
             guard
-                let profile = try await Self.resolveProfile(
-                    projectID: projectID, id: profileID, in: connection, logger: logger)
+                let profile = try await Self.lockProfile(
+                    projectID: projectID, id: profileID, .update, in: connection, logger: logger)
             else { return nil }
             var batch = EventBatch(projectID: projectID, origin: origin, now: now)
             guard blocked else {
-                // The old state read under the row lock: only a change is an event.
-                let wasBlocked =
-                    try await connection.first(
-                        "SELECT blocked_at FROM profiles WHERE id = \(profile.id) FOR UPDATE", logger: logger)?
-                    .optionalInt(0) != nil
                 let updated = try await connection.first(
                     """
                     UPDATE profiles SET blocked_at = NULL, blocked_reason = NULL WHERE id = \(profile.id)
                     RETURNING \(unescaped: Self.profileColumns)
                     """, logger: logger
                 ).map(Self.profile)
-                if wasBlocked { batch.append(.profileUnblocked(profileID: profile.id)) }
+                if profile.blocked { batch.append(.profileUnblocked(profileID: profile.id)) }
                 try await Self.append(batch, in: connection, logger: logger)
                 return updated
             }
-            let wasBlocked =
-                try await connection.first(
-                    "SELECT blocked_at FROM profiles WHERE id = \(profile.id) FOR UPDATE", logger: logger)?
-                .optionalInt(0) != nil
-            if !wasBlocked { batch.append(.profileBlocked(profileID: profile.id)) }
-            // Updating the profile row first waits for an identify or anonymous restore that holds it
-            // (FOR UPDATE / FOR SHARE); the statements after it run with a new snapshot, so they end the
-            // session that identify committed. An identify that comes later finds the profile blocked.
+            if !profile.blocked { batch.append(.profileBlocked(profileID: profile.id)) }
+            // The profile's row lock makes an identify or anonymous restore of it wait for this
+            // transaction or finish before it (both lock the profile first); the statements below run
+            // with a new snapshot, so they end the session such a restore committed. An identify that
+            // comes later finds the profile blocked.
             let updated = try await connection.first(
                 """
                 UPDATE profiles SET blocked_at = COALESCE(blocked_at, \(now)), blocked_reason = \(reason)

@@ -73,10 +73,11 @@ extension PostgresStore {
         }
         guard let anonymousCreatedBefore else { return counts }
         counts.anonymousProfiles = try await transaction { connection in
-            // A start that restores one of these profiles at this moment deadlocks with this
-            // transaction at worst (installation row against profile row); PostgreSQL aborts one
-            // and the store runs it again, so either the start or the deletion wins whole.
-            let victims = try await connection.rows(
+            // Candidates locked (an anonymous restore holds its profile FOR SHARE, so one under way is
+            // skipped), then checked again in a statement of their own: a restore that committed a
+            // session between this statement's snapshot and its lock is seen there, and its profile
+            // is kept. A restore that comes later locks the profile first and waits for this one.
+            let candidates = try await connection.rows(
                 """
                 SELECT p.id, p.project_id FROM profiles p
                 WHERE p.kind = 'anonymous' AND p.created_at < \(anonymousCreatedBefore) AND p.blocked_at IS NULL
@@ -85,6 +86,16 @@ extension PostgresStore {
                     WHERE s.profile_id = p.id AND s.revoked_at IS NULL AND s.expires_at > \(now))
                 ORDER BY p.created_at LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED
+                """, logger: logger
+            ).map { try $0.text(0) }
+            guard !candidates.isEmpty else { return 0 }
+            let victims = try await connection.rows(
+                """
+                SELECT p.id, p.project_id FROM profiles p
+                WHERE p.id = ANY(\(candidates)) AND p.kind = 'anonymous' AND p.blocked_at IS NULL
+                    AND NOT EXISTS (
+                    SELECT 1 FROM sessions s
+                    WHERE s.profile_id = p.id AND s.revoked_at IS NULL AND s.expires_at > \(now))
                 """, logger: logger
             ).map { (id: try $0.text(0), projectID: try $0.text(1)) }
             guard !victims.isEmpty else { return 0 }

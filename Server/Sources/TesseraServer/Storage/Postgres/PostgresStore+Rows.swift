@@ -94,7 +94,46 @@ extension PostgresStore {
             """, logger: logger)
     }
 
-    /// The profile with this ID or alias in the project.
+    /// How a transaction locks the profile it acts on.
+    enum ProfileLock: String, Sendable {
+        /// It changes the profile or ends its sessions (block, erase, revoke all, identify).
+        case update = "FOR UPDATE"
+        /// It only needs the profile to stay as it is until the commit (an anonymous restore).
+        case share = "FOR SHARE"
+    }
+
+    /// Resolves `id` (a profile ID or an alias) and locks the profile's row, answering the row as
+    /// the lock found it; nil when no such profile exists (any more).
+    ///
+    /// Every transaction that acts on a profile starts here, so none acts on what a read saw before
+    /// the lock: when a merge or an erasure committed while this waited, the lock finds the row gone
+    /// (READ COMMITTED sees the commit in the next statement) and the ID is resolved again. An alias
+    /// then names the surviving profile, which is locked and answered as a request sent a moment
+    /// later would find it; an erased profile resolves to nothing. Profiles are locked before the
+    /// rows that hang off them (installations, sessions, devices): one lock order for every path.
+    static func lockProfile(
+        projectID: String, id: String, _ lock: ProfileLock, in connection: PostgresConnection, logger: Logger
+    ) async throws -> ProfileRecord? {
+        // Each round that finds the row gone follows one committed merge or erasure; an alias always
+        // names a live profile (a merge moves the aliases of what it folds), so two rounds suffice
+        // unless profiles keep merging under this transaction.
+        for _ in 0..<8 {
+            guard let resolved = try await resolveProfile(projectID: projectID, id: id, in: connection, logger: logger)
+            else { return nil }
+            if let locked = try await connection.first(
+                """
+                SELECT \(unescaped: profileColumns) FROM profiles
+                WHERE id = \(resolved.id) AND project_id = \(projectID) \(unescaped: lock.rawValue)
+                """, logger: logger
+            ).map(profile) {
+                return locked
+            }
+        }
+        throw PostgresFailureVanished()
+    }
+
+    /// The profile with this ID or alias in the project, as a plain read: only for answers, never
+    /// to decide a write (``lockProfile(projectID:id:_:in:logger:)``).
     static func resolveProfile(projectID: String, id: String, in connection: PostgresConnection, logger: Logger)
         async throws -> ProfileRecord?
     {

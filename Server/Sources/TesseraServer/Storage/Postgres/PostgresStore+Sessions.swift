@@ -6,14 +6,13 @@ extension PostgresStore {
         let logger = logger
         return try await transaction { connection in
             let now = request.newSession.createdAt
-            // The row lock serialises starts of one installation; a concurrent first start loses on the
-            // primary key and runs again, then restores the winner's profile.
-            let existing = try await connection.first(
-                """
-                SELECT secret_hash, profile_id FROM installations
-                WHERE project_id = \(request.projectID) AND installation_id = \(request.installationID) FOR UPDATE
-                """, logger: logger)
-            var profileID = try existing?.optionalText(1)
+            // Locks in the order every path takes: the profile, then its installation (an erasure, a
+            // block or an identify of the profile holds the profile first). The installation is read,
+            // its profile locked FOR SHARE (a block waits for this start, then ends its session), then
+            // the installation row locked and checked to still point there; a concurrent first start
+            // loses on the primary key and runs again, then restores the winner's profile.
+            let (existing, current) = try await Self.lockInstallation(
+                projectID: request.projectID, installationID: request.installationID, in: connection, logger: logger)
             if let existing {
                 guard OpaqueToken.constantTimeEquals(try existing.bytes(0), request.installationSecretHash) else {
                     throw CoreError.installationConflict
@@ -21,13 +20,8 @@ extension PostgresStore {
             }
             var profile: ProfileRecord
             var batch = EventBatch(projectID: request.projectID, origin: request.origin, now: now)
-            if let profileID,
-                let current = try await connection.first(
-                    // FOR SHARE: a block of this profile waits for this start, then ends its session.
-                    "SELECT \(unescaped: Self.profileColumns) FROM profiles WHERE id = \(profileID) FOR SHARE",
-                    logger: logger)
-            {
-                profile = try Self.profile(current)
+            if let current {
+                profile = current
                 if profile.blocked { throw CoreError.profileBlocked }
             } else {
                 profile = ProfileRecord(
@@ -35,7 +29,6 @@ extension PostgresStore {
                     verified: false, createdAt: now, updatedAt: now)
                 try await Self.insert(profile: profile, into: connection, logger: logger)
                 batch.append(.profileCreated(profileID: profile.id, kind: .anonymous))
-                profileID = profile.id
                 if existing == nil {
                     try await connection.rows(
                         """
@@ -87,28 +80,11 @@ extension PostgresStore {
                     throw CoreError.identityTokenReplayed
                 }
             }
-            var caller: SessionContext?
-            if let callerSessionID = command.callerSessionID {
-                guard
-                    let context = try await connection.first(
-                        """
-                        SELECT \(unescaped: Self.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id
-                        WHERE s.id = \(callerSessionID) FOR UPDATE
-                        """, logger: logger
-                    ).map(Self.context)
-                else { throw CoreError.sessionNotFound }
-                if context.session.revokedAt != nil { throw CoreError.sessionRevoked }
-                if context.session.expiresAt <= now { throw CoreError.sessionExpired }
-                caller = context
+            let (caller, existing) = try await Self.lockIdentifyTargets(command, in: connection, logger: logger)
+            if let caller {
+                if caller.session.revokedAt != nil { throw CoreError.sessionRevoked }
+                if caller.session.expiresAt <= now { throw CoreError.sessionExpired }
             }
-            let existing = try await connection.first(
-                """
-                SELECT \(unescaped: Self.profileColumns) FROM profiles
-                WHERE project_id = \(command.projectID) AND verified = \(command.verified)
-                    AND external_id = \(command.externalID)
-                FOR UPDATE
-                """, logger: logger
-            ).map(Self.profile)
             let plan = try IdentifyPlan.decide(
                 caller: caller?.profile, existing: existing, externalID: command.externalID, verified: command.verified)
 
@@ -281,21 +257,25 @@ extension PostgresStore {
     }
 
     public func revokeSessions(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws
-        -> Int
+        -> Int?
     {
         let logger = logger
         return try await transaction { connection in
+            // Resolved and locked here, not by the caller before: sessions an erasure or a merge ended
+            // while this waited are not counted as ended by this request.
+            guard
+                let profile = try await Self.lockProfile(
+                    projectID: projectID, id: profileID, .update, in: connection, logger: logger)
+            else { return nil }
             var batch = EventBatch(projectID: projectID, origin: origin, now: now)
             let count = try await Self.endSessions(
                 """
                 UPDATE sessions SET revoked_at = \(now)
-                WHERE profile_id = \(profileID) AND project_id = \(projectID) AND revoked_at IS NULL
-                    AND expires_at > \(now)
+                WHERE profile_id = \(profile.id) AND revoked_at IS NULL AND expires_at > \(now)
                 RETURNING id, profile_id
                 """, reason: .admin,
                 devices: """
-                    DELETE FROM devices WHERE session_id IN
-                        (SELECT id FROM sessions WHERE profile_id = \(profileID) AND project_id = \(projectID))
+                    DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = \(profile.id))
                     RETURNING id, profile_id, session_id
                     """, batch: &batch, in: connection, logger: logger)
             try await Self.append(batch, in: connection, logger: logger)
@@ -379,6 +359,92 @@ extension PostgresStore {
             logger: logger
         ).map { try $0.text(0) }
         batch.append(.profileMerged(profileID: target, from: source, externalID: externalID, aliasIDs: aliases))
+    }
+}
+
+extension PostgresStore {
+    /// Locks what an identify acts on, profiles before sessions as every path does: the caller's
+    /// profile and the profile that already holds the external ID, in one statement in ID order (two
+    /// identifies that need the same two profiles never wait for each other crosswise), then the
+    /// caller's session. Both are answered as the locks found them; a caller whose session is gone
+    /// (its profile erased or merged meanwhile) is `session_not_found`.
+    static func lockIdentifyTargets(_ command: IdentifyCommand, in connection: PostgresConnection, logger: Logger)
+        async throws -> (caller: SessionContext?, existing: ProfileRecord?)
+    {
+        for _ in 0..<8 {
+            var callerProfileID: String?
+            if let callerSessionID = command.callerSessionID {
+                guard
+                    let row = try await connection.first(
+                        "SELECT profile_id FROM sessions WHERE id = \(callerSessionID)", logger: logger)
+                else { throw CoreError.sessionNotFound }
+                callerProfileID = try row.text(0)
+            }
+            let profiles = try await connection.rows(
+                """
+                SELECT \(unescaped: profileColumns) FROM profiles
+                WHERE (id = \(callerProfileID) AND project_id = \(command.projectID))
+                    OR (project_id = \(command.projectID) AND verified = \(command.verified)
+                        AND external_id = \(command.externalID))
+                ORDER BY id FOR UPDATE
+                """, logger: logger
+            ).map(profile)
+            let existing = profiles.first {
+                $0.verified == command.verified
+                    && $0.externalID.map { $0.utf8.elementsEqual(command.externalID.utf8) }
+                        == true
+            }
+            guard let callerSessionID = command.callerSessionID, let callerProfileID else { return (nil, existing) }
+            guard
+                let session = try await connection.first(
+                    "SELECT \(unescaped: sessionColumns) FROM sessions WHERE id = \(callerSessionID) FOR UPDATE",
+                    logger: logger
+                ).map(Self.session)
+            else { throw CoreError.sessionNotFound }
+            // A session never changes profile; its profile gone under the lock means the session went
+            // with it, unless that happened between the two reads: then resolve again.
+            guard session.profileID.utf8.elementsEqual(callerProfileID.utf8),
+                let callerProfile = profiles.first(where: { $0.id.utf8.elementsEqual(callerProfileID.utf8) })
+            else { continue }
+            return (SessionContext(session: session, profile: callerProfile), existing)
+        }
+        throw PostgresFailureVanished()
+    }
+
+    /// Locks an installation's profile (FOR SHARE) and then the installation row (FOR UPDATE), and
+    /// answers the installation row (`secret_hash, profile_id`, nil when there is none) with its
+    /// profile as locked (nil when it has none).
+    static func lockInstallation(
+        projectID: String, installationID: String, in connection: PostgresConnection, logger: Logger
+    ) async throws -> (installation: PostgresCells?, profile: ProfileRecord?) {
+        for _ in 0..<8 {
+            let seen = try await connection.first(
+                """
+                SELECT profile_id FROM installations
+                WHERE project_id = \(projectID) AND installation_id = \(installationID)
+                """, logger: logger)
+            guard let seen else { return (nil, nil) }
+            let profileID = try seen.optionalText(0)
+            var profile: ProfileRecord?
+            if let profileID {
+                profile = try await connection.first(
+                    "SELECT \(unescaped: profileColumns) FROM profiles WHERE id = \(profileID) FOR SHARE",
+                    logger: logger
+                ).map(Self.profile)
+            }
+            guard
+                let installation = try await connection.first(
+                    """
+                    SELECT secret_hash, profile_id FROM installations
+                    WHERE project_id = \(projectID) AND installation_id = \(installationID) FOR UPDATE
+                    """, logger: logger)
+            else { continue }
+            // Acted on only if the locked row still names the profile locked before it.
+            let lockedProfileID = try installation.optionalText(1)
+            guard lockedProfileID == profileID, profileID == nil || profile != nil else { continue }
+            return (installation, profile)
+        }
+        throw PostgresFailureVanished()
     }
 }
 

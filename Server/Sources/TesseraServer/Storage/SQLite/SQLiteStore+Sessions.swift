@@ -291,15 +291,19 @@ extension SQLiteStore {
     }
 
     public func revokeSessions(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws
-        -> Int
+        -> Int?
     {
         try await writer.write { connection in
+            // Resolved in the write transaction: what an erasure or a merge ended before it is not
+            // counted as ended by this request.
+            guard let profile = try Self.resolveProfile(projectID: projectID, id: profileID, in: connection) else {
+                return nil
+            }
             var batch = EventBatch(projectID: projectID, origin: origin, now: now)
             let count = try Self.endSessions(
-                where: "profile_id = ? AND project_id = ? AND expires_at > ?",
-                [.init(profileID), .init(projectID), .init(now)], reason: .admin, now: now,
-                devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ? AND project_id = ?)",
-                [.init(profileID), .init(projectID)], batch: &batch, in: connection)
+                where: "profile_id = ? AND expires_at > ?", [.init(profile.id), .init(now)], reason: .admin, now: now,
+                devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ?)", [.init(profile.id)],
+                batch: &batch, in: connection)
             try Self.append(batch, in: connection)
             return count
         }
