@@ -84,3 +84,40 @@ print("ES256 (P-256, SHA-256)                    \(format(es256))   (reference)"
 print(
     "EdDSA (Ed25519)                           \(format(eddsa))   \(String(format: "%.2f×", eddsa / es256)) ES256"
 )
+
+// A DPoP proof (RFC 9449) as a bound heartbeat presents it: verified by DPoPProofVerifier (the JWS,
+// the jwk header, every claim, ath over the session token), beside a bare P-256 verify of the same
+// proof's signature over its signing input, and the proof's creation on the device (software key).
+let deviceKey = P256.Signing.PrivateKey()
+let proofURL = "https://tessera.example/v1/sessions/heartbeat"
+let sessionToken = "st_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
+let proof = try DPoPProofBuilder.proof(
+    signer: deviceKey, method: "POST", url: proofURL, accessToken: sessionToken, now: now)
+let proofVerifier = DPoPProofVerifier()
+_ = try proofVerifier.verify(proof, method: "POST", url: proofURL, accessToken: sessionToken, now: now)
+let proofSigningInput = Array(proof.utf8[..<proof.utf8.lastIndex(of: UInt8(ascii: "."))!])
+let proofSignature = try deviceKey.signature(for: proofSigningInput)
+let proofFigures = measureInterleaved(
+    rounds: 11,
+    iterations: 1_000,
+    [
+        { blackHole(deviceKey.publicKey.isValidSignature(proofSignature, for: proofSigningInput)) },
+        {
+            blackHole(
+                try? proofVerifier.verify(proof, method: "POST", url: proofURL, accessToken: sessionToken, now: now))
+        },
+        {
+            blackHole(
+                try? DPoPProofBuilder.proof(
+                    signer: deviceKey, method: "POST", url: proofURL, accessToken: sessionToken, now: now))
+        },
+    ]
+)
+let (bareVerify, proofVerify, proofBuild) = (proofFigures[0], proofFigures[1], proofFigures[2])
+print("")
+print("DPoP proof (\(proof.utf8.count) bytes, ES256, jwk header, ath):")
+print("bare P-256 verify of its signature        \(format(bareVerify))   (reference)")
+print(
+    "DPoPProofVerifier.verify                  \(format(proofVerify))   \(String(format: "%.2f×", proofVerify / bareVerify)) the bare verify"
+)
+print("DPoPProofBuilder.proof (software key)     \(format(proofBuild))")

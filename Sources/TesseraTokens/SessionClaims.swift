@@ -20,6 +20,10 @@ public struct SessionClaims: Sendable, Hashable, Codable {
     public var kind: String
     /// `external_id`: the app's user ID, or `nil` for an anonymous profile.
     public var externalID: String?
+    /// `cnf.jkt` (RFC 9449 §6.1): the thumbprint of the device key the session is bound to; a
+    /// request presenting the token must carry a DPoP proof signed by that key. Nil for a session
+    /// that is not bound.
+    public var confirmation: String?
 
     /// Creates claims.
     public init(
@@ -31,7 +35,8 @@ public struct SessionClaims: Sendable, Hashable, Codable {
         issuedAt: Date,
         notBefore: Date,
         kind: String,
-        externalID: String?
+        externalID: String?,
+        confirmation: String? = nil
     ) {
         self.issuer = issuer
         self.audience = audience
@@ -42,6 +47,7 @@ public struct SessionClaims: Sendable, Hashable, Codable {
         self.notBefore = notBefore
         self.kind = kind
         self.externalID = externalID
+        self.confirmation = confirmation
     }
 
     /// Reads the claims of a session JWT **without verifying its signature**.
@@ -77,6 +83,16 @@ public struct SessionClaims: Sendable, Hashable, Codable {
         case .string(let value)?: externalID = value
         default: throw TokenError(.invalidToken, "The external_id claim must be a string or null.")
         }
+        var confirmation: String?
+        switch object["cnf"] {
+        case nil: confirmation = nil
+        case .object(let cnf)?:
+            guard case .string(let jkt)? = cnf["jkt"] else {
+                throw TokenError(.invalidToken, "The cnf claim must hold a jkt string.")
+            }
+            confirmation = jkt
+        default: throw TokenError(.invalidToken, "The cnf claim must be an object.")
+        }
         self.init(
             issuer: try string("iss"),
             audience: try string("aud"),
@@ -86,7 +102,8 @@ public struct SessionClaims: Sendable, Hashable, Codable {
             issuedAt: try date("iat"),
             notBefore: try date("nbf"),
             kind: try string("kind"),
-            externalID: externalID
+            externalID: externalID,
+            confirmation: confirmation
         )
     }
 
@@ -100,7 +117,13 @@ public struct SessionClaims: Sendable, Hashable, Codable {
         case (let a?, let b?): externalIDs = same(a, b)
         default: externalIDs = false
         }
-        return same(lhs.sessionID, rhs.sessionID) && same(lhs.subject, rhs.subject)
+        let confirmations: Bool
+        switch (lhs.confirmation, rhs.confirmation) {
+        case (nil, nil): confirmations = true
+        case (let a?, let b?): confirmations = same(a, b)
+        default: confirmations = false
+        }
+        return confirmations && same(lhs.sessionID, rhs.sessionID) && same(lhs.subject, rhs.subject)
             && same(lhs.audience, rhs.audience) && same(lhs.issuer, rhs.issuer) && same(lhs.kind, rhs.kind)
             && externalIDs && lhs.expiration == rhs.expiration && lhs.issuedAt == rhs.issuedAt
             && lhs.notBefore == rhs.notBefore
@@ -122,6 +145,11 @@ public struct SessionClaims: Sendable, Hashable, Codable {
         writer.member("nbf", notBefore.timeIntervalSince1970.numericDate)
         writer.member("kind", kind)
         if let externalID { writer.member("external_id", externalID) } else { writer.nullMember("external_id") }
+        if let confirmation {
+            var cnf = JSONWriter()
+            cnf.member("jkt", confirmation)
+            writer.member("cnf", json: cnf.finish())
+        }
         return writer.finish()
     }
 
@@ -135,6 +163,11 @@ public struct SessionClaims: Sendable, Hashable, Codable {
         case notBefore = "nbf"
         case kind
         case externalID = "external_id"
+        case confirmation = "cnf"
+    }
+
+    private struct Confirmation: Codable {
+        var jkt: String
     }
 
     public init(from decoder: any Decoder) throws {
@@ -148,6 +181,7 @@ public struct SessionClaims: Sendable, Hashable, Codable {
         notBefore = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .notBefore))
         kind = try container.decode(String.self, forKey: .kind)
         externalID = try container.decodeIfPresent(String.self, forKey: .externalID)
+        confirmation = try container.decodeIfPresent(Confirmation.self, forKey: .confirmation)?.jkt
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -161,5 +195,6 @@ public struct SessionClaims: Sendable, Hashable, Codable {
         try container.encode(notBefore.timeIntervalSince1970.numericDate, forKey: .notBefore)
         try container.encode(kind, forKey: .kind)
         try container.encode(externalID, forKey: .externalID)
+        try container.encodeIfPresent(confirmation.map { Confirmation(jkt: $0) }, forKey: .confirmation)
     }
 }

@@ -51,4 +51,35 @@ public struct SessionJWTVerifier: Sendable {
         }
         return claims
     }
+
+    /// Verifies `token` at `now` as presented with a DPoP proof (or without one), and returns its claims.
+    ///
+    /// A token bound to a device key (`cnf.jkt`) is accepted only with a proof signed by that key for
+    /// this very token (`ath`): verify the request's `DPoP` header first with ``DPoPProofVerifier``,
+    /// passing the token as `accessToken`. A stolen bound token is worth nothing without the key.
+    /// An unbound token is accepted with or without a proof.
+    /// - Parameter proof: the request's verified proof, nil when it carried none.
+    /// - Throws: the errors of ``verify(_:now:leeway:)``, ``TokenError/Code/dpopProofRequired`` for a
+    ///   bound token without a proof, ``TokenError/Code/dpopKeyMismatch`` for a proof by another key,
+    ///   ``TokenError/Code/dpopProofInvalid`` for a proof made for another token.
+    public func verify(_ token: some StringProtocol, now: Date, leeway: TimeInterval = 60, proof: DPoPProof?)
+        throws(TokenError) -> SessionClaims
+    {
+        let claims = try verify(token, now: now, leeway: leeway)
+        if let proof {
+            guard let ath = proof.accessTokenHash,
+                OpaqueToken.constantTimeEquals(Array(ath.utf8), Array(DPoPProof.accessTokenHash(of: token).utf8))
+            else {
+                throw TokenError(.dpopProofInvalid, "The DPoP proof was not made for this token.")
+            }
+        }
+        guard let jkt = claims.confirmation else { return claims }
+        guard let proof else {
+            throw TokenError(.dpopProofRequired, "This session is bound to a device key: send a DPoP proof.")
+        }
+        guard OpaqueToken.constantTimeEquals(Array(proof.thumbprint.utf8), Array(jkt.utf8)) else {
+            throw TokenError(.dpopKeyMismatch, "The DPoP proof is signed by another key than the session's.")
+        }
+        return claims
+    }
 }

@@ -40,6 +40,17 @@ public struct TokenError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A session JWT whose `kind` the verifier was told not to accept
         /// (``SessionJWTVerifier/init(jwks:issuer:audience:allowedKinds:)``). Not a wire code.
         public static let sessionKindNotAllowed = Code(rawValue: "session_kind_not_allowed")
+        /// A session bound to a device key was presented without a DPoP proof, or with the `Bearer`
+        /// scheme (RFC 9449).
+        public static let dpopProofRequired = Code(rawValue: "dpop_proof_required")
+        /// The DPoP proof is malformed, its signature does not verify, or a claim (`htm`, `htu`,
+        /// `iat`, `ath`, `jti`) does not fit the request.
+        public static let dpopProofInvalid = Code(rawValue: "dpop_proof_invalid")
+        /// The DPoP proof is signed by another key than the one the session is bound to.
+        public static let dpopKeyMismatch = Code(rawValue: "dpop_key_mismatch")
+        /// The server requires a nonce it issued (`DPoP-Nonce`) in the proof, and this one has none or
+        /// an expired one (RFC 9449 §8).
+        public static let useDPoPNonce = Code(rawValue: "use_dpop_nonce")
     }
 
     /// The reason, as a wire code.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -94,6 +95,28 @@ struct InteropTests {
         #expect(throws: InteropFailure.self) {
             _ = try Self.run(
                 Self.python, [Self.script, "verify-identity", IdentitySecret.generate().value, "prj_interop", token])
+        }
+    }
+
+    @Test func dpopProofsVerifyWithPyJWT() throws {
+        let key = P256.Signing.PrivateKey()
+        let proof = try DPoPProofBuilder.proof(
+            signer: key, method: "POST", url: "https://tessera.test/v1/sessions/extend?x=1", accessToken: "tok",
+            nonce: "n-1", now: now)
+        let output = try Self.run(Self.python, [Self.script, "verify-dpop", proof])
+        let json = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let claims = try #require(json["claims"] as? [String: Any])
+        #expect(claims["htm"] as? String == "POST")
+        #expect(claims["htu"] as? String == "https://tessera.test/v1/sessions/extend")
+        #expect(claims["ath"] as? String == DPoPProof.accessTokenHash(of: "tok"))
+        #expect(claims["nonce"] as? String == "n-1")
+        #expect(claims["iat"] as? Int == Int(now.timeIntervalSince1970))
+        #expect(json["jkt"] as? String == JWKThumbprint.sha256(of: key.publicKey), "PyJWT's RFC 7638 thumbprint")
+        // One flipped signature bit and PyJWT refuses it.
+        var bytes = Array(proof.utf8)
+        bytes[bytes.count - 2] = bytes[bytes.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(throws: InteropFailure.self) {
+            _ = try Self.run(Self.python, [Self.script, "verify-dpop", String(decoding: bytes, as: UTF8.self)])
         }
     }
 

@@ -21,6 +21,9 @@ struct CompactJWS {
     let signature: [UInt8]
     /// The `kid` header, validated as `[A-Za-z0-9_-]{1,64}` when present.
     let keyID: String?
+    /// The `jwk` header member, unvalidated: only a DPoP proof may carry one (RFC 9449 §4.2), and
+    /// only ``parse(_:limits:malformed:allowingKeyHeader:)`` with `allowingKeyHeader` reads it.
+    let keyHeader: JSONValue?
 
     /// The token text, kept so the signing input can be read without a copy.
     private let token: String
@@ -28,14 +31,20 @@ struct CompactJWS {
     private let signingInputCount: Int
 
     /// Parses `token`: structure, size caps, base64url, header JSON, forbidden header members, `kid`.
-    static func parse(_ token: String, limits: Limits = .standard, malformed: TokenError.Code) throws(TokenError)
-        -> CompactJWS
-    {
+    ///
+    /// A header that names its own key (`jwk`) is refused unless `allowingKeyHeader`: a token signed
+    /// by a key it carries proves only that its sender holds that key, which is what a DPoP proof
+    /// says and nothing else may.
+    static func parse(
+        _ token: String, limits: Limits = .standard, malformed: TokenError.Code, allowingKeyHeader: Bool = false
+    ) throws(TokenError) -> CompactJWS {
         var text = token
         let outcome: Swift.Result<CompactJWS, TokenError> = text.withUTF8 { utf8 in
             do throws(TokenError) {
                 return .success(
-                    try parse(UnsafeRawBufferPointer(utf8), token: token, limits: limits, malformed: malformed))
+                    try parse(
+                        UnsafeRawBufferPointer(utf8), token: token, limits: limits, malformed: malformed,
+                        allowingKeyHeader: allowingKeyHeader))
             } catch {
                 return .failure(error)
             }
@@ -55,7 +64,8 @@ struct CompactJWS {
         _ bytes: UnsafeRawBufferPointer,
         token: String,
         limits: Limits,
-        malformed: TokenError.Code
+        malformed: TokenError.Code,
+        allowingKeyHeader: Bool
     ) throws(TokenError) -> CompactJWS {
         guard !bytes.isEmpty else { throw TokenError(malformed, "The token is empty.") }
         guard bytes.count <= limits.token else {
@@ -94,6 +104,7 @@ struct CompactJWS {
         var keyID: String?
         var algorithm: JSONValue?
         var type: JSONValue?
+        var keyHeader: JSONValue?
         for member in header.members where member.isASCII {
             switch member.name {
             case "alg": algorithm = member.value
@@ -103,6 +114,8 @@ struct CompactJWS {
                     throw TokenError(malformed, "The kid header must be 1 to 64 characters of A-Z a-z 0-9 - _.")
                 }
                 keyID = kid
+            case "jwk" where allowingKeyHeader:
+                keyHeader = member.value
             case "crit", "cty", "b64", "jwk", "jku", "x5u", "x5c", "x5t", "x5t#S256":
                 throw TokenError(malformed, "The header member \"\(member.name)\" is not accepted.")
             default:
@@ -111,7 +124,7 @@ struct CompactJWS {
         }
         return CompactJWS(
             algorithm: algorithm, type: type, payload: payload, signature: signature, keyID: keyID,
-            token: token, signingInputCount: dots.1
+            keyHeader: keyHeader, token: token, signingInputCount: dots.1
         )
     }
 

@@ -23,6 +23,12 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// A member whose value is already compact JSON (an object another writer finished).
+    mutating func member(_ name: String, json: [UInt8]) {
+        key(name)
+        bytes.append(contentsOf: json)
+    }
+
     mutating func nullMember(_ name: String) {
         key(name)
         bytes.append(contentsOf: "null".utf8)
