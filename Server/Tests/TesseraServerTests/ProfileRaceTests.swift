@@ -42,6 +42,7 @@ struct ProfileRaceTests {
         let events = try await race.eventsSince()
         #expect(events.filter { $0.type == "profile.erased" }.count == 1)
         #expect(!events.contains { $0.type == "profile.blocked" }, "a block answered 'not found' wrote nothing")
+        try await race.close()
     }
 
     @Test(
@@ -69,6 +70,7 @@ struct ProfileRaceTests {
         #expect(blocks.count == 1)
         #expect(blocks.first?.profileID == target)
         #expect(try await race.store.liveSessions(profileID: target, now: Self.now).isEmpty, "the block ended them")
+        try await race.close()
     }
 
     @Test("erase ∥ erase: one erasure, one not found, one profile.erased", arguments: StoreBackend.allCases)
@@ -84,6 +86,7 @@ struct ProfileRaceTests {
         let erasures = try await race.eventsSince().filter { $0.type == "profile.erased" }
         #expect(erasures.count == 1)
         #expect(erasures.first?.data.contains("\"external_id\":\"user-2\"") == true, "the one event keeps its subject")
+        try await race.close()
     }
 
     @Test("erase ∥ merge: nothing personal survives under either ID", arguments: StoreBackend.allCases)
@@ -114,6 +117,7 @@ struct ProfileRaceTests {
         for event in events where event.type != "profile.erased" {
             #expect(!event.data.contains("ada@example.com") && !event.data.contains("user-3"), "\(event.type)")
         }
+        try await race.close()
     }
 
     @Test("erase ∥ promote: profile.erased carries the external ID the promote gave", arguments: StoreBackend.allCases)
@@ -133,6 +137,7 @@ struct ProfileRaceTests {
         let erasure = try #require(try await race.eventsSince().first { $0.type == "profile.erased" })
         #expect(erasure.data.contains("\"external_id\":\"user-4\""), "\(erasure.data)")
         #expect(try await race.store.profiles(projectID: race.projectID, externalID: "user-4").isEmpty)
+        try await race.close()
     }
 
     @Test(
@@ -156,6 +161,7 @@ struct ProfileRaceTests {
         #expect(revoked == nil, "not found: the erasure had ended the sessions")
         let ended = try await race.eventsSince().filter { $0.type == "session.ended" }
         #expect(ended.count == 1 && ended.allSatisfy { $0.data.contains("\"reason\":\"erased\"") })
+        try await race.close()
     }
 }
 
@@ -180,7 +186,7 @@ private final class Race: Sendable {
         case .postgres:
             // The gate, two operations and the observer each need a connection.
             store = PostgresStore(
-                configuration: try PostgresTestDatabase.configuration(maximumConnections: 8),
+                configuration: try PostgresTestDatabase.configuration(maximumConnections: 4),
                 masterKeys: TestMasterKeys.keyring)
         }
         try await store.migrate()
@@ -243,6 +249,9 @@ private final class Race: Sendable {
         try await gate.open()
         return (try await one.value, try await two.value)
     }
+
+    /// Closes the store (its pool and dedicated connections): many tests share one PostgreSQL.
+    func close() async throws { try await store.close() }
 }
 
 /// Holds a backend's writes back until opened, and tells when operations queue behind it.

@@ -7,6 +7,8 @@ public struct CoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// The seconds after which the same request may succeed (a rate limit, an unavailable database).
     public var retryAfterSeconds: Int64?
+    /// For a refused DPoP proof (RFC 9449): the challenge the answer carries.
+    public var dpopChallenge: DPoPChallenge?
 
     public init(_ code: ErrorCode, _ message: String, retryAfterSeconds: Int64? = nil) {
         self.code = code

@@ -34,6 +34,17 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConve
     public static let webhookURLNotAllowed = ErrorCode(rawValue: "webhook_url_not_allowed")
     /// An operator with this email exists (console and `tessera operators create` only).
     public static let operatorExists = ErrorCode(rawValue: "operator_exists")
+    /// A session bound to a device key presented without a DPoP proof (or with `Bearer`), or an
+    /// anonymous start or identify without one where the project requires binding.
+    public static let dpopProofRequired = ErrorCode(rawValue: "dpop_proof_required")
+    /// A DPoP proof that does not verify or does not fit the request.
+    public static let dpopProofInvalid = ErrorCode(rawValue: "dpop_proof_invalid")
+    /// A DPoP proof by another key than the one the session is bound to.
+    public static let dpopKeyMismatch = ErrorCode(rawValue: "dpop_key_mismatch")
+    /// A DPoP proof used a second time for a call that changes something.
+    public static let dpopProofReplayed = ErrorCode(rawValue: "dpop_proof_replayed")
+    /// The project requires a server nonce in DPoP proofs: retry with the `DPoP-Nonce` answered.
+    public static let useDPoPNonce = ErrorCode(rawValue: "use_dpop_nonce")
 
     /// Every code above, then ``identityToken``: all the codes the server can answer (`slug_taken`
     /// only to the operator CLI, which creates projects). `OpenAPIContractTests` holds the list
@@ -44,7 +55,8 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConve
             externalUserIDChanged, unverifiedIdentifyDisabled, installationConflict, invalidSessionDuration,
             sessionTokenRequired, sessionNotFound, sessionExpired, sessionRevoked, notFound, methodNotAllowed,
             identitySecretLimitReached, lastIdentitySecret, rateLimited, slugTaken, internalError,
-            serviceUnavailable, profileBlocked, webhookURLNotAllowed, operatorExists,
+            serviceUnavailable, profileBlocked, webhookURLNotAllowed, operatorExists, dpopProofRequired,
+            dpopProofInvalid, dpopKeyMismatch, dpopProofReplayed, useDPoPNonce,
         ] + identityToken
 
     /// The identity-token failures, which identify answers with `TokenError`'s code unchanged.

@@ -48,7 +48,8 @@ struct SessionIssuer: Sendable {
             issuer: issuer, audience: runtime.id, subject: context.profile.id, sessionID: context.session.id,
             expiration: Date(timeIntervalSince1970: Double(expiration)),
             issuedAt: Date(timeIntervalSince1970: Double(now)), notBefore: Date(timeIntervalSince1970: Double(now)),
-            kind: context.session.kind.rawValue, externalID: context.profile.externalID)
+            kind: context.session.kind.rawValue, externalID: context.profile.externalID,
+            confirmation: context.session.jkt)
         guard shareSecond else { return runtime.keyRing.sign(claims) }
         let keyID = runtime.keyRing.signingKeyID
         if let token = jwtCache.token(for: claims, keyID: keyID) { return token }

@@ -14,6 +14,8 @@ final class TesseraCore: Sendable {
     let secretUsage = IdentitySecretUsage()
     /// The console's operator accounts and sessions.
     let operators: OperatorAccounts
+    /// Sessions bound to device keys: proofs, nonces, single-use `jti`s.
+    let dpop: DPoPGate
 
     init(store: any TesseraStore, configuration: ServerConfiguration, metrics: ServerMetrics) {
         let now = configuration.now
@@ -34,6 +36,8 @@ final class TesseraCore: Sendable {
             issuer: configuration.issuer, jwtLifetimeSeconds: configuration.sessionJWTLifetimeSeconds)
         self.rateLimiter = RateLimiter(store: store, configuration: configuration)
         self.operators = OperatorAccounts(store: store, now: now, bcryptCost: configuration.operatorPasswordCost)
+        self.dpop = DPoPGate(
+            store: store, baseURL: configuration.issuer, nonces: DPoPNonces(masterKeys: store.masterKeys))
     }
 
     /// The current time as a `Date` and as whole Unix seconds.

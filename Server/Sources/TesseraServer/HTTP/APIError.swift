@@ -27,13 +27,22 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
     public init(_ error: CoreError) {
         var headers: HTTPFields = [:]
         if let seconds = error.retryAfterSeconds { headers[.retryAfter] = String(seconds) }
-        self.init(Self.status(of: error.code), error.code, error.message, headers: headers)
+        guard let challenge = error.dpopChallenge else {
+            self.init(Self.status(of: error.code), error.code, error.message, headers: headers)
+            return
+        }
+        // RFC 9449 §7.1 and §8: a DPoP challenge, and the nonce to use when one is required.
+        let reason = error.code == .useDPoPNonce ? "use_dpop_nonce" : "invalid_dpop_proof"
+        headers[.wwwAuthenticate] = "DPoP error=\"\(reason)\", algs=\"ES256\""
+        if let nonce = challenge.nonce { headers[.dpopNonce] = nonce }
+        self.init(.unauthorized, error.code, error.message, headers: headers)
     }
 
     /// The status that answers an error code.
     static func status(of code: Code) -> HTTPResponse.Status {
         switch code {
-        case .invalidRequest, .invalidSessionDuration, .webhookURLNotAllowed: .badRequest
+        case .invalidRequest, .invalidSessionDuration, .webhookURLNotAllowed, .dpopProofRequired: .badRequest
+        case .dpopProofInvalid, .dpopKeyMismatch, .dpopProofReplayed, .useDPoPNonce: .unauthorized
         case .invalidAPIKey, .invalidCredentials, .identityTokenReplayed, .sessionNotFound, .sessionExpired,
             .sessionRevoked:
             .unauthorized
@@ -54,4 +63,11 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(status.code) \(code.rawValue): \(message)" }
+}
+
+extension HTTPField.Name {
+    /// `DPoP` (RFC 9449 §4.1): the request's proof.
+    static let dpop = HTTPField.Name("DPoP")!
+    /// `DPoP-Nonce` (RFC 9449 §8): the nonce the server requires in the next proof.
+    static let dpopNonce = HTTPField.Name("DPoP-Nonce")!
 }

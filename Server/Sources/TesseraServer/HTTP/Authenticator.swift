@@ -1,4 +1,6 @@
+import Foundation
 import Hummingbird
+import TesseraTokens
 
 /// Resolves the credential an endpoint accepts into the request context before its handler runs,
 /// as hummingbird-auth's authenticators set `context.identity`.
@@ -15,6 +17,11 @@ struct Authenticator: Sendable {
     /// Counts the session credentials that find no session, by the client address `addresses` reads.
     let rateLimiter: RateLimiter
     let addresses: ClientAddressReader
+    /// Proofs of possession (RFC 9449) of the endpoints that take a session or a publishable key.
+    let dpop: DPoPGate
+    /// Whether the endpoint spends a DPoP proof's `jti` (``Endpoint/spendsProof``).
+    let spendsProof: Bool
+    let now: @Sendable () -> Date
 
     /// The route's responder: `handler` behind this authenticator.
     ///
@@ -31,7 +38,12 @@ struct Authenticator: Sendable {
             do {
                 var context = context
                 context.authentication = try await authenticate(credential)
-                return try await handler(request, context)
+                guard accepts != .secretKey else { return try await handler(request, context) }
+                let (proof, nonce) = try await checkPossession(request, context: context, credential: credential)
+                context.dpopProof = proof
+                var response = try await handler(request, context)
+                if let nonce { response.headers[.dpopNonce] = nonce }
+                return response
             } catch let failure as CoreError
                 where failure.code == .sessionNotFound && credential?.isSession == true
             {
@@ -39,6 +51,32 @@ struct Authenticator: Sendable {
                     ?? failure
             }
         }
+    }
+
+    /// The request's DPoP proof, verified, and a fresh nonce to answer with when its nonce is near its
+    /// end; throws when a bound session presents no proof of its key, or a proof is bad or replayed.
+    ///
+    /// A request of an unbound session without a `DPoP` header (every heartbeat before binding) costs
+    /// two checks here.
+    private func checkPossession(_ request: Request, context: TesseraRequestContext, credential: Credential?)
+        async throws -> (DPoPProof?, String?)
+    {
+        let header = request.headers[.dpop]
+        if header == nil, context.caller?.context.session.jkt == nil { return (nil, nil) }
+        let runtime = try context.project()
+        let presented = DPoPGate.Presented(
+            method: request.method.rawValue, path: request.uri.path, proof: header, credential: credential?.text,
+            dpopScheme: Credential.usesDPoPScheme(request.headers))
+        let date = now()
+        if request.headers[values: .dpop].count > 1 {
+            throw CoreError.dpopProofInvalid("send exactly one DPoP header.")
+        }
+        let proof = try dpop.proof(presented, project: runtime, now: date)
+        if let caller = context.caller {
+            try dpop.authorize(caller.context.session, presented: presented, proof: proof, project: runtime)
+        }
+        if spendsProof, let proof { try await dpop.consume(proof) }
+        return (proof, dpop.refreshedNonce(for: proof, project: runtime, now: date))
     }
 
     /// What `credential` stands for, if it is of the kind the endpoint accepts.

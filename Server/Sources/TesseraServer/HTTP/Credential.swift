@@ -1,6 +1,7 @@
 import HTTPTypes
 
-/// The credential of a request, read from `Authorization: Bearer …` only (never the query string).
+/// The credential of a request, read from `Authorization: Bearer …` or `Authorization: DPoP …` only
+/// (never the query string).
 enum Credential: Sendable {
     case publishableKey(String)
     case secretKey(String)
@@ -42,6 +43,26 @@ enum Credential: Sendable {
         }
     }
 
+    /// Whether `Authorization` uses the `DPoP` scheme (RFC 9449 §7.1) rather than `Bearer`.
+    static func usesDPoPScheme(_ headers: HTTPFields) -> Bool {
+        guard let header = headers[.authorization] else { return false }
+        var value = Substring(header).utf8[...]
+        while value.first == UInt8(ascii: " ") { value = value.dropFirst() }
+        return usesDPoPScheme(value)
+    }
+
+    private static func usesDPoPScheme(_ value: Substring.UTF8View) -> Bool {
+        value.prefix(5).elementsEqual("dpop ".utf8, by: { $0 | 0x20 == $1 })
+    }
+
+    /// The credential's text (what a DPoP proof's `ath` covers); nil for an unknown one.
+    var text: String? {
+        switch self {
+        case .publishableKey(let value), .secretKey(let value), .sessionToken(let value), .jws(let value): value
+        case .unknown: nil
+        }
+    }
+
     /// Whether this is a session credential (a session token or a JWS).
     var isSession: Bool {
         switch self {
@@ -54,10 +75,14 @@ enum Credential: Sendable {
     private static func classify(_ header: String) -> (kind: Kind, value: Substring.UTF8View) {
         var value = Substring(header).utf8[...]
         while value.first == UInt8(ascii: " ") { value = value.dropFirst() }
-        guard value.count > 7, value.prefix(7).elementsEqual("bearer ".utf8, by: { $0 | 0x20 == $1 }) else {
+        // `Bearer`, or `DPoP` for a credential sent with a proof of possession (RFC 9449 §7.1).
+        if value.count > 7, value.prefix(7).elementsEqual("bearer ".utf8, by: { $0 | 0x20 == $1 }) {
+            value = value.dropFirst(7)
+        } else if value.count > 5, usesDPoPScheme(value) {
+            value = value.dropFirst(5)
+        } else {
             return (.unknown, value)
         }
-        value = value.dropFirst(7)
         while value.first == UInt8(ascii: " ") { value = value.dropFirst() }
         while value.last == UInt8(ascii: " ") { value = value.dropLast() }
         guard !value.isEmpty, value.count <= 8192 else { return (.unknown, value) }

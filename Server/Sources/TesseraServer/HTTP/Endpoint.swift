@@ -12,12 +12,20 @@ struct Endpoint: Sendable {
     /// The path template (`/v1/sessions/:session_id`).
     let path: String
     let accepts: CredentialRequirement
+    /// Whether the endpoint changes something, so that a DPoP proof's `jti` is single-use on it
+    /// (RFC 9449 §11.1). The heartbeat only checks and stays free of writes; its extension spends
+    /// the proof in its handler.
+    let spendsProof: Bool
     let handler: Handler
 
-    init(_ method: HTTPRequest.Method, _ path: String, accepts: CredentialRequirement, _ handler: @escaping Handler) {
+    init(
+        _ method: HTTPRequest.Method, _ path: String, accepts: CredentialRequirement, spendsProof: Bool = false,
+        _ handler: @escaping Handler
+    ) {
         self.method = method
         self.path = path
         self.accepts = accepts
+        self.spendsProof = spendsProof
         self.handler = handler
     }
 }

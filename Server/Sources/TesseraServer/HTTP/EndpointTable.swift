@@ -13,14 +13,15 @@ enum EndpointTable {
         let webhooks = WebhooksController(core: core, bodies: bodies, addresses: addresses)
         return [
             Endpoint(.post, "/v1/sessions/anonymous", accepts: .publishableKey, sessions.startAnonymous),
-            Endpoint(.post, "/v1/sessions/identify", accepts: .publishableKeyOrSession, sessions.identify),
+            Endpoint(
+                .post, "/v1/sessions/identify", accepts: .publishableKeyOrSession, spendsProof: true, sessions.identify),
             Endpoint(.post, "/v1/sessions/authenticate", accepts: .sessionOrExpiredJWT, sessions.authenticate),
-            Endpoint(.post, "/v1/sessions/revoke", accepts: .session, sessions.revoke),
+            Endpoint(.post, "/v1/sessions/revoke", accepts: .session, spendsProof: true, sessions.revoke),
             Endpoint(.get, "/v1/sessions", accepts: .session, sessions.listSessions),
-            Endpoint(.delete, "/v1/sessions/:session_id", accepts: .session, sessions.deleteSession),
+            Endpoint(.delete, "/v1/sessions/:session_id", accepts: .session, spendsProof: true, sessions.deleteSession),
             Endpoint(.get, "/v1/me", accepts: .session, me.me),
-            Endpoint(.post, "/v1/devices", accepts: .session, me.registerDevice),
-            Endpoint(.delete, "/v1/devices/:device_id", accepts: .session, me.deleteDevice),
+            Endpoint(.post, "/v1/devices", accepts: .session, spendsProof: true, me.registerDevice),
+            Endpoint(.delete, "/v1/devices/:device_id", accepts: .session, spendsProof: true, me.deleteDevice),
             Endpoint(.get, "/v1/admin/profiles", accepts: .secretKey, admin.findProfiles),
             Endpoint(.get, "/v1/admin/profiles/:profile_id", accepts: .secretKey, admin.getProfile),
             Endpoint(.delete, "/v1/admin/profiles/:profile_id", accepts: .secretKey, admin.eraseProfile),

@@ -33,6 +33,14 @@ extension JSONWriter {
         time("created_at", session.createdAt)
         time("last_authenticated_at", session.lastAuthenticatedAt)
         time("expires_at", session.expiresAt)
+        key("binding")
+        if let jkt = session.jkt {
+            objectStart()
+            field("jkt", jkt)
+            objectEnd()
+        } else {
+            null()
+        }
         objectEnd()
     }
 
@@ -91,6 +99,8 @@ extension JSONWriter {
             if let value { integer(value) } else { null() }
         }
         objectEnd()
+        field("session_binding", settings.sessionBinding.rawValue)
+        field("dpop_nonce_required", settings.dpopNonceRequired)
         objectEnd()
         array("identity_secrets", secrets) { writer, secret in
             writer.objectStart()

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import TesseraTokens
 
 /// The request context of the server: Hummingbird's core storage, the connection (whose peer
 /// address is read only when a rate limit needs the client's address), and what the request
@@ -9,6 +10,8 @@ struct TesseraRequestContext: RequestContext, RemoteAddressRequestContext {
     private let channel: any Channel
     /// Set by ``Authenticator`` for the endpoint's credential before the handler runs.
     var authentication = Authentication.none
+    /// The request's DPoP proof, verified by ``Authenticator`` (RFC 9449); nil when it sent none.
+    var dpopProof: DPoPProof?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

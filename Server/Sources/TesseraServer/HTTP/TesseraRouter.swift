@@ -22,7 +22,7 @@ enum TesseraRouter {
         for endpoint in endpoints {
             let authenticator = Authenticator(
                 accepts: endpoint.accepts, credentials: core.credentials, rateLimiter: core.rateLimiter,
-                addresses: addresses)
+                addresses: addresses, dpop: core.dpop, spendsProof: endpoint.spendsProof, now: core.configuration.now)
             router.on(
                 RouterPath(endpoint.path), method: endpoint.method, use: authenticator.responder(for: endpoint.handler))
         }

@@ -9,9 +9,9 @@ extension OpenAPIDocument {
   "openapi": "3.1.0",
   "info": {
     "title": "Tessera",
-    "version": "1.0.0",
+    "version": "1.1.0",
     "summary": "Self-hosted identity and sessions for apps.",
-    "description": "The wire contract between the Tessera server, the Tessera client SDK and the app backends that mint identity tokens.\n\n- JSON in and out, `snake_case` members, times in RFC 3339 UTC with second precision; every session response carries `server_time`.\n- Request bodies are capped at 16 KiB (`413 payload_too_large`).\n- Every response carries `X-Request-Id`. Every non-2xx answer is `{\"error\": {\"code\", \"message\"}}`; bad input never produces a 5xx.\n- Credentials go in `Authorization: Bearer …` (the scheme word is case-insensitive; a credential in the query string is ignored). An endpoint answers `401 invalid_credentials` to a kind of credential it does not take.\n- A path that exists answers other methods with `405 method_not_allowed` and an `Allow` header; an unknown path is `404 not_found`.\n- `503 service_unavailable` means the database is not available; `500 internal_error` is a bug.\n- Every `/v1/*` response carries `Cache-Control: no-store` (errors included): answers hold credentials and personal data. The JWKS too: a rotated signing key signs at once, and a backend that meets its `kid` refetches the key set, which an HTTP cache must not answer with an old one; verifiers cache the keys in process.\n- Request bodies are read strictly: a body that is not RFC 8259 JSON in UTF-8, that names a member twice, whose strings hold a control character (C0, DEL, C1; raw or escaped) or an unpaired surrogate (`\\ud800`), or with a number out of its field's range, is `400 invalid_request` and changes nothing. Malformed HTTP/1 framing (a bad chunk size, a missing chunk CRLF, a body shorter than its `Content-Length`) and an HTTP/1.1 request without exactly one valid `Host` header (RFC 9112 §3.2) are `400 invalid_request` too, on any path.\n- Identifiers are compared as bytes and measured in Unicode scalars, never by canonical equivalence or grapheme clusters: `é` (U+00E9) and `e` + U+0301 are two different user IDs, and the 255 of a user ID are Unicode scalars (so at most 1020 UTF-8 bytes).\n- **The unverified mode** (`allow_unverified_identify`, the `user_id` form of identify) trusts the client: anyone holding the publishable key — which ships in the app binary — can assert any user ID. Its sessions (`kind: unverified`, `authenticated: false`, `verified: false`) are for personalisation, never authorization: they see and end only themselves (`GET /v1/sessions`, `DELETE /v1/sessions/{session_id}`), remove only the devices they registered, and their devices are listed with `verified_session: false`. Their profile is separate from the verified profile of the same user ID; a signed identity token for that user, sent from an unverified session, folds the unverified profile into the verified one (`merged`). An app backend that reads `external_id` from a session JWT must check its `kind` claim is `verified` (`SessionJWTVerifier(allowedKinds: [.verified])` in TesseraTokens).",
+    "description": "The wire contract between the Tessera server, the Tessera client SDK and the app backends that mint identity tokens.\n\n- JSON in and out, `snake_case` members, times in RFC 3339 UTC with second precision; every session response carries `server_time`.\n- Request bodies are capped at 16 KiB (`413 payload_too_large`).\n- Every response carries `X-Request-Id`. Every non-2xx answer is `{\"error\": {\"code\", \"message\"}}`; bad input never produces a 5xx.\n- Credentials go in `Authorization: Bearer …` (the scheme word is case-insensitive; a credential in the query string is ignored). A session bound to a device key (below) is presented as `Authorization: DPoP …` with a `DPoP` proof header.\n- **Sessions bound to a device key** (RFC 9449): an anonymous start or identify that carries a valid `DPoP` proof (`typ: dpop+jwt`, ES256 over P-256, the public key in `jwk`; claims `htm`, `htu` = the server's public URL and the path, `iat` within ±60 s, a `jti` of at least 16 characters, `ath` = base64url SHA-256 of the credential in `Authorization`, and `nonce` when the project requires one) binds the new session to the proof's key: the session object says `binding: {jkt}` (the key's RFC 7638 thumbprint) and the session JWT carries `cnf: {jkt}`. Every later request presenting that session's token or JWT must use `Authorization: DPoP <credential>` with a proof by the same key: otherwise `401 dpop_proof_required` (no proof, or `Bearer`), `dpop_proof_invalid` (a bad proof), `dpop_key_mismatch` (another key), with `WWW-Authenticate: DPoP error=\"invalid_dpop_proof\"`. A proof's `jti` is single-use on the calls that change something (identify, an extension, revoke, session deletion, device registration and removal): a second use is `401 dpop_proof_replayed`; a heartbeat's proof may be repeated within its window. A project that sets `dpop_nonce_required` answers `401 use_dpop_nonce` with a `DPoP-Nonce` header (valid 5 to 10 minutes on every node) and sends a fresh `DPoP-Nonce` on a success whose nonce is near its end. `session_binding` (`off`: proofs are ignored, also for sessions bound before; `optional`, the default: bind when a proof is sent; `required`: an anonymous start or identify without a proof is `400 dpop_proof_required`) never ends existing sessions. A proof sent where none is needed is still checked whole. An endpoint answers `401 invalid_credentials` to a kind of credential it does not take.\n- A path that exists answers other methods with `405 method_not_allowed` and an `Allow` header; an unknown path is `404 not_found`.\n- `503 service_unavailable` means the database is not available; `500 internal_error` is a bug.\n- Every `/v1/*` response carries `Cache-Control: no-store` (errors included): answers hold credentials and personal data. The JWKS too: a rotated signing key signs at once, and a backend that meets its `kid` refetches the key set, which an HTTP cache must not answer with an old one; verifiers cache the keys in process.\n- Request bodies are read strictly: a body that is not RFC 8259 JSON in UTF-8, that names a member twice, whose strings hold a control character (C0, DEL, C1; raw or escaped) or an unpaired surrogate (`\\ud800`), or with a number out of its field's range, is `400 invalid_request` and changes nothing. Malformed HTTP/1 framing (a bad chunk size, a missing chunk CRLF, a body shorter than its `Content-Length`) and an HTTP/1.1 request without exactly one valid `Host` header (RFC 9112 §3.2) are `400 invalid_request` too, on any path.\n- Identifiers are compared as bytes and measured in Unicode scalars, never by canonical equivalence or grapheme clusters: `é` (U+00E9) and `e` + U+0301 are two different user IDs, and the 255 of a user ID are Unicode scalars (so at most 1020 UTF-8 bytes).\n- **The unverified mode** (`allow_unverified_identify`, the `user_id` form of identify) trusts the client: anyone holding the publishable key — which ships in the app binary — can assert any user ID. Its sessions (`kind: unverified`, `authenticated: false`, `verified: false`) are for personalisation, never authorization: they see and end only themselves (`GET /v1/sessions`, `DELETE /v1/sessions/{session_id}`), remove only the devices they registered, and their devices are listed with `verified_session: false`. Their profile is separate from the verified profile of the same user ID; a signed identity token for that user, sent from an unverified session, folds the unverified profile into the verified one (`merged`). An app backend that reads `external_id` from a session JWT must check its `kind` claim is `verified` (`SessionJWTVerifier(allowedKinds: [.verified])` in TesseraTokens).",
     "license": {
       "name": "Apache-2.0",
       "identifier": "Apache-2.0"
@@ -186,7 +186,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/InvalidSessionRequest"
           },
           "401": {
-            "$ref": "#/components/responses/ApiKeyUnauthorized"
+            "$ref": "#/components/responses/StartUnauthorized"
           },
           "403": {
             "$ref": "#/components/responses/ProfileBlocked"
@@ -203,7 +203,12 @@ extension OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DPoP"
+          }
+        ]
       }
     },
     "/v1/projects/{project_id}/jwks.json": {
@@ -370,7 +375,12 @@ extension OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DPoP"
+          }
+        ]
       }
     },
     "/v1/sessions/authenticate": {
@@ -462,7 +472,12 @@ extension OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DPoP"
+          }
+        ]
       }
     },
     "/v1/sessions/revoke": {
@@ -501,7 +516,12 @@ extension OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DPoP"
+          }
+        ]
       }
     },
     "/v1/sessions": {
@@ -548,7 +568,12 @@ extension OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DPoP"
+          }
+        ]
       }
     },
     "/v1/sessions/{session_id}": {
@@ -570,6 +595,9 @@ extension OpenAPIDocument {
         "parameters": [
           {
             "$ref": "#/components/parameters/SessionId"
+          },
+          {
+            "$ref": "#/components/parameters/DPoP"
           }
         ],
         "responses": {
@@ -642,7 +670,12 @@ extension OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DPoP"
+          }
+        ]
       }
     },
     "/v1/devices": {
@@ -711,7 +744,12 @@ extension OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
           }
-        }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DPoP"
+          }
+        ]
       }
     },
     "/v1/devices/{device_id}": {
@@ -733,6 +771,9 @@ extension OpenAPIDocument {
         "parameters": [
           {
             "$ref": "#/components/parameters/DeviceId"
+          },
+          {
+            "$ref": "#/components/parameters/DPoP"
           }
         ],
         "responses": {
@@ -2722,6 +2763,18 @@ extension OpenAPIDocument {
         "schema": {
           "type": "string"
         }
+      },
+      "WWW-Authenticate": {
+        "description": "On a refused DPoP proof (RFC 9449 §7.1): `DPoP error=\"invalid_dpop_proof\"` or `DPoP error=\"use_dpop_nonce\"`, with `algs=\"ES256\"`.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "DPoP-Nonce": {
+        "description": "The nonce the next DPoP proof must carry (RFC 9449 §8): on `401 use_dpop_nonce`, and on a success whose proof's nonce is near its end.",
+        "schema": {
+          "type": "string"
+        }
       }
     },
     "parameters": {
@@ -2777,6 +2830,16 @@ extension OpenAPIDocument {
         "description": "A webhook ID (`whk_…`).",
         "schema": {
           "$ref": "#/components/schemas/WebhookId"
+        }
+      },
+      "DPoP": {
+        "name": "DPoP",
+        "in": "header",
+        "required": false,
+        "description": "A DPoP proof (RFC 9449) of the device key: required with a session bound to a key; at an anonymous start or identify it binds the new session to its key.",
+        "schema": {
+          "type": "string",
+          "maxLength": 8192
         }
       }
     },
@@ -2844,7 +2907,12 @@ extension OpenAPIDocument {
           "internal_error",
           "service_unavailable",
           "profile_blocked",
-          "webhook_url_not_allowed"
+          "webhook_url_not_allowed",
+          "dpop_proof_required",
+          "dpop_proof_invalid",
+          "dpop_key_mismatch",
+          "dpop_proof_replayed",
+          "use_dpop_nonce"
         ]
       },
       "Timestamp": {
@@ -2981,7 +3049,8 @@ extension OpenAPIDocument {
           "installation_id",
           "created_at",
           "last_authenticated_at",
-          "expires_at"
+          "expires_at",
+          "binding"
         ],
         "properties": {
           "id": {
@@ -3008,6 +3077,28 @@ extension OpenAPIDocument {
           },
           "expires_at": {
             "$ref": "#/components/schemas/Timestamp"
+          },
+          "binding": {
+            "description": "The device key the session is bound to (RFC 9449), or null when it is not bound.",
+            "oneOf": [
+              {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "jkt"
+                ],
+                "properties": {
+                  "jkt": {
+                    "type": "string",
+                    "description": "The RFC 7638 SHA-256 thumbprint of the key, base64url.",
+                    "pattern": "^[A-Za-z0-9_-]{43}$"
+                  }
+                }
+              },
+              {
+                "type": "null"
+              }
+            ]
           }
         }
       },
@@ -3411,7 +3502,9 @@ extension OpenAPIDocument {
           "leeway_seconds",
           "anonymous_session_minutes",
           "identified_session_minutes",
-          "rate_limits"
+          "rate_limits",
+          "session_binding",
+          "dpop_nonce_required"
         ],
         "properties": {
           "allow_unverified_identify": {
@@ -3458,6 +3551,19 @@ extension OpenAPIDocument {
           },
           "rate_limits": {
             "$ref": "#/components/schemas/RateLimits"
+          },
+          "session_binding": {
+            "type": "string",
+            "enum": [
+              "off",
+              "optional",
+              "required"
+            ],
+            "description": "Whether new sessions are bound to the device key of their DPoP proof: `off` (proofs ignored), `optional` (bind when a proof is sent; the default), `required` (anonymous start and identify without a proof: `400 dpop_proof_required`). Changing it never ends existing sessions."
+          },
+          "dpop_nonce_required": {
+            "type": "boolean",
+            "description": "Whether every DPoP proof must carry a nonce the server issued (`401 use_dpop_nonce` with `DPoP-Nonce` otherwise)."
           }
         }
       },
@@ -3660,6 +3766,19 @@ extension OpenAPIDocument {
                 "maximum": 1000000
               }
             }
+          },
+          "session_binding": {
+            "type": "string",
+            "enum": [
+              "off",
+              "optional",
+              "required"
+            ],
+            "description": "Whether new sessions are bound to the device key of their DPoP proof: `off` (proofs ignored), `optional` (bind when a proof is sent; the default), `required` (anonymous start and identify without a proof: `400 dpop_proof_required`). Changing it never ends existing sessions."
+          },
+          "dpop_nonce_required": {
+            "type": "boolean",
+            "description": "Whether every DPoP proof must carry a nonce the server issued (`401 use_dpop_nonce` with `DPoP-Nonce` otherwise)."
           }
         }
       },
@@ -4918,7 +5037,7 @@ extension OpenAPIDocument {
         }
       },
       "InvalidSessionRequest": {
-        "description": "The request is malformed, or `session_duration_minutes` is outside 5 … 525600.",
+        "description": "The request is malformed, or `session_duration_minutes` is outside 5 … 525600. `dpop_proof_required`: the project requires a DPoP proof here.",
         "headers": {
           "X-Request-Id": {
             "$ref": "#/components/headers/X-Request-Id"
@@ -4938,7 +5057,8 @@ extension OpenAPIDocument {
                         "code": {
                           "enum": [
                             "invalid_request",
-                            "invalid_session_duration"
+                            "invalid_session_duration",
+                            "dpop_proof_required"
                           ]
                         }
                       }
@@ -4951,7 +5071,7 @@ extension OpenAPIDocument {
         }
       },
       "IdentifyBadRequest": {
-        "description": "The request is malformed, or the identity token's claims are invalid.",
+        "description": "The request is malformed, or the identity token's claims are invalid. `dpop_proof_required`: the project requires a DPoP proof here.",
         "headers": {
           "X-Request-Id": {
             "$ref": "#/components/headers/X-Request-Id"
@@ -4975,7 +5095,8 @@ extension OpenAPIDocument {
                             "invalid_claims",
                             "invalid_email",
                             "invalid_name",
-                            "invalid_avatar_url"
+                            "invalid_avatar_url",
+                            "dpop_proof_required"
                           ]
                         }
                       }
@@ -5021,10 +5142,16 @@ extension OpenAPIDocument {
         }
       },
       "SessionUnauthorized": {
-        "description": "No credential, another kind of credential or a bad session JWT (`invalid_credentials`), or a session that is not alive.",
+        "description": "No credential, another kind of credential or a bad session JWT (`invalid_credentials`), or a session that is not alive. A session bound to a device key without its key's valid DPoP proof, or a replayed proof (`dpop_*`, `use_dpop_nonce`).",
         "headers": {
           "X-Request-Id": {
             "$ref": "#/components/headers/X-Request-Id"
+          },
+          "WWW-Authenticate": {
+            "$ref": "#/components/headers/WWW-Authenticate"
+          },
+          "DPoP-Nonce": {
+            "$ref": "#/components/headers/DPoP-Nonce"
           }
         },
         "content": {
@@ -5043,7 +5170,12 @@ extension OpenAPIDocument {
                             "invalid_credentials",
                             "session_not_found",
                             "session_expired",
-                            "session_revoked"
+                            "session_revoked",
+                            "dpop_proof_required",
+                            "dpop_proof_invalid",
+                            "dpop_key_mismatch",
+                            "dpop_proof_replayed",
+                            "use_dpop_nonce"
                           ]
                         }
                       }
@@ -5056,10 +5188,16 @@ extension OpenAPIDocument {
         }
       },
       "IdentifyUnauthorized": {
-        "description": "A bad credential or session, or an identity token that fails verification (checked signature first).",
+        "description": "A bad credential or session, or an identity token that fails verification (checked signature first). A session bound to a device key without its key's valid DPoP proof, or a replayed proof (`dpop_*`, `use_dpop_nonce`).",
         "headers": {
           "X-Request-Id": {
             "$ref": "#/components/headers/X-Request-Id"
+          },
+          "WWW-Authenticate": {
+            "$ref": "#/components/headers/WWW-Authenticate"
+          },
+          "DPoP-Nonce": {
+            "$ref": "#/components/headers/DPoP-Nonce"
           }
         },
         "content": {
@@ -5087,7 +5225,12 @@ extension OpenAPIDocument {
                             "identity_token_not_yet_valid",
                             "identity_token_lifetime_too_long",
                             "identity_token_replayed",
-                            "audience_mismatch"
+                            "audience_mismatch",
+                            "dpop_proof_required",
+                            "dpop_proof_invalid",
+                            "dpop_key_mismatch",
+                            "dpop_proof_replayed",
+                            "use_dpop_nonce"
                           ]
                         }
                       }
@@ -5480,6 +5623,47 @@ extension OpenAPIDocument {
                           "enum": [
                             "invalid_request",
                             "webhook_url_not_allowed"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "StartUnauthorized": {
+        "description": "No credential or another kind of credential (`invalid_credentials`), an unknown key (`invalid_api_key`), or a DPoP proof that does not verify or lacks the required nonce.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          },
+          "WWW-Authenticate": {
+            "$ref": "#/components/headers/WWW-Authenticate"
+          },
+          "DPoP-Nonce": {
+            "$ref": "#/components/headers/DPoP-Nonce"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "invalid_api_key",
+                            "invalid_credentials",
+                            "dpop_proof_invalid",
+                            "use_dpop_nonce"
                           ]
                         }
                       }

@@ -111,8 +111,11 @@ public struct CleanupCounts: Sendable, Hashable {
     public var operatorSessions = 0
     /// Operator enrollment links past their 15 minutes.
     public var operatorEnrollments = 0
+    /// DPoP proof IDs past their proof's window.
+    public var dpopProofs = 0
     public init() {}
     public var total: Int {
         sessions + devices + tokenIDs + rateLimitWindows + anonymousProfiles + operatorSessions + operatorEnrollments
+            + dpopProofs
     }
 }

@@ -16,6 +16,20 @@ public struct ProjectSettings: Sendable, Hashable {
     public var identifiedSessionMinutes: Int64 = 43_200
     /// How many anonymous starts and failed identifies one client may make per minute.
     public var rateLimits = RateLimits()
+    /// Whether new sessions are bound to the device key of the DPoP proof they were created with.
+    public var sessionBinding = SessionBinding.optional
+    /// Whether every DPoP proof must carry a nonce the server issued (`DPoP-Nonce`, RFC 9449 §8).
+    public var dpopNonceRequired = false
+
+    /// How a project binds sessions to device keys (RFC 9449 proofs).
+    public enum SessionBinding: String, Sendable, Hashable, CaseIterable {
+        /// Proofs are ignored; no session is bound.
+        case off
+        /// A session started or identified with a proof is bound to its key (the default).
+        case optional
+        /// Anonymous starts and identifies without a proof are refused (`dpop_proof_required`).
+        case required
+    }
 
     public init() {}
 

@@ -124,10 +124,13 @@ public struct SessionRecord: Sendable, Hashable {
     public var lastAuthenticatedAt: Int64
     public var expiresAt: Int64
     public var revokedAt: Int64?
+    /// The RFC 7638 thumbprint of the device key the session is bound to (`cnf.jkt`); nil when it
+    /// is not bound. Every request presenting a bound session carries a DPoP proof of that key.
+    public var jkt: String?
 
     public init(
         id: String, projectID: String, profileID: String, installationID: String?, kind: Kind, createdAt: Int64,
-        lastAuthenticatedAt: Int64, expiresAt: Int64, revokedAt: Int64? = nil
+        lastAuthenticatedAt: Int64, expiresAt: Int64, revokedAt: Int64? = nil, jkt: String? = nil
     ) {
         self.id = id
         self.projectID = projectID
@@ -138,6 +141,7 @@ public struct SessionRecord: Sendable, Hashable {
         self.lastAuthenticatedAt = lastAuthenticatedAt
         self.expiresAt = expiresAt
         self.revokedAt = revokedAt
+        self.jkt = jkt
     }
 
     /// Whether the session can be used at `now`.

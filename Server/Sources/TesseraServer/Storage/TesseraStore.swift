@@ -62,6 +62,10 @@ public protocol TesseraStore: Sendable {
         sessions: [SessionRecord], count: Int
     )
 
+    /// Records the `jti` of a DPoP proof signed by the key `jkt` as used until `expiresAt`, in one
+    /// atomic insert that every node shares; false (nothing changed) when it was used already: a replay.
+    func useDPoPProof(jkt: String, jti: String, expiresAt: Int64) async throws -> Bool
+
     // MARK: Devices
 
     /// Binds a push token to a session, moving it from any other session of the project.

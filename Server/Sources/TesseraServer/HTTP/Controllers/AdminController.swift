@@ -14,6 +14,8 @@ private struct SettingsPatch: RequestBody {
     var anonymousSessionMinutes: Int64?
     var identifiedSessionMinutes: Int64?
     var rateLimits: RateLimitsPatch?
+    var sessionBinding: ProjectSettings.SessionBinding?
+    var dpopNonceRequired: Bool?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case allowUnverifiedIdentify = "allow_unverified_identify"
@@ -24,6 +26,8 @@ private struct SettingsPatch: RequestBody {
         case anonymousSessionMinutes = "anonymous_session_minutes"
         case identifiedSessionMinutes = "identified_session_minutes"
         case rateLimits = "rate_limits"
+        case sessionBinding = "session_binding"
+        case dpopNonceRequired = "dpop_nonce_required"
     }
 
     struct AnyKey: CodingKey {
@@ -53,6 +57,13 @@ private struct SettingsPatch: RequestBody {
         anonymousSessionMinutes = try container.decodeIfPresent(Int64.self, forKey: .anonymousSessionMinutes)
         identifiedSessionMinutes = try container.decodeIfPresent(Int64.self, forKey: .identifiedSessionMinutes)
         rateLimits = try container.decodeIfPresent(RateLimitsPatch.self, forKey: .rateLimits)
+        if let binding = try container.decodeIfPresent(String.self, forKey: .sessionBinding) {
+            guard let value = ProjectSettings.SessionBinding(rawValue: binding) else {
+                throw CoreError.invalidRequest("session_binding must be off, optional or required.")
+            }
+            sessionBinding = value
+        }
+        dpopNonceRequired = try container.decodeIfPresent(Bool.self, forKey: .dpopNonceRequired)
     }
 }
 
@@ -161,6 +172,8 @@ struct AdminController: Sendable {
         if let value = patch.anonymousSessionMinutes { settings.anonymousSessionMinutes = value }
         if let value = patch.identifiedSessionMinutes { settings.identifiedSessionMinutes = value }
         for change in patch.rateLimits?.changes ?? [] { _ = settings.rateLimits.set(change.name, to: change.value) }
+        if let value = patch.sessionBinding { settings.sessionBinding = value }
+        if let value = patch.dpopNonceRequired { settings.dpopNonceRequired = value }
         let project = try await AdminActions(core: core).updateSettings(
             runtime, settings: settings, origin: addresses.secretKeyOrigin(request, context: context))
         let secrets = try await core.store.identitySecrets(projectID: runtime.id)

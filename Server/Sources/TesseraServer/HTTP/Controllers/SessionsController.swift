@@ -63,9 +63,10 @@ struct SessionsController: Sendable {
         let length = try core.sessions.sessionLength(
             requested: body.sessionDurationMinutes, kind: .anonymous, settings: runtime.settings)
         let now = core.currentTime().seconds
-        let charge = try anonymousStartCharge(request, runtime: runtime, context: context, now: now)
-        let session = core.sessions.newSession(
+        var session = core.sessions.newSession(
             projectID: runtime.id, kind: .anonymous, minutes: length.minutes, now: now)
+        session.record.jkt = try bindingKey(context, runtime: runtime)
+        let charge = try anonymousStartCharge(request, runtime: runtime, context: context, now: now)
         let result = try await startCounted(
             AnonymousStart(
                 projectID: runtime.id, installationID: body.installationID,
@@ -127,8 +128,9 @@ struct SessionsController: Sendable {
         let kind: SessionRecord.Kind = verified ? .verified : .unverified
         let length = try core.sessions.sessionLength(
             requested: body.sessionDurationMinutes, kind: kind, settings: runtime.settings)
-        let session = core.sessions.newSession(
+        var session = core.sessions.newSession(
             projectID: runtime.id, kind: kind, minutes: length.minutes, now: now.seconds)
+        session.record.jkt = try bindingKey(context, runtime: runtime)
         let tokenID = claims?.tokenID.map { jti in
             (
                 value: jti,
@@ -174,11 +176,23 @@ struct SessionsController: Sendable {
                 .ok, context: caller.context, token: caller.sessionToken, runtime: caller.runtime,
                 now: core.currentTime().seconds, shareSecond: true, extensionCapped: nil)
         }
-        return try await extend(request, caller: caller)
+        return try await extend(request, caller: caller, proof: context.dpopProof)
+    }
+
+    /// The device key a new session is bound to: the request's proof's, unless the project ignores
+    /// proofs; `dpop_proof_required` (400) when the project requires binding and none was sent.
+    private func bindingKey(_ context: TesseraRequestContext, runtime: ProjectRuntime) throws -> String? {
+        switch runtime.settings.sessionBinding {
+        case .off: return nil
+        case .optional: return context.dpopProof?.thumbprint
+        case .required:
+            guard let proof = context.dpopProof else { throw CoreError.dpopProofRequired(onSession: false) }
+            return proof.thumbprint
+        }
     }
 
     /// `POST /v1/sessions/authenticate` with a body: a heartbeat that may extend the session.
-    private func extend(_ request: Request, caller: Caller) async throws -> Response {
+    private func extend(_ request: Request, caller: Caller, proof: DPoPProof?) async throws -> Response {
         let body = try await bodies.decodeIfPresent(DurationBody.self, from: request)
         let now = core.currentTime().seconds
         var session = caller.context
@@ -193,6 +207,8 @@ struct SessionsController: Sendable {
             let length = try core.sessions.sessionLength(
                 requested: requested, kind: session.session.kind, settings: caller.runtime.settings)
             capped = length.capped
+            // Extending changes the session: its proof is single-use, unlike a heartbeat's.
+            if let proof { try await core.dpop.consume(proof) }
             guard
                 let extended = try await core.store.extendSession(
                     sessionID: session.session.id, expiresAt: now + length.minutes * 60, now: now)

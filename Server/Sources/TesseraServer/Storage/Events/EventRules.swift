@@ -28,6 +28,8 @@ enum EventRules {
             changed.append("identified_session_minutes")
         }
         if old.rateLimits != new.rateLimits { changed.append("rate_limits") }
+        if old.sessionBinding != new.sessionBinding { changed.append("session_binding") }
+        if old.dpopNonceRequired != new.dpopNonceRequired { changed.append("dpop_nonce_required") }
         return changed
     }
 

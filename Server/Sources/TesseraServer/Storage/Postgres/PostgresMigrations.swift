@@ -306,5 +306,21 @@ enum PostgresMigrations {
             CREATE INDEX operator_sessions_last_seen_at ON operator_sessions (last_seen_at);
             """
         ),
+        (
+            9,
+            // Sessions bound to a device key (RFC 9449): see SQLiteMigrations' version 9.
+            """
+            ALTER TABLE sessions ADD COLUMN jkt TEXT;
+            ALTER TABLE projects ADD COLUMN session_binding TEXT NOT NULL DEFAULT 'optional';
+            ALTER TABLE projects ADD COLUMN dpop_nonce_required BOOLEAN NOT NULL DEFAULT false;
+            CREATE TABLE used_dpop_proofs (
+                jkt TEXT NOT NULL,
+                jti TEXT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                PRIMARY KEY (jkt, jti)
+            );
+            CREATE INDEX used_dpop_proofs_expires_at ON used_dpop_proofs (expires_at);
+            """
+        ),
     ]
 }

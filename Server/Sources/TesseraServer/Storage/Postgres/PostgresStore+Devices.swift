@@ -37,6 +37,17 @@ extension PostgresStore {
         }
     }
 
+    public func useDPoPProof(jkt: String, jti: String, expiresAt: Int64) async throws -> Bool {
+        let logger = logger
+        return try await statement { client in
+            try await client.first(
+                """
+                INSERT INTO used_dpop_proofs (jkt, jti, expires_at) VALUES (\(jkt), \(jti), \(expiresAt))
+                ON CONFLICT DO NOTHING RETURNING 1
+                """, logger: logger) != nil
+        }
+    }
+
     public func deleteDevice(deviceID: String, profileID: String, now: Int64, origin: EventOrigin) async throws
         -> Bool
     {
@@ -186,6 +197,17 @@ extension PostgresStore {
             counts.sessions = ended.sessions
             counts.devices = ended.devices
             counts.tokenIDs = Int(try tokenIDs?.int(0) ?? 0)
+            let proofs = try await client.first(
+                """
+                WITH victims AS (
+                    SELECT jkt, jti FROM used_dpop_proofs WHERE expires_at <= \(now) ORDER BY expires_at
+                    LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                ), gone AS (
+                    DELETE FROM used_dpop_proofs u USING victims v WHERE u.jkt = v.jkt AND u.jti = v.jti RETURNING 1
+                )
+                SELECT COUNT(*) FROM gone
+                """, logger: logger)
+            counts.dpopProofs = Int(try proofs?.int(0) ?? 0)
             return counts
         }
         (counts.operatorSessions, counts.operatorEnrollments) = try await deleteExpiredOperatorRows(

@@ -309,6 +309,7 @@ public final class PostgresStore: TesseraStore {
                         \(record.createdAt), \(record.updatedAt), \(settings.rateLimits.anonymousStartsPerMinute),
                         \(settings.rateLimits.failedIdentifiesPerMinute),
                         \(settings.rateLimits.failedIdentifiesPerInstallationPerMinute),
+                        \(settings.sessionBinding.rawValue), \(settings.dpopNonceRequired),
                         \(project.publishableKeyHash.bytea), \(project.secretKeyHash.bytea))
                     """, logger: logger)
             } catch  where Self.isUniqueViolation(error, constraint: "projects_slug_key") {
@@ -383,6 +384,8 @@ public final class PostgresStore: TesseraStore {
                     rate_limit_failed_identifies = \(settings.rateLimits.failedIdentifiesPerMinute),
                     rate_limit_failed_identifies_installation
                         = \(settings.rateLimits.failedIdentifiesPerInstallationPerMinute),
+                    session_binding = \(settings.sessionBinding.rawValue),
+                    dpop_nonce_required = \(settings.dpopNonceRequired),
                     updated_at = \(now)
                 WHERE id = \(projectID)
                 RETURNING \(unescaped: Self.projectColumns)

@@ -284,5 +284,23 @@ enum SQLiteMigrations {
             CREATE INDEX operator_sessions_last_seen_at ON operator_sessions (last_seen_at);
             """
         ),
+        (
+            9,
+            // Sessions bound to a device key (RFC 9449): the key's thumbprint on the session, the
+            // project's binding and nonce settings, and the proofs' jti, single-use for the calls that
+            // change something until the proof's window has passed.
+            """
+            ALTER TABLE sessions ADD COLUMN jkt TEXT;
+            ALTER TABLE projects ADD COLUMN session_binding TEXT NOT NULL DEFAULT 'optional';
+            ALTER TABLE projects ADD COLUMN dpop_nonce_required INTEGER NOT NULL DEFAULT 0;
+            CREATE TABLE used_dpop_proofs (
+                jkt TEXT NOT NULL,
+                jti TEXT NOT NULL,
+                expires_at INTEGER NOT NULL,
+                PRIMARY KEY (jkt, jti)
+            );
+            CREATE INDEX used_dpop_proofs_expires_at ON used_dpop_proofs (expires_at);
+            """
+        ),
     ]
 }

@@ -34,6 +34,14 @@ extension SQLiteStore {
         }
     }
 
+    public func useDPoPProof(jkt: String, jti: String, expiresAt: Int64) async throws -> Bool {
+        try await writer.write { connection in
+            try connection.run(
+                "INSERT OR IGNORE INTO used_dpop_proofs (jkt, jti, expires_at) VALUES (?, ?, ?)",
+                [.init(jkt), .init(jti), .init(expiresAt)]) == 1
+        }
+    }
+
     public func deleteDevice(deviceID: String, profileID: String, now: Int64, origin: EventOrigin) async throws
         -> Bool
     {
@@ -164,6 +172,12 @@ extension SQLiteStore {
                 """
                 DELETE FROM used_token_ids WHERE rowid IN
                     (SELECT rowid FROM used_token_ids WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
+                """,
+                [.init(now), .init(batchSize)])
+            counts.dpopProofs = try connection.run(
+                """
+                DELETE FROM used_dpop_proofs WHERE rowid IN
+                    (SELECT rowid FROM used_dpop_proofs WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
                 """,
                 [.init(now), .init(batchSize)])
             return counts

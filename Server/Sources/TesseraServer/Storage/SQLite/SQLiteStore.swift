@@ -78,7 +78,7 @@ public final class SQLiteStore: TesseraStore {
                 try connection.run(
                     """
                     INSERT INTO projects (\(Self.projectColumns), publishable_key_hash, secret_key_hash)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .init(record.id), .init(record.name), .init(record.slug),
@@ -90,6 +90,7 @@ public final class SQLiteStore: TesseraStore {
                         .init(settings.rateLimits.anonymousStartsPerMinute),
                         .init(settings.rateLimits.failedIdentifiesPerMinute),
                         .init(settings.rateLimits.failedIdentifiesPerInstallationPerMinute),
+                        .init(settings.sessionBinding.rawValue), .init(settings.dpopNonceRequired),
                         .init(project.publishableKeyHash),
                         .init(project.secretKeyHash),
                     ])
@@ -160,7 +161,8 @@ public final class SQLiteStore: TesseraStore {
                 UPDATE projects SET allow_unverified_identify = ?, require_audience = ?, expected_issuer = ?,
                     max_identity_token_lifetime_seconds = ?, leeway_seconds = ?, anonymous_session_minutes = ?,
                     identified_session_minutes = ?, rate_limit_anonymous_starts = ?,
-                    rate_limit_failed_identifies = ?, rate_limit_failed_identifies_installation = ?, updated_at = ?
+                    rate_limit_failed_identifies = ?, rate_limit_failed_identifies_installation = ?,
+                    session_binding = ?, dpop_nonce_required = ?, updated_at = ?
                 WHERE id = ?
                 """,
                 [
@@ -170,7 +172,8 @@ public final class SQLiteStore: TesseraStore {
                     .init(settings.anonymousSessionMinutes), .init(settings.identifiedSessionMinutes),
                     .init(settings.rateLimits.anonymousStartsPerMinute),
                     .init(settings.rateLimits.failedIdentifiesPerMinute),
-                    .init(settings.rateLimits.failedIdentifiesPerInstallationPerMinute), .init(now),
+                    .init(settings.rateLimits.failedIdentifiesPerInstallationPerMinute),
+                    .init(settings.sessionBinding.rawValue), .init(settings.dpopNonceRequired), .init(now),
                     .init(projectID),
                 ])
             let changed = EventRules.changedSettings(old.settings, settings)
