@@ -85,6 +85,15 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "TesseraAttestTests",
+            dependencies: [
+                "TesseraAttest",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "TesseraServer",
