@@ -70,6 +70,11 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "AppAttestBenchmark",
+            dependencies: ["TesseraAttest", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Benchmarks/AppAttest"
+        ),
+        .executableTarget(
             name: "HelloWorld",
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Benchmarks/HelloWorld"
