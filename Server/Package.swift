@@ -41,6 +41,7 @@ let package = Package(
             name: "TesseraServer",
             dependencies: [
                 "CTesseraSQLite",
+                "TesseraAttest",
                 .product(name: "TesseraTokens", package: "Tessera"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -83,6 +84,7 @@ let package = Package(
             name: "TesseraServerTests",
             dependencies: [
                 "TesseraServer",
+                "TesseraAttest",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "TesseraTokens", package: "Tessera"),
                 .product(name: "NIOPosix", package: "swift-nio"),

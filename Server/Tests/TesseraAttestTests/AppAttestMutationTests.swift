@@ -340,3 +340,21 @@ struct AppAttestMutationTests {
         }
     }
 }
+
+@Suite("App Attest: Tessera's client data hashes")
+struct AppAttestClientDataTests {
+    @Test("Attestation: SHA-256(challenge); assertion: SHA-256(challenge ‖ UTF-8 installation ID)")
+    func hashes() {
+        let challenge: [UInt8] = Array(0..<32)
+        let installation = "0190c5f2-8a3e-7b1c-9d4f-2e6a8b0c1d3e"
+        #expect(AppAttestClientData.attestationHash(challenge: challenge) == Array(SHA256.hash(data: challenge)))
+        #expect(
+            AppAttestClientData.assertionHash(challenge: challenge, installationID: installation)
+                == Array(SHA256.hash(data: challenge + Array(installation.utf8)))
+        )
+        #expect(
+            AppAttestClientData.assertionHash(challenge: challenge, installationID: installation)
+                != AppAttestClientData.assertionHash(challenge: challenge, installationID: installation + "x")
+        )
+    }
+}
