@@ -1,7 +1,7 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// libFuzzer targets for TesseraTokens. Each target compiles the module's sources itself (through the
+// libFuzzer targets for TesseraTokens and TesseraAttest. Each target compiles the module's sources itself (through the
 // `TesseraTokens` symlink in its folder), so the entry point reaches internal helpers too. Build and run
 // with `scripts/fuzz` (`--sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address`): libFuzzer
 // supplies `main`, each target exports `LLVMFuzzerTestOneInput`.
@@ -23,6 +23,13 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             path: "SessionJWT",
             exclude: ["TesseraTokens/TesseraTokens.docc"]
+        ),
+        // TesseraAttest's parsing (the CBOR reader, attestation object, authenticator data, assertion
+        // check), compiled through the `Parsing` symlink into Server/Sources/TesseraAttest.
+        .executableTarget(
+            name: "FuzzAppAttest",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            path: "AppAttest"
         ),
         .executableTarget(
             name: "FuzzJWKS",

@@ -202,3 +202,27 @@ for group in wycheproof_jws["testGroups"]:
         if name in group:
             jwks.append(compact({"keys": [group[name]]}))
 write("JWKS", jwks)
+
+# ── AppAttest ──────────────────────────────────────────────────────────────────────────────────
+# The vendored real vectors (Server/Tests/Vectors/app-attest): mode 0 and 1 get every attestation
+# object, mode 0 and 2 every assertion, mode 3 every authenticator data; plus small CBOR edge cases.
+APP_ATTEST = HERE.parent / "Server/Tests/Vectors/app-attest"
+app_attest = [b"\x00", b"\x00\xa0", b"\x00\x80", b"\x00\x5b\x00\x00\x00\x01\x00\x00\x00\x00",
+              b"\x00\xbf\xff", b"\x00\xa2\x61a\x01\x61a\x02", b"\x00\xf9\x3c\x00", b"\x00\xf8\x20",
+              b"\x00\xc1\x1a\x00\x00\x00\x01", b"\x00" + b"\x81" * 12 + b"\x00"]
+for path in sorted(APP_ATTEST.glob("*.json")):
+    vector = json.loads(path.read_text())
+    if vector["kind"] == "attestation":
+        obj = base64.b64decode(vector["attestation_object_b64"])
+        app_attest += [b"\x00" + obj, b"\x01" + obj]
+        auth = obj[obj.rfind(b"hauthData") + 9:]
+        # The authData byte string's head: 0x59 and a two-byte length.
+        if auth[:1] == b"\x59":
+            app_attest.append(b"\x03" + auth[3:3 + int.from_bytes(auth[1:3], "big")])
+    else:
+        obj = base64.b64decode(vector["assertion_b64"])
+        app_attest += [b"\x00" + obj, b"\x02" + obj]
+fuzz_app = hashlib.sha256(b"TEAMID1234.dev.tessera.fuzz").digest()
+for counter in (0, 7, 8, 0xFFFFFFFF):
+    app_attest.append(b"\x03" + fuzz_app + b"\x40" + counter.to_bytes(4, "big"))
+write("AppAttest", app_attest)

@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "TesseraServer", targets: ["TesseraServer"]),
+        .library(name: "TesseraAttest", targets: ["TesseraAttest"]),
         .executable(name: "tessera", targets: ["TesseraCLI"]),
     ],
     dependencies: [
@@ -22,13 +23,25 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         .target(name: "CTesseraSQLite"),
+        // App Attest verification, free of HTTP and storage so it can be fuzzed and benchmarked alone.
+        .target(
+            name: "TesseraAttest",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
         .target(
             name: "TesseraServer",
             dependencies: [
                 "CTesseraSQLite",
+                "TesseraAttest",
                 .product(name: "TesseraTokens", package: "Tessera"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -58,6 +71,11 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "AppAttestBenchmark",
+            dependencies: ["TesseraAttest", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Benchmarks/AppAttest"
+        ),
+        .executableTarget(
             name: "HelloWorld",
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Benchmarks/HelloWorld"
@@ -66,10 +84,20 @@ let package = Package(
             name: "TesseraServerTests",
             dependencies: [
                 "TesseraServer",
+                "TesseraAttest",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "TesseraTokens", package: "Tessera"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "TesseraAttestTests",
+            dependencies: [
+                "TesseraAttest",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         .testTarget(
