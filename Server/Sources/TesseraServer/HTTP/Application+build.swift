@@ -37,6 +37,15 @@ public func buildApplication(configuration: ServerConfiguration, store: any Tess
             name: "Development", slug: "development", store: store, now: configuration.now())
         configuration.announce("Created a development project on an empty database.\n\(project.text)")
     }
+    if configuration.consoleEnabled {
+        var lines = ["Console: \(configuration.issuer)/console/"]
+        if try await store.operators().isEmpty {
+            lines.append(
+                "No operator yet: tessera operators create --email you@example.com --role owner --console-url \(configuration.issuer)"
+            )
+        }
+        configuration.announce(lines.joined(separator: "\n"))
+    }
     let core = TesseraCore(store: store, configuration: configuration, metrics: ServerMetrics())
     let router = TesseraRouter.build(core: core)
     var services: [any Service] = [

@@ -141,7 +141,9 @@ struct WebhookDispatcher: Service {
         // Cancelled by a shutdown: not the endpoint's failure; the lease runs out instead.
         if Task.isCancelled { return nil }
         let finishedAt = seconds
-        let result = policy.result(of: outcome, attempt: number, delivery: delivery, now: finishedAt)
+        var result = policy.result(of: outcome, attempt: number, delivery: delivery, now: finishedAt)
+        result.requestBody = String(decoding: body, as: UTF8.self)
+        result.responseBody = outcome.responseBody
         metrics?.webhookAttempt(
             result, latencySeconds: outcome.kind == .delivered ? finishedAt - delivery.eventCreatedAt : nil)
         return result
