@@ -79,6 +79,9 @@ class Flows:
 
     def enrollment(self) -> None:
         b = self.browser
+        log = Path(self.server.log_path).read_text(errors="replace")
+        self.ok("serve printed the console's URL and, with no operator yet, the command that makes one",
+                "/console/" in log and "No operator yet: tessera operators create" in log, "not in the server log")
         ok, detail, secret = console.enroll(b, self.links["owner"], console.PASSWORDS["owner"], totp=True)
         self.totp_step = int(time.time() // 30)
         self.totp_secret = secret
@@ -488,8 +491,8 @@ class Flows:
 
 
 class SignInClient:
-    """The sign-in form without a browser (a guesser's script): its own cookie jar, the form token from
-    the page, one POST per attempt; answers the status and the page."""
+    """The sign-in form without a browser (a guesser's script): a cookie jar of its own per attempt, the
+    form token from the page, one POST; answers the status and the page."""
 
     def __init__(self, base: str) -> None:
         import http.cookiejar
@@ -500,17 +503,19 @@ class SignInClient:
                 return None
 
         self.base = base
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()),
-                                                  NoRedirect())
+        # A fresh cookie jar per attempt: a guesser's script keeps no session between attempts.
+        self.opener = lambda: urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()), NoRedirect())
 
     def log_in(self, email: str, password: str) -> tuple[int, str]:
         import urllib.error
-        page = self.opener.open(urllib.parse.urljoin(self.base, "login")).read().decode()
+        opener = self.opener()
+        page = opener.open(urllib.parse.urljoin(self.base, "login")).read().decode()
         token = re.search(r'name="csrf" value="([^"]+)"', page)
         body = urllib.parse.urlencode({"csrf": token.group(1) if token else "", "email": email,
                                        "password": password}).encode()
         try:
-            response = self.opener.open(urllib.parse.urljoin(self.base, "login"), body)
+            response = opener.open(urllib.parse.urljoin(self.base, "login"), body)
             return response.status, response.read().decode()
         except urllib.error.HTTPError as error:
             return error.code, error.read().decode()

@@ -38,13 +38,14 @@ public func buildApplication(configuration: ServerConfiguration, store: any Tess
         configuration.announce("Created a development project on an empty database.\n\(project.text)")
     }
     if configuration.consoleEnabled {
-        var lines = ["Console: \(configuration.issuer)/console/"]
+        // In the server's log (stderr), at start: where the console is and, while no operator exists,
+        // how to make the first.
+        logger.notice("Console: \(configuration.issuer)/console/")
         if try await store.operators().isEmpty {
-            lines.append(
+            logger.notice(
                 "No operator yet: tessera operators create --email you@example.com --role owner --console-url \(configuration.issuer)"
             )
         }
-        configuration.announce(lines.joined(separator: "\n"))
     }
     let core = TesseraCore(store: store, configuration: configuration, metrics: ServerMetrics())
     let router = TesseraRouter.build(core: core)
