@@ -21,7 +21,7 @@ struct ConsoleRefusalTests {
     @Test("A wrong password at block: the profile page again, 403, reason kept, password not, message beside it")
     func blockRefused() async throws {
         try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (admin, _) = try await signedInBrowser(environment, api, role: .admin)
+            let (admin, adminAccount) = try await signedInBrowser(environment, api, role: .admin)
             let profileID = try #require(try await api.anonymous().profileID)
             try await admin.get("/console/profile?id=\(profileID)")
             let refused = try await admin.post(
@@ -50,6 +50,9 @@ struct ConsoleRefusalTests {
             #expect(
                 try await environment.store.profile(projectID: environment.project.project.id, id: profileID)?.blocked
                     == true)
+            // The profile says who blocked it and why.
+            let page = try await admin.get("/console/profile?id=\(profileID)")
+            #expect(page.html.contains(", by \(adminAccount.email): chargeback"))
         }
     }
 

@@ -215,3 +215,46 @@ struct ServeBusyPortTests {
         #expect(!FileManager.default.fileExists(atPath: directory))
     }
 }
+
+@Suite("tessera token mint")
+struct TokenMintCommandTests {
+    /// `tessera token mint` with an environment and a standard input of the test's choosing.
+    static func mint(_ arguments: [String], environment: [String: String] = [:], input: String = "") throws -> (
+        status: Int32, output: String
+    ) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(TesseraExecutable.path))
+        process.arguments = ["token", "mint"] + arguments
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { first, _ in first }
+        let (stdin, output) = (Pipe(), Pipe())
+        process.standardInput = stdin
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test(
+        "The identity secret comes from TESSERA_IDENTITY_SECRET or standard input, not only the command line",
+        .enabled(if: TesseraExecutable.path != nil))
+    func secretSources() throws {
+        let secret = IdentitySecret.generate()
+        let verifier = { (token: String) -> String? in
+            let parts = token.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
+            return parts.count == 3 ? String(parts[1]) : nil
+        }
+        let fromEnvironment = try Self.mint(
+            ["--sub", "user-1"], environment: ["TESSERA_IDENTITY_SECRET": secret.value])
+        #expect(fromEnvironment.status == 0)
+        #expect(verifier(fromEnvironment.output) != nil)
+        let fromInput = try Self.mint(["--sub", "user-1", "--identity-secret-stdin"], input: secret.value + "\n")
+        #expect(fromInput.status == 0)
+        #expect(verifier(fromInput.output) != nil)
+        let none = try Self.mint(["--sub", "user-1"])
+        #expect(none.status != 0)
+    }
+}

@@ -247,6 +247,18 @@ extension ConsoleController {
         let aliases = try await core.store.aliases(projectID: runtime.id, profileID: profile.id)
         let events = try await core.store.recentEvents(
             projectID: runtime.id, type: nil, profileID: profile.id, before: nil, limit: 100)
+        // Who blocked the profile and why, from its latest profile.blocked event (the audit's own record).
+        var blockedFact = "no"
+        if let blockedAt = profile.blockedAt {
+            blockedFact = "since " + ConsoleFormat.time(blockedAt)
+            if let event = events.first(where: { $0.type == "profile.blocked" }) {
+                var who = event.actor.kind.rawValue
+                if event.actor.kind == .operator, let id = event.actor.id {
+                    who = try await core.store.operatorRecord(id: id)?.email ?? id
+                }
+                blockedFact += ", by \(who)" + (event.reason.map { ": \($0)" } ?? "")
+            }
+        }
         let ended = try await core.store.recentEvents(
             projectID: runtime.id, type: "session.ended", profileID: profile.id, before: nil, limit: 100
         ).compactMap(EndedSession.init)
@@ -266,7 +278,7 @@ extension ConsoleController {
                 fact("Name", viewer.may(.support) ? profile.name : profile.name.map { _ in "•••" })
                 fact("Created", ConsoleFormat.time(profile.createdAt))
                 fact("Updated", ConsoleFormat.time(profile.updatedAt))
-                fact("Blocked", profile.blockedAt.map { "since " + ConsoleFormat.time($0) } ?? "no")
+                fact("Blocked", blockedFact)
             }
             if viewer.may(.support) {
                 profileActions(
