@@ -73,6 +73,29 @@ struct ConsoleRefusalTests {
         }
     }
 
+    @Test("Settings: a bad value comes back beside its field, named by its label, what was typed kept")
+    func settingsRefused() async throws {
+        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
+            let (admin, _) = try await signedInBrowser(environment, api, role: .admin)
+            let form = try await admin.get("/console/settings")
+            #expect(form.html.contains("for development only"), "a line on what the risky setting does")
+            let base = try #require(ConsoleBrowser.Page.first(#"name="base" value="([^"]+)""#, in: form.html))
+            for (value, expected) in [("ten", "must be a whole number"), ("9999", "must be between 0 and 600")] {
+                let refused = try await admin.post(
+                    "/console/settings",
+                    [("base", base), ("leeway_seconds", value), ("expected_issuer", "kept-issuer")])
+                #expect(refused.status == .badRequest)
+                let input = try #require(Self.input("leeway_seconds", in: refused.html))
+                #expect(input.contains(#"value="\#(value)""#))
+                #expect(input.contains(#"aria-invalid="true""#) && input.contains("autofocus"))
+                #expect(refused.html.contains(#"<p id="leeway_seconds-error" class="field-error">"#))
+                #expect(refused.html.contains("“Clock leeway (seconds, 0–600)”"), "the label, not the wire name")
+                #expect(refused.html.contains(expected))
+                #expect(try #require(Self.input("expected_issuer", in: refused.html)).contains(#"value="kept-issuer""#))
+            }
+        }
+    }
+
     @Test("Rotations redirect; the result is shown once; a reload rotates nothing")
     func postRedirectGet() async throws {
         try await TestEnvironment.withApp(backend: .sqlite) { environment, api in

@@ -142,6 +142,14 @@ struct WebhookDispatcher: Service {
         if Task.isCancelled { return nil }
         let finishedAt = seconds
         var result = policy.result(of: outcome, attempt: number, delivery: delivery, now: finishedAt)
+        if outcome.kind != .delivered {
+            logger.notice(
+                "webhook attempt failed",
+                metadata: [
+                    "webhook_id": "\(delivery.webhookID)", "event_id": "\(delivery.eventID)", "attempt": "\(number)",
+                    "status": "\(outcome.statusCode.map(String.init) ?? outcome.error?.rawValue ?? "none")",
+                ])
+        }
         result.requestBody = String(decoding: body, as: UTF8.self)
         result.responseBody = outcome.responseBody
         metrics?.webhookAttempt(

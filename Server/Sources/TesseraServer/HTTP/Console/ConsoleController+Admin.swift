@@ -276,13 +276,25 @@ extension ConsoleController {
             value: { $0.rateLimits.failedIdentifiesPerInstallationPerMinute.map(String.init) ?? "" }, kind: .number),
     ]
 
+    /// What each risky setting does, under its field.
+    private static let settingHelp: [String: String] = [
+        "allow_unverified_identify":
+            "Lets a client sign in as any user_id it names, without a token your backend signed: for development only.",
+        "require_audience": "Refuses identity tokens minted for another project.",
+        "expected_issuer": "Refuses identity tokens whose iss is not this value.",
+        "leeway_seconds": "How far clocks may disagree; more accepts expired tokens for longer.",
+        "max_identity_token_lifetime_seconds":
+            "Refuses identity tokens that live longer: a stolen one is useful for less time.",
+    ]
+
     /// `GET /console/settings`
     func settings(_ request: ConsoleRequest) async throws -> Response {
         settingsForm(request, settings: request.runtime.settings, message: nil, status: .ok)
     }
 
     private func settingsForm(
-        _ request: ConsoleRequest, settings: ProjectSettings, message: ConsoleMessage?, status: HTTPResponse.Status
+        _ request: ConsoleRequest, settings: ProjectSettings, message: ConsoleMessage?, status: HTTPResponse.Status,
+        invalid: (field: String, message: String)? = nil, typed: ConsoleForm? = nil
     ) -> Response {
         let viewer = request.viewer
         let admin = viewer.may(.admin)
@@ -305,14 +317,24 @@ extension ConsoleController {
                             html.element("label", [("for", field.name)], text: field.label)
                         }
                     case .number, .text:
+                        let wrong = invalid?.field == field.name
                         html.element("label", [("for", field.name)], text: field.label)
                         html.void(
                             "input",
                             [
-                                ("id", field.name), ("name", field.name), ("type", "text"), ("value", value),
+                                ("id", field.name), ("name", field.name), ("type", "text"),
+                                ("value", typed?[field.name] ?? value),
                                 ("inputmode", field.kind == .number ? "numeric" : nil), ("disabled", admin ? nil : ""),
+                                ("aria-invalid", wrong ? "true" : nil),
+                                ("aria-describedby", wrong ? field.name + "-error" : nil),
+                                ("autofocus", wrong ? "" : nil),
                             ])
+                        if wrong, let invalid {
+                            html.element(
+                                "p", [("id", field.name + "-error"), ("class", "field-error")], text: invalid.message)
+                        }
                     }
+                    if let help = Self.settingHelp[field.name] { html.element("p", [("class", "small")], text: help) }
                 }
                 if admin { html.element("button", [("type", "submit")], text: "Review changes") }
             }
@@ -332,6 +354,24 @@ extension ConsoleController {
             }
             return value
         }
+        do {
+            return try await saveSettings(request, proposed: &proposed, current: current, number: number)
+        } catch let error as CoreError where error.code == .invalidRequest {
+            // The refusal beside its field, named by its label, what was typed kept.
+            let field = Self.settingFields.first { error.message.contains($0.name) }
+            var message = error.message
+            if let field { message = message.replacingOccurrences(of: field.name, with: "“\(field.label)”") }
+            return settingsForm(
+                request, settings: current, message: .error(error.code.rawValue, message), status: .badRequest,
+                invalid: field.map { ($0.name, message) }, typed: form)
+        }
+    }
+
+    private func saveSettings(
+        _ request: ConsoleRequest, proposed: inout ProjectSettings, current: ProjectSettings,
+        number: (String) throws -> Int64?
+    ) async throws -> Response {
+        let form = request.form
         proposed.allowUnverifiedIdentify = form["allow_unverified_identify"] == "true"
         proposed.requireAudience = form["require_audience"] == "true"
         proposed.expectedIssuer = form.value("expected_issuer")
@@ -352,8 +392,7 @@ extension ConsoleController {
         do {
             try AdminActions.check(proposed)
         } catch {
-            return settingsForm(
-                request, settings: proposed, message: .error(error.code.rawValue, error.message), status: .badRequest)
+            throw CoreError.invalidRequest(error.message)
         }
         guard form["base"] == String(request.runtime.project.updatedAt) else {
             return settingsForm(

@@ -466,6 +466,9 @@ extension ConsoleController {
         let profile = try await actions.setBlocked(
             request.runtime, profileID: request.form["profile_id"] ?? "", blocked: true, reason: reason,
             origin: request.origin(addresses: addresses, reason: reason))
+        request.context.logger.notice(
+            "profile blocked in the console",
+            metadata: ["profile": "\(profile.id)", "operator": "\(request.viewer.operatorID)"])
         return ConsoleHTTP.redirect(ConsoleURL("profile", [("id", profile.id), ("notice", "blocked")]))
     }
 
@@ -486,6 +489,9 @@ extension ConsoleController {
                 code: "confirmation_mismatch")
         }
         try await actions.erase(request.runtime, profileID: profileID, origin: request.origin(addresses: addresses))
+        request.context.logger.notice(
+            "profile erased in the console",
+            metadata: ["profile": "\(profileID)", "operator": "\(request.viewer.operatorID)"])
         return ConsoleHTTP.redirect(ConsoleURL("profiles", [("notice", "erased")]))
     }
 
