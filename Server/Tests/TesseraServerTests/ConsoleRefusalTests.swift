@@ -96,6 +96,19 @@ struct ConsoleRefusalTests {
         }
     }
 
+    @Test("The Sessions page shows when an ended session ended, not its future expiry")
+    func endedSessions() async throws {
+        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
+            let (support, _) = try await signedInBrowser(environment, api, role: .support)
+            let profileID = try #require(try await api.anonymous().profileID)
+            try await support.get("/console/profile?id=\(profileID)")
+            let ended = try await support.post("/console/revoke-sessions", [("profile_id", profileID)])
+            #expect(ended.status == .seeOther)
+            let page = try await support.get("/console/sessions")
+            #expect(page.html.contains("<td>ended</td><td>ended <time"))
+        }
+    }
+
     @Test("Rotations redirect; the result is shown once; a reload rotates nothing")
     func postRedirectGet() async throws {
         try await TestEnvironment.withApp(backend: .sqlite) { environment, api in

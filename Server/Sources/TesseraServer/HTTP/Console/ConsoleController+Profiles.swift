@@ -523,7 +523,7 @@ extension ConsoleController {
             }
             Self.table(
                 &html, caption: "Recent sessions",
-                headers: ["Session", "Profile", "Kind", "Created", "State", "Expires"], rows: page
+                headers: ["Session", "Profile", "Kind", "Created", "State", "Expires or ended"], rows: page
             ) { html, event in
                 let id = EndedSession.field("session_id", in: event.data) ?? "?"
                 let session = byID[id]
@@ -544,7 +544,15 @@ extension ConsoleController {
                     state = "ended"
                 }
                 html.element("td", text: state)
-                html.element("td") { ConsoleFormat.time(session?.expiresAt, in: &$0) }
+                // An ended session shows when it ended, never a future expiry it will not reach.
+                html.element("td") { html in
+                    if let revokedAt = session?.revokedAt {
+                        html.text("ended ")
+                        ConsoleFormat.time(revokedAt, in: &html)
+                    } else {
+                        ConsoleFormat.time(session?.expiresAt, in: &html)
+                    }
+                }
             }
             if let next {
                 html.element("p", [("class", "pager")]) { html in
