@@ -7,20 +7,22 @@ struct OperatorsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "operators",
         abstract: "Manage the operators of the console: create, list, remove, new enrollment link.",
-        subcommands: [Create.self, List.self, Remove.self, Link.self]
+        subcommands: [Create.self, List.self, Remove.self, Link.self, Unlock.self]
     )
 
     /// The console's address, for enrollment links.
     struct ConsoleURLOption: ParsableArguments {
         @Option(
+            name: [.customLong("console-url"), .customLong("public-url")],
             help: ArgumentHelp(
-                "The address operators reach the server at, for the enrollment link (default http://HOST:PORT of `serve`'s defaults and environment: http://127.0.0.1:8080).",
+                "The address operators reach the server at, for the enrollment link (default: TESSERA_PUBLIC_URL, else http://HOST:PORT of `serve`'s defaults and environment: http://127.0.0.1:8080).",
                 valueName: "url"))
         var consoleURL: String?
 
-        /// `--console-url`, else `http://HOST:PORT` of the configuration (a wildcard host as loopback).
+        /// `--console-url` (or `--public-url`), else the configuration's public URL, else
+        /// `http://HOST:PORT` of the configuration (a wildcard host as loopback).
         func base(_ configuration: ServerConfiguration) throws -> String {
-            if let consoleURL {
+            if let consoleURL = consoleURL ?? configuration.publicURL {
                 guard let url = URL(string: consoleURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
                     url.host != nil
                 else { throw ValidationError("--console-url must be an http:// or https:// URL") }
@@ -176,6 +178,27 @@ struct OperatorsCommand: AsyncParsableCommand {
                 return (record, try await accounts.newEnrollment(operatorID: record.id))
             }
             OperatorsCommand.printLink(email: record.email, base: base, token: token)
+        }
+    }
+
+    /// `tessera operators unlock --email E`
+    struct Unlock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Clear an operator's failed sign-ins (from every address) so they can sign in at once.",
+            discussion:
+                "After too many failed sign-ins for an email from one address, sign-in from there is refused for up to 15 minutes. This ends that at once; it is logged and recorded in the audit of operator accounts."
+        )
+
+        @Option(help: "The operator's email.")
+        var email: String
+
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            try await OperatorsCommand.withAccounts(try store.configuration()) { accounts in
+                try await accounts.unlock(email: email, actorEmail: nil, clientAddress: nil)
+            }
+            print("\(email.lowercased()) can sign in again.")
         }
     }
 

@@ -7,7 +7,7 @@ struct ProjectsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "projects",
         abstract: "Manage projects.",
-        subcommands: [Create.self, List.self]
+        subcommands: [Create.self, List.self, RotateKey.self]
     )
 
     /// `tessera projects create --name NAME [--slug SLUG] [--json]`
@@ -31,6 +31,39 @@ struct ProjectsCommand: AsyncParsableCommand {
                 try await ProjectProvisioner.create(name: name, slug: slug, store: store)
             }
             print(json ? project.json : project.text)
+        }
+    }
+
+    /// `tessera projects rotate-key --project P --kind secret|publishable [--grace-seconds N]`
+    struct RotateKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-key",
+            abstract: "Make a new secret (or publishable) key for a project and print it once.",
+            discussion:
+                "The break-glass for a lost or leaked secret key, on the server's machine: no old key is needed. The old key stops working after --grace-seconds (default 0: at once). Recorded in the project's audit log with the command line as its actor. A running server picks the new key up within its project cache's lifetime."
+        )
+
+        @Option(help: "The project's ID or slug (tessera projects list).")
+        var project: String
+
+        @Option(help: "secret or publishable.")
+        var kind: String
+
+        @Option(help: "How long the old key keeps working, in seconds (0 to 2592000).")
+        var graceSeconds: Int64 = 0
+
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            guard let kind = APIKeyKind(rawValue: kind) else {
+                throw ValidationError("--kind is secret or publishable")
+            }
+            let rotated = try await CLIStore.with(try store.configuration()) { store in
+                try await ProjectProvisioner.rotateKey(
+                    project: project, kind: kind, graceSeconds: graceSeconds, store: store)
+            }
+            print("New \(kind.rawValue) key of \(rotated.project.slug) (\(rotated.project.id)), shown once:")
+            print(rotated.key)
         }
     }
 

@@ -27,6 +27,10 @@ struct ServeCommand: AsyncParsableCommand {
             NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         }
         let configuration = try options.configuration()
+        // Before the database is opened or a key printed: a second `serve` must change nothing.
+        if PortCheck.isInUse(host: configuration.host, port: configuration.port) {
+            throw CLIError(description: "Port \(configuration.port) is in use (pass --port or stop the other server).")
+        }
         do {
             let app = try await buildApplication(configuration: configuration)
             try await app.runService()

@@ -49,7 +49,7 @@ struct ServeOptions: ParsableArguments {
 
     /// The configuration `serve` runs with: the environment's, with these flags applied.
     func configuration() throws -> ServerConfiguration {
-        var configuration = try store.configuration()
+        var configuration = try store.configuration(creating: true)
         if let host { configuration.host = host }
         if let port {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }

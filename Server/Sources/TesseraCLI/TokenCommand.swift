@@ -10,12 +10,19 @@ struct TokenCommand: AsyncParsableCommand {
         subcommands: [Mint.self]
     )
 
-    /// `tessera token mint --identity-secret S --sub ID [--kid] [--aud] [--name] [--email] [--ttl]`
+    /// `tessera token mint --sub ID [--kid] [--aud] [--name] [--email] [--ttl]`, the secret from
+    /// `TESSERA_IDENTITY_SECRET`, `--identity-secret-stdin` or `--identity-secret`
     struct Mint: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print a signed identity token (HS256).")
 
-        @Option(help: "The project's identity secret.")
-        var identitySecret: String
+        @Option(
+            help:
+                "The project's identity secret (visible to other users in the process list: prefer TESSERA_IDENTITY_SECRET or --identity-secret-stdin)."
+        )
+        var identitySecret: String?
+
+        @Flag(help: "Read the identity secret from the first line of standard input.")
+        var identitySecretStdin = false
 
         @Option(help: "The user's stable ID in your app (the sub claim).")
         var sub: String
@@ -40,9 +47,25 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() throws {
             guard ttl > 0 else { throw ValidationError("--ttl must be positive") }
+            let value: String
+            if identitySecretStdin {
+                guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                    throw ValidationError("--identity-secret-stdin: standard input holds no secret")
+                }
+                value = line
+            } else if let identitySecret {
+                value = identitySecret
+            } else if let environment = ProcessInfo.processInfo.environment["TESSERA_IDENTITY_SECRET"],
+                !environment.isEmpty
+            {
+                value = environment
+            } else {
+                throw ValidationError(
+                    "give the identity secret: TESSERA_IDENTITY_SECRET, --identity-secret-stdin or --identity-secret")
+            }
             let secret: IdentitySecret
             do {
-                secret = try IdentitySecret(kid: kid ?? "default", value: identitySecret)
+                secret = try IdentitySecret(kid: kid ?? "default", value: value)
             } catch {
                 throw ValidationError(error.message)
             }

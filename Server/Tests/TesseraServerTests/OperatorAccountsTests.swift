@@ -151,10 +151,16 @@ struct OperatorAccountsTests {
                 == .invalidLogin)
         let wrong = code == "123456" ? "654321" : "123456"
         #expect(await consoleError { _ = try await fixture.logIn("totp@example.com", code: wrong) } == .invalidTOTP)
-
-        _ = try await fixture.logIn("totp@example.com", code: code)
-        // The same code again, even within its 30 seconds: refused.
+        // The code that proved the key at enrollment is used up: it cannot sign in.
         #expect(await consoleError { _ = try await fixture.logIn("totp@example.com", code: code) } == .invalidTOTP)
+        #expect(
+            try await fixture.store.operatorRecord(id: record.id)?.totpLastStep == TOTP.step(at: fixture.clock.seconds))
+
+        fixture.clock.advance(seconds: 30)
+        let code2 = totp.code(at: fixture.clock.seconds)
+        _ = try await fixture.logIn("totp@example.com", code: code2)
+        // The same code again, even within its 30 seconds: refused.
+        #expect(await consoleError { _ = try await fixture.logIn("totp@example.com", code: code2) } == .invalidTOTP)
         fixture.clock.advance(seconds: 30)
         _ = try await fixture.logIn("totp@example.com", code: totp.code(at: fixture.clock.seconds))
         #expect(
@@ -162,41 +168,89 @@ struct OperatorAccountsTests {
         try await fixture.store.close()
     }
 
-    @Test("Ten failures for an email refuse even the right password until the window ends")
+    @Test("Ten failures for an email from one address lock that address out for it, not the owner elsewhere")
     func rateLimitByEmail() async throws {
         let fixture = try await OperatorFixture.make()
         _ = try await fixture.enrolled("limited@example.com")
         _ = try await fixture.enrolled("other@example.com")
         // A success does not count.
-        _ = try await fixture.logIn("limited@example.com")
+        _ = try await fixture.logIn("limited@example.com", from: "198.51.100.1")
         for attempt in 0..<Int(OperatorAccounts.failuresPerEmail) {
             #expect(
                 await consoleError {
-                    _ = try await fixture.logIn(
-                        "limited@example.com", "wrong password!!", from: "198.51.100.\(attempt)")
+                    _ = try await fixture.logIn("limited@example.com", "wrong password!!", from: "198.51.100.1")
                 } == .invalidLogin, "attempt \(attempt)")
         }
-        guard case .rateLimited(let wait) = await consoleError({ _ = try await fixture.logIn("limited@example.com") })
+        guard
+            case .locked(let until, let wait) = await consoleError({
+                _ = try await fixture.logIn("limited@example.com", from: "198.51.100.1")
+            })
         else {
-            Issue.record("the right password was not refused")
+            Issue.record("the right password from the guessing address was not refused")
             return
         }
         #expect(wait > 0 && wait <= OperatorAccounts.failureWindowSeconds)
-        // Another email from the same addresses still logs in.
+        #expect(until == fixture.clock.seconds + wait)
+        #expect(ConsoleError.locked(until: until, retryAfter: wait).message.contains("locked until"))
+        // The owner at their own address is never locked out by someone else's guesses.
+        _ = try await fixture.logIn("limited@example.com", from: "203.0.113.50")
+        // Another email from the guessing address still logs in.
         _ = try await fixture.logIn("other@example.com", from: "198.51.100.1")
-        // A fresh process (another node) that never saw the block: the next failure is refused too.
+        // A fresh process (another node) reads the same counters.
         let node = OperatorAccounts(store: fixture.store, now: { fixture.clock.now }, bcryptCost: 4)
         guard
-            case .rateLimited = await consoleError({
+            case .locked = await consoleError({
                 _ = try await node.logIn(
-                    email: "limited@example.com", password: "wrong", totpCode: nil, clientAddress: "203.0.113.9")
+                    email: "limited@example.com", password: OperatorFixture.password, totpCode: nil,
+                    clientAddress: "198.51.100.1")
             })
         else {
-            Issue.record("another node let a failure past the limit through")
+            Issue.record("another node let the locked address through")
             return
         }
-        fixture.clock.advance(seconds: Double(wait))
-        _ = try await fixture.logIn("limited@example.com")
+        // Unlocked on one node: every node lets the right password in at once.
+        try await fixture.accounts.unlock(
+            email: "LIMITED@example.com", actorEmail: "owner@example.com", clientAddress: nil)
+        _ = try await node.logIn(
+            email: "limited@example.com", password: OperatorFixture.password, totpCode: nil,
+            clientAddress: "198.51.100.1")
+        let audit = try await fixture.store.operatorAudit(before: nil, limit: 50)
+        #expect(audit.filter { $0.kind == .signInFailed }.count == Int(OperatorAccounts.failuresPerEmail))
+        #expect(audit.contains { $0.kind == .locked && $0.operatorEmail == "limited@example.com" })
+        #expect(audit.contains { $0.kind == .unlocked && $0.actorEmail == "owner@example.com" })
+        #expect(audit.first?.kind == .signedIn)
+        #expect(
+            await consoleError {
+                try await fixture.accounts.unlock(email: "nobody@example.com", actorEmail: nil, clientAddress: nil)
+            } == .operatorNotFound)
+        try await fixture.store.close()
+    }
+
+    @Test("Wrong passwords at actions: the right one always works; the tenth wrong one ends the session, not sign-in")
+    func reauthentication() async throws {
+        let fixture = try await OperatorFixture.make()
+        let record = try await fixture.enrolled("actions@example.com")
+        let (session, _) = try await fixture.logIn("actions@example.com")
+        for attempt in 1..<OperatorAccounts.failuresPerOperatorAction {
+            let result = try await fixture.accounts.reauthenticate(
+                record, password: "guess guess guess", sessionID: session.id, clientAddress: "192.0.2.1")
+            #expect(result == .wrong(remaining: OperatorAccounts.failuresPerOperatorAction - attempt))
+            #expect(
+                try await fixture.accounts.reauthenticate(
+                    record, password: OperatorFixture.password, sessionID: session.id, clientAddress: "192.0.2.1")
+                    == .accepted, "the right password after \(attempt) wrong ones")
+        }
+        let last = try await fixture.accounts.reauthenticate(
+            record, password: "guess guess guess", sessionID: session.id, clientAddress: "192.0.2.1")
+        #expect(last == .signedOut)
+        #expect(
+            try await fixture.store.operatorSession(tokenHash: session.tokenHash, now: fixture.clock.seconds) == nil)
+        // Sign-in is not locked by it, and the count starts again.
+        let (again, _) = try await fixture.logIn("actions@example.com")
+        #expect(
+            try await fixture.accounts.reauthenticate(
+                record, password: "guess guess guess", sessionID: again.id, clientAddress: "192.0.2.1")
+                == .wrong(remaining: OperatorAccounts.failuresPerOperatorAction - 1))
         try await fixture.store.close()
     }
 
@@ -305,6 +359,7 @@ struct OperatorAccountsTests {
         for needle in needles { #expect(dump.range(of: Data(needle)) == nil) }
         // The password is only a bcrypt hash, and the session and enrollment tokens only digests.
         #expect(dump.range(of: Data(OperatorFixture.password.utf8)) == nil)
+        fixture.clock.advance(seconds: 30)  // the enrollment's code is used up
         let (_, token) = try await fixture.logIn(
             "sealed@example.com", code: TOTP(secret: secret).code(at: fixture.clock.seconds))
         #expect(try await Self.copy(of: fixture.store).range(of: Data(token.utf8)) == nil)

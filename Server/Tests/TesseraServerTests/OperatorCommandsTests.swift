@@ -4,6 +4,10 @@ import Testing
 
 @testable import TesseraServer
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("Operator commands: projects list, config check, backup")
 struct OperatorCommandsTests {
     @Test("Every project is listed, oldest first", arguments: StoreBackend.allCases)
@@ -87,14 +91,48 @@ struct OperatorCommandLineTests {
     @Test(
         "projects create|list, config check, backup and keys generate through the real executable",
         .enabled(if: TesseraExecutable.path != nil))
-    func commandLine() throws {
+    func commandLine() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID())").path
         let database = "sqlite:\(directory)/data/tessera.sqlite"
+        // Without --create, no command but serve makes a database (a command run from the wrong directory).
+        let stray = try TesseraExecutable.run(["projects", "create", "--name", "Listed", "--database", database])
+        #expect(stray.status != 0)
+        #expect(stray.errors.contains("There is no database at \(directory)/data/tessera.sqlite"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/data"))
         let created = try TesseraExecutable.run([
-            "projects", "create", "--name", "Listed", "--database", database, "--json",
+            "projects", "create", "--name", "Listed", "--database", database, "--json", "--create",
         ])
         #expect(created.status == 0, "\(created.errors)")
         #expect(FileManager.default.fileExists(atPath: directory + "/data/master.key"))
+        // The database is readable by its owner only (SQLite gives its WAL the same mode).
+        for file in ["tessera.sqlite"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: directory + "/data/" + file)[.posixPermissions]
+            #expect((mode as? Int).map { $0 & 0o077 } == 0, "\(file)")
+        }
+        let createdJSON = try JSONSerialization.jsonObject(with: Data(created.output.utf8)) as? [String: Any]
+        let oldSecret = try #require(createdJSON?["secret_key"] as? String)
+
+        // The break-glass for a lost secret key: a new one, printed once, the old one refused.
+        let rotated = try TesseraExecutable.run([
+            "projects", "rotate-key", "--project", "listed", "--kind", "secret", "--database", database,
+        ])
+        #expect(rotated.status == 0, "\(rotated.errors)")
+        let newSecret = try #require(rotated.output.split(separator: "\n").last.map(String.init))
+        #expect(newSecret.hasPrefix("sk_") && newSecret != oldSecret)
+        let opened = try SQLiteStore(
+            path: directory + "/data/tessera.sqlite",
+            masterKeys: MasterKeyring(current: try MasterKey.load(path: directory + "/data/master.key")))
+        #expect(try await opened.project(secretKeyHash: OpaqueToken.sha256(newSecret))?.slug == "listed")
+        #expect(try await opened.project(secretKeyHash: OpaqueToken.sha256(oldSecret)) == nil)
+        let projectID = try #require(try await opened.allProjects().first?.id)
+        #expect(try await opened.apiKeyHints(projectID: projectID).values.contains("sk_…" + newSecret.suffix(4)))
+        let audit = try await opened.auditEvents(projectID: projectID, before: nil, limit: 10)
+        #expect(audit.contains { $0.type == "api_key.rotated" && $0.actor.id == "command-line" })
+        try await opened.close()
+        let unknownProject = try TesseraExecutable.run([
+            "projects", "rotate-key", "--project", "nope", "--kind", "secret", "--database", database,
+        ])
+        #expect(unknownProject.status != 0)
 
         let listed = try TesseraExecutable.run(["projects", "list", "--database", database, "--json"])
         #expect(listed.status == 0)
@@ -124,6 +162,8 @@ struct OperatorCommandLineTests {
         let backup = try TesseraExecutable.run(["backup", "--database", database, "--to", directory + "/copy.sqlite"])
         #expect(backup.status == 0, "\(backup.errors)")
         #expect(FileManager.default.fileExists(atPath: directory + "/copy.sqlite"))
+        let backupMode = try FileManager.default.attributesOfItem(atPath: directory + "/copy.sqlite")[.posixPermissions]
+        #expect((backupMode as? Int).map { $0 & 0o077 } == 0)
         let postgres = try TesseraExecutable.run([
             "backup", "--database", "postgres://u@db/tessera", "--master-key-file", directory + "/data/master.key",
             "--to", directory + "/pg.sqlite",
@@ -135,5 +175,86 @@ struct OperatorCommandLineTests {
         #expect(generated.status == 0)
         #expect(generated.output.contains(try MasterKey.load(path: directory + "/new.key").id))
         #expect(try TesseraExecutable.run(["keys", "generate", "--to", directory + "/new.key"]).status != 0)
+    }
+}
+
+@Suite("tessera serve on a busy port")
+struct ServeBusyPortTests {
+    /// A listening TCP socket on a free loopback port: its descriptor and port.
+    static func listen() throws -> (Int32, Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        #expect(bound == 0)
+        #expect(Glibc.listen(descriptor, 1) == 0)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    @Test(
+        "A busy port is refused in one line before any database or key is made",
+        .enabled(if: TesseraExecutable.path != nil))
+    func busyPort() throws {
+        let (descriptor, port) = try Self.listen()
+        defer { close(descriptor) }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-busy-\(UUID())").path
+        let refused = try TesseraExecutable.run([
+            "serve", "--host", "127.0.0.1", "--port", String(port), "--database", "sqlite:\(directory)/t.sqlite",
+        ])
+        #expect(refused.status != 0)
+        #expect(refused.errors.contains("Port \(port) is in use"))
+        #expect(!refused.output.contains("sk_"))
+        #expect(!FileManager.default.fileExists(atPath: directory))
+    }
+}
+
+@Suite("tessera token mint")
+struct TokenMintCommandTests {
+    /// `tessera token mint` with an environment and a standard input of the test's choosing.
+    static func mint(_ arguments: [String], environment: [String: String] = [:], input: String = "") throws -> (
+        status: Int32, output: String
+    ) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(TesseraExecutable.path))
+        process.arguments = ["token", "mint"] + arguments
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { first, _ in first }
+        let (stdin, output) = (Pipe(), Pipe())
+        process.standardInput = stdin
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test(
+        "The identity secret comes from TESSERA_IDENTITY_SECRET or standard input, not only the command line",
+        .enabled(if: TesseraExecutable.path != nil))
+    func secretSources() throws {
+        let secret = IdentitySecret.generate()
+        let verifier = { (token: String) -> String? in
+            let parts = token.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
+            return parts.count == 3 ? String(parts[1]) : nil
+        }
+        let fromEnvironment = try Self.mint(
+            ["--sub", "user-1"], environment: ["TESSERA_IDENTITY_SECRET": secret.value])
+        #expect(fromEnvironment.status == 0)
+        #expect(verifier(fromEnvironment.output) != nil)
+        let fromInput = try Self.mint(["--sub", "user-1", "--identity-secret-stdin"], input: secret.value + "\n")
+        #expect(fromInput.status == 0)
+        #expect(verifier(fromInput.output) != nil)
+        let none = try Self.mint(["--sub", "user-1"])
+        #expect(none.status != 0)
     }
 }

@@ -54,7 +54,7 @@ struct OperatorStoreTests {
         #expect(try await store.enrollment(tokenHash: token, now: Self.now + 900) == nil)
         #expect(
             try await store.completeEnrollment(
-                tokenHash: token, passwordHash: "h", totpSecret: nil, now: Self.now + 900)
+                tokenHash: token, passwordHash: "h", totpSecret: nil, totpLastStep: nil, now: Self.now + 900)
                 == nil)
 
         let fresh = OpaqueToken.sha256("fresh")
@@ -64,7 +64,7 @@ struct OperatorStoreTests {
         let secret = TOTP.generateSecret()
         let enrolled = try #require(
             try await store.completeEnrollment(
-                tokenHash: fresh, passwordHash: "$2b$hash", totpSecret: secret, now: Self.now + 10))
+                tokenHash: fresh, passwordHash: "$2b$hash", totpSecret: secret, totpLastStep: nil, now: Self.now + 10))
         #expect(enrolled.passwordHash == "$2b$hash")
         #expect(enrolled.totpSecret == secret)
         #expect(enrolled.enrolledAt == Self.now + 10)
@@ -72,7 +72,8 @@ struct OperatorStoreTests {
         // Used once.
         #expect(try await store.enrollment(tokenHash: fresh, now: Self.now + 11) == nil)
         #expect(
-            try await store.completeEnrollment(tokenHash: fresh, passwordHash: "x", totpSecret: nil, now: Self.now + 11)
+            try await store.completeEnrollment(
+                tokenHash: fresh, passwordHash: "x", totpSecret: nil, totpLastStep: nil, now: Self.now + 11)
                 == nil)
         try await store.close()
     }

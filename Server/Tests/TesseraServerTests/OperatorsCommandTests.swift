@@ -23,7 +23,7 @@ struct OperatorsCommandTests {
         let store = ["--database", "sqlite:\(database)", "--master-key-file", keyFile]
 
         let created = try TesseraExecutable.run(
-            ["operators", "create", "--email", "Owner@Example.com", "--role", "owner"] + store)
+            ["operators", "create", "--email", "Owner@Example.com", "--role", "owner", "--create"] + store)
         #expect(created.status == 0, "\(created.errors)")
         #expect(created.output.contains("http://127.0.0.1:8080/console/enroll?token="))
         #expect(created.output.contains("expires in 15 minutes"))
@@ -70,6 +70,11 @@ struct OperatorsCommandTests {
         let unknown = try TesseraExecutable.run(["operators", "link", "--email", "nobody@example.com"] + store)
         #expect(unknown.status != 0)
 
+        let unlocked = try TesseraExecutable.run(["operators", "unlock", "--email", "Owner@example.com"] + store)
+        #expect(unlocked.status == 0, "\(unlocked.errors)")
+        #expect(unlocked.output.contains("owner@example.com can sign in again"))
+        let unlockUnknown = try TesseraExecutable.run(["operators", "unlock", "--email", "nobody@example.com"] + store)
+        #expect(unlockUnknown.status != 0)
         let removed = try TesseraExecutable.run(["operators", "remove", "--email", "viewer@example.com"] + store)
         #expect(removed.status == 0)
         let again = try TesseraExecutable.run(["operators", "remove", "--email", "viewer@example.com"] + store)

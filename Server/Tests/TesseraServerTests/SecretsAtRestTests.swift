@@ -34,7 +34,13 @@ struct SecretsAtRestTests {
             var keyCount = 0
             for project in [environment.project, other] {
                 needles.add(text: project.secretKey, label: "secret key")
-                needles.add(text: project.publishableKey, label: "publishable key")
+                // The publishable key is public by design: the Keys page shows it (api_key_hints keeps it
+                // whole), while the secret key's hint is its last four characters only.
+                #expect(
+                    try await store.apiKeyHints(projectID: project.project.id).values.sorted()
+                        == [
+                            project.publishableKey, "sk_…" + project.secretKey.suffix(4),
+                        ].sorted())
                 for secret in try await store.identitySecrets(projectID: project.project.id) {
                     needles.add(text: secret.value, label: "identity secret \(secret.kid)")
                     secretCount += 1

@@ -298,6 +298,61 @@ struct WebhookDeliveryTests {
         #expect(Set(receiver.sent.map(\.delivery.id)).count == 80)
     }
 
+    @Test(
+        "Every attempt is kept (request, status, the first 4 KiB of the answer, latency); a replay adds attempts",
+        arguments: StoreBackend.allCases)
+    func attemptLog(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let (store, projectID) = (environment.store, environment.project.project.id)
+        let endpoint = try await webhook(environment, types: ["identity_secret.created"])
+        try await twoEvents(environment)
+        let receiver = Receiver()
+        var failed = Self.failed
+        failed.responseBody = Array("upstream exploded".utf8)
+        receiver.answer(failed)
+        let dispatcher = dispatcher(environment, receiver)
+        #expect(await dispatcher.runOnce() == 1)
+        let first = try await store.webhookAttempts(
+            projectID: projectID, webhookID: endpoint.id, eventID: nil, limit: 10)
+        #expect(first.count == 1)
+        let attempt = try #require(first.first)
+        #expect(attempt.attempt == 1 && attempt.statusCode == 500 && attempt.durationMilliseconds == 7)
+        #expect(attempt.responseBody == Array("upstream exploded".utf8))
+        #expect(attempt.requestBody.map { Array($0.utf8) } == receiver.sent.first?.delivery.body)
+        let webhookRecord = try #require(try await store.webhook(projectID: projectID, id: endpoint.id))
+        #expect(
+            ConsoleController.state(webhookRecord, attempts: first) == "failing: the last attempt HTTP 500",
+            "failing from the first failed attempt, not after minutes")
+
+        // The retry succeeds; then a replay of the same event adds two more attempts, replacing none.
+        receiver.answer(WebhookOutcome(kind: .delivered, statusCode: 204, durationMilliseconds: 2))
+        environment.clock.advance(seconds: 10)
+        #expect(await dispatcher.runOnce() == 1)
+        #expect(
+            try await store.replayWebhookEvent(
+                projectID: projectID, webhookID: endpoint.id, eventID: attempt.eventID, now: environment.clock.seconds))
+        receiver.answer(failed)
+        #expect(await dispatcher.runOnce() == 1)
+        let all = try await store.webhookAttempts(
+            projectID: projectID, webhookID: endpoint.id, eventID: attempt.eventID, limit: 10)
+        #expect(all.map(\.attempt) == [1, 2, 1], "newest first; the replay's attempt numbered from 1 again")
+        #expect(all.map(\.statusCode) == [500, 204, 500])
+        #expect(ConsoleController.state(webhookRecord, attempts: all) == "retrying: the last attempt HTTP 500")
+        #expect(ConsoleController.state(webhookRecord, attempts: Array(all.dropFirst())) == "delivering")
+        let other = try await environment.makeOtherProject()
+        #expect(
+            try await store.webhookAttempts(
+                projectID: other.project.id, webhookID: endpoint.id, eventID: nil, limit: 10
+            )
+            .isEmpty, "another project's webhook shows nothing")
+        // The attempt log ages out with the deliveries.
+        _ = try await store.deleteFinishedWebhookDeliveries(
+            attemptedBefore: environment.clock.seconds + 1, batchSize: 100)
+        #expect(
+            try await store.webhookAttempts(projectID: projectID, webhookID: endpoint.id, eventID: nil, limit: 10)
+                .isEmpty)
+    }
+
     @Test("Replay of one event, of everything after a sequence, and a test event", arguments: StoreBackend.allCases)
     func replay(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)

@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 import traceback
+import urllib.parse
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -78,6 +79,9 @@ class Flows:
 
     def enrollment(self) -> None:
         b = self.browser
+        log = Path(self.server.log_path).read_text(errors="replace")
+        self.ok("serve printed the console's URL and, with no operator yet, the command that makes one",
+                "/console/" in log and "No operator yet: tessera operators create" in log, "not in the server log")
         ok, detail, secret = console.enroll(b, self.links["owner"], console.PASSWORDS["owner"], totp=True)
         self.totp_step = int(time.time() // 30)
         self.totp_secret = secret
@@ -173,8 +177,18 @@ class Flows:
         b.submit(form[0], {"reason": "browser test", "password": "wrong-password-here"})
         still = server.heartbeat(person["session_token"]).status
         self.ok("block with a wrong password is refused and changes nothing",
-                b.error_code() == "operator_reauthentication_required" and still == 200, f"{b.error_code()}, heartbeat {still}")
-        b.go(f"profile?id={profile}")
+                b.error_code() == "operator_password_wrong" and still == 200, f"{b.error_code()}, heartbeat {still}")
+        refused = b.forms("block")
+        kept = refused[0].find_element("name", "reason").get_attribute("value") if refused else None
+        password = refused[0].find_element("name", "password") if refused else None
+        focused = password is not None and b.driver.switch_to.active_element == password
+        beside = b.driver.find_elements("css selector", "#password-error.field-error")
+        self.ok("a refused form keeps its input: the same profile page, the reason kept, the password not, "
+                "the message beside the focused field",
+                b.query().get("id") is None and profile in b.text() and kept == "browser test"
+                and password is not None and not password.get_attribute("value") and focused and beside,
+                f"at {b.driver.current_url}, reason {kept!r}, focused {focused}, message beside {bool(beside)}")
+        # Right after the wrong password, the right one works (no "needs your password").
         b.submit(b.forms("block")[0], {"reason": "browser test", "password": console.PASSWORDS["owner"]})
         heartbeat = server.heartbeat(person["session_token"])
         again = server.identify(server.project.publishable_key, person["external_id"])
@@ -198,7 +212,7 @@ class Flows:
         b.submit(b.forms("erase")[0], {"confirm": profile, "password": "wrong-password-here"})
         kept = server.admin("GET", f"/v1/admin/profiles/{profile}").status
         self.ok("erase with a wrong password is refused and changes nothing",
-                b.error_code() == "operator_reauthentication_required" and kept == 200, f"{b.error_code()}, profile {kept}")
+                b.error_code() == "operator_password_wrong" and kept == 200, f"{b.error_code()}, profile {kept}")
         b.go(f"profile?id={profile}")
         b.submit(b.forms("erase")[0], {"confirm": profile, "password": console.PASSWORDS["owner"]})
         gone = server.admin("GET", f"/v1/admin/profiles/{profile}")
@@ -230,6 +244,11 @@ class Flows:
         self.ok("rotating the publishable key shows the new key; it works and the old one keeps its grace period",
                 b.error_code() is None and works and old_works,
                 f"page {b.error_code()}, new key shown {new is not None}, works {works}, old works {old_works}")
+        revealed = b.driver.find_elements("id", "revealed-key")
+        b.driver.refresh()
+        b.check_page()
+        self.ok("the flash is shown once: a reload of the page no longer shows the new key's box",
+                revealed and not b.driver.find_elements("id", "revealed-key"), f"before {bool(revealed)}")
         b.go("keys")
         form = b.forms("rotate-signing-key")
         if self.ok("the keys page has a rotate-signing-key form", form):
@@ -237,6 +256,13 @@ class Flows:
             after = server.api("GET", f"/v1/projects/{server.project.project_id}/jwks.json").body.get("keys", [])
             self.ok("rotating the signing key adds a key to the JWKS", b.error_code() is None
                     and len(after) == len(jwks) + 1, f"page {b.error_code()}, JWKS {len(jwks)} → {len(after)}")
+            landed = b.driver.current_url
+            b.driver.refresh()
+            b.check_page()
+            again = server.api("GET", f"/v1/projects/{server.project.project_id}/jwks.json").body.get("keys", [])
+            self.ok("reload after a rotation rotates nothing (Post/Redirect/Get)",
+                    "flash=" in landed and b.driver.current_url == landed and len(again) == len(after)
+                    and "shown once already" in b.text(), f"at {landed}, JWKS {len(after)} → {len(again)}")
 
     def settings(self) -> None:
         b, server = self.browser, self.server
@@ -279,6 +305,15 @@ class Flows:
             forms = b.forms("webhook-create")
             if not self.ok("the webhooks page has a create form", forms, b.heading()):
                 return
+            b.submit(forms[0], {"url": "ftp://example.com/hook", "description": "kept description",
+                                "password": console.PASSWORDS["owner"]})
+            forms = b.forms("webhook-create")
+            kept = forms[0].find_element("name", "description").get_attribute("value") if forms else None
+            self.ok("a refused webhook form comes back on the Webhooks page with its input and the URL's message",
+                    b.error_code() is not None and kept == "kept description"
+                    and b.driver.find_elements("id", "url-error"), f"{b.error_code()}, description {kept!r}")
+            if not forms:
+                return
             fields = {"url": receiver.url}
             if "password" in b.field_names(forms[0]):
                 fields["password"] = console.PASSWORDS["owner"]
@@ -287,6 +322,11 @@ class Flows:
             secret_shown = re.search(r"whsec_[A-Za-z0-9+/=]{20,}", b.text()) is not None
             self.ok("creating a webhook shows its secret once", b.error_code() is None and secret_shown
                     and len(listed) == 1, f"{b.error_code()}, secret shown {secret_shown}, {len(listed)} webhooks")
+            b.driver.refresh()
+            b.check_page()
+            relisted = server.admin("GET", "/v1/admin/webhooks").body.get("webhooks", [])
+            self.ok("reloading after creating a webhook makes no second one and shows no secret",
+                    len(relisted) == 1 and "whsec_" not in b.text(), f"{len(relisted)} webhooks")
             if not listed:
                 return
             webhook = listed[0]["id"]
@@ -337,7 +377,8 @@ class Flows:
         email = f"support-{self.label}@example.com"
         b.submit(forms[0], {"email": email, "role": "support"})
         links = b.driver.find_elements("css selector", "#enrollment-link")
-        href = links[0].get_attribute("href") if links else ""
+        relative = links[0].get_attribute("data-relative") if links else ""
+        href = urllib.parse.urljoin(b.base, relative) if relative else ""
         self.ok("creating an operator in the console shows its enrollment link", b.error_code() is None
                 and "/console/enroll?token=" in href and email in b.text(), f"{b.error_code()}, link {href!r}")
         if href:
@@ -346,6 +387,58 @@ class Flows:
             enrolled = any(item.get("email") == email and item.get("enrolled") for item in listed)
             self.ok("the console's enrollment link enrolls the new operator (tessera operators list)", ok and enrolled,
                     f"{detail}; enrolled {enrolled}")
+
+    def lockout(self) -> None:
+        """A wrong-password storm never locks out the right password; an owner's unlock works."""
+        b, server = self.browser, self.server
+        jwks = lambda: len(server.api("GET", f"/v1/projects/{server.project.project_id}/jwks.json").body.get("keys", []))
+        before = jwks()
+        codes = []
+        for _ in range(5):
+            b.go("keys")
+            b.submit(b.forms("rotate-signing-key")[0], {"password": "a-wrong-password-storm"})
+            codes.append(b.error_code())
+        b.go("keys")
+        b.submit(b.forms("rotate-signing-key")[0], {"password": console.PASSWORDS["owner"]})
+        self.ok("a wrong-password storm at an action never refuses the right password",
+                codes == ["operator_password_wrong"] * 5 and b.error_code() is None and jwks() == before + 1,
+                f"codes {codes}, then {b.error_code()}, JWKS {before} → {jwks()}")
+        # A sign-in storm against the viewer from this address locks that pair, and says until when.
+        viewer = self.emails["viewer"]
+        guesser = SignInClient(b.base)
+        statuses = [guesser.log_in(viewer, "not-the-password-at-all")[0] for _ in range(10)]
+        status, body = guesser.log_in(viewer, console.PASSWORDS["viewer"])
+        self.ok("after ten wrong sign-ins the right password from the same address is told plainly until when",
+                statuses == [401] * 10 and status == 429 and "locked until" in body, f"{statuses} then {status}")
+        b.go("operators")
+        form = b.form_with("operator-unlock", email=viewer)
+        listed = "locked until" in b.text()
+        if not self.ok("the operators page shows the lock and an Unlock button", form is not None and listed,
+                       f"form {form is not None}, listed {listed}"):
+            return
+        b.submit(form)
+        status, _ = guesser.log_in(viewer, console.PASSWORDS["viewer"])
+        self.ok("an owner's Unlock lets the right password in at once", status == 303 and b.error_code() is None,
+                f"{b.error_code()}, sign-in {status}")
+        for _ in range(10):
+            guesser.log_in(viewer, "not-the-password-at-all")
+        done = server.cli("operators", "unlock", "--email", viewer)
+        status, _ = guesser.log_in(viewer, console.PASSWORDS["viewer"])
+        self.ok("tessera operators unlock --email works too", done.returncode == 0 and status == 303,
+                f"{done.returncode} {done.stderr.strip()}, sign-in {status}")
+        b.go("operators")
+        self.ok("sign-ins, failures, lockouts and unlocks are in the operators' audit",
+                all(kind in b.text() for kind in ("operator.sign_in_failed", "operator.locked", "operator.unlocked",
+                                                   "operator.signed_in")), "an entry is missing")
+
+    def get_on_post(self) -> None:
+        b = self.browser
+        b.go("block")
+        on_list = b.path().endswith("/console/profiles") and b.error_code() is None
+        b.go("rotate-api-key")
+        on_keys = b.path().endswith("/console/keys")
+        self.ok("GET of a form's address gives a console page, never JSON", on_list and on_keys
+                and not b.source().lstrip().startswith("{"), f"at {b.driver.current_url}")
 
     def csrf(self) -> None:
         b, person = self.browser, self.people["csrf"]
@@ -397,6 +490,37 @@ class Flows:
                 b.axe_pages > 0 and not b.axe_violations, f"{len(b.axe_violations)} violations, {b.axe_pages} pages checked")
 
 
+class SignInClient:
+    """The sign-in form without a browser (a guesser's script): a cookie jar of its own per attempt, the
+    form token from the page, one POST; answers the status and the page."""
+
+    def __init__(self, base: str) -> None:
+        import http.cookiejar
+        import urllib.request
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *arguments, **keywords):  # noqa: ANN002, ANN003
+                return None
+
+        self.base = base
+        # A fresh cookie jar per attempt: a guesser's script keeps no session between attempts.
+        self.opener = lambda: urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()), NoRedirect())
+
+    def log_in(self, email: str, password: str) -> tuple[int, str]:
+        import urllib.error
+        opener = self.opener()
+        page = opener.open(urllib.parse.urljoin(self.base, "login")).read().decode()
+        token = re.search(r'name="csrf" value="([^"]+)"', page)
+        body = urllib.parse.urlencode({"csrf": token.group(1) if token else "", "email": email,
+                                       "password": password}).encode()
+        try:
+            response = opener.open(urllib.parse.urljoin(self.base, "login"), body)
+            return response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tessera", required=True, help="the tessera binary (debug build)")
@@ -425,7 +549,8 @@ def main() -> int:
             return 1
         print(f"console flows ({label}): browser at {base}/console/, server log {server.log_path}", flush=True)
         for name in ("enrollment", "wrong_password", "log_in", "pages", "search", "revoke", "block_and_erase", "keys",
-                     "settings", "webhooks", "inspector", "audit_and_operators", "csrf", "viewer", "axe"):
+                     "settings", "webhooks", "inspector", "audit_and_operators", "lockout", "get_on_post", "csrf",
+                     "viewer", "axe"):
             flows.flow(name.replace("_", " "), getattr(flows, name))
     finally:
         if browser is not None:

@@ -218,6 +218,9 @@ def create_project(tessera: str | Path, database: str, name: str, environment: d
     if slug:
         command += ["--slug", slug]
     result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=120)
+    if result.returncode != 0 and "There is no database" in result.stderr:
+        # Since issue 25 only `serve` makes a database unasked; older binaries have no --create.
+        result = subprocess.run(command + ["--create"], capture_output=True, text=True, env=environment, timeout=120)
     if result.returncode != 0:
         raise SystemExit(f"{what}: tessera projects create failed ({result.returncode}): {result.stderr.strip()}")
     # {"project_id", "name", "slug", "publishable_key", "secret_key", "identity_secret": {"kid", "secret"}}

@@ -28,7 +28,11 @@ enum ConsoleAssets {
         * { box-sizing: border-box; }
         body { margin: 0; color: var(--ink); background: var(--wash); line-height: 1.45; }
         a { color: var(--accent); }
-        a:focus, button:focus, input:focus, select:focus { outline: 3px solid #f2b705; outline-offset: 1px; }
+        a:focus, button:focus, input:focus, select:focus, textarea:focus { outline: 3px solid #14213d; outline-offset: 1px;
+          box-shadow: 0 0 0 5px #f2b705; }
+        header.top a:focus, header.top button:focus, header.top input:focus, header.top select:focus { outline-color: #f2b705; }
+        .field-error { color: var(--danger); font-weight: 600; margin: .2rem 0 .5rem; }
+        input[aria-invalid="true"] { border: 2px solid var(--danger); }
         .skip { position: absolute; left: -999px; top: 0; background: var(--paper); padding: .5rem; }
         .skip:focus { left: .5rem; }
         .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
@@ -45,7 +49,7 @@ enum ConsoleAssets {
         header.top button.link { background: none; border: 1px solid #fff; color: #fff; }
         main { max-width: 72rem; margin: 0 auto; padding: 1rem 1.25rem 3rem; }
         body.bare main { max-width: 30rem; margin-top: 3rem; background: var(--paper); border: 1px solid var(--line); border-radius: 8px; }
-        h1 { font-size: 1.5rem; margin: .5rem 0 1rem; word-break: break-all; }
+        h1 { font-size: 1.5rem; margin: .5rem 0 1rem; overflow-wrap: anywhere; }
         h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
         section { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: .25rem 1rem 1rem; margin: 1rem 0; }
         p.notice { background: #e6f4ea; border: 1px solid var(--ok); padding: .5rem .75rem; border-radius: 6px; }
@@ -56,12 +60,16 @@ enum ConsoleAssets {
         caption { text-align: left; font-weight: 600; padding: .25rem 0; }
         th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
         th { background: var(--wash); }
-        code { font-family: ui-monospace, "SF Mono", Menlo, monospace; font-size: .875rem; word-break: break-all; }
-        code.data { display: block; max-width: 28rem; white-space: pre-wrap; }
+        code { font-family: ui-monospace, "SF Mono", Menlo, monospace; font-size: .875rem; overflow-wrap: anywhere; }
+        code.data { display: block; min-width: 16rem; max-width: 36rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+        dl.data { margin: 0; min-width: 16rem; font-size: .875rem; }
+        dl.data div { display: flex; gap: .5rem; }
+        dl.data dt { color: var(--muted); white-space: nowrap; }
+        dl.data dd { font-weight: 400; overflow-wrap: anywhere; }
         dl.facts, dl.stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); gap: .5rem 1rem; }
         dl.facts div, dl.stats div { background: var(--paper); border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; }
         dt { font-size: .8rem; color: var(--muted); text-transform: uppercase; letter-spacing: .03em; }
-        dd { margin: 0; font-weight: 600; word-break: break-all; }
+        dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
         dl.stats dd { font-size: 1.5rem; }
         form.stack { display: grid; gap: .4rem; }
         form.filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin: 0 0 1rem; }

@@ -165,6 +165,10 @@ struct AdminActions: Sendable {
                 now: now, origin: origin)
         else { throw CoreError.notFound }
         core.projects.invalidate(projectID: runtime.id)
+        // The hint is for people (the Keys page); the rotation stands without it.
+        try? await core.store.saveAPIKeyHint(
+            projectID: runtime.id, keyHash: OpaqueToken.sha256(key), hint: ProjectProvisioner.hint(kind: kind, key: key)
+        )
         return RotatedAPIKey(kind: kind, key: key, createdAt: now, previousKeyExpiresAt: now + graceSeconds)
     }
 

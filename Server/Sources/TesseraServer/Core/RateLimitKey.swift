@@ -10,6 +10,10 @@ public struct RateLimitKey: Sendable, Hashable, Comparable {
         case consoleLoginByAddress = "console_login_address"
         /// Failed console logins for one email (project ID `""`).
         case consoleLoginByEmail = "console_login_email"
+        /// Failed console logins for one email from one client address (`EMAIL ADDRESS`, project `""`).
+        case consoleLoginByEmailAndAddress = "console_login_email_address"
+        /// Wrong passwords at destructive console actions, per operator ID (project `""`).
+        case consoleReauthentication = "console_reauthentication"
     }
 
     /// The project, or `""` for counters of the whole server (a session token names no project).

@@ -37,6 +37,16 @@ public func buildApplication(configuration: ServerConfiguration, store: any Tess
             name: "Development", slug: "development", store: store, now: configuration.now())
         configuration.announce("Created a development project on an empty database.\n\(project.text)")
     }
+    if configuration.consoleEnabled {
+        // In the server's log (stderr), at start: where the console is and, while no operator exists,
+        // how to make the first.
+        logger.notice("Console: \(configuration.issuer)/console/")
+        if try await store.operators().isEmpty {
+            logger.notice(
+                "No operator yet: tessera operators create --email you@example.com --role owner --console-url \(configuration.issuer)"
+            )
+        }
+    }
     let core = TesseraCore(store: store, configuration: configuration, metrics: ServerMetrics())
     let router = TesseraRouter.build(core: core)
     var services: [any Service] = [

@@ -12,6 +12,9 @@ public enum ConsoleError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidTOTP
     /// Too many failed logins from this address or for this email; retry after the seconds given.
     case rateLimited(retryAfter: Int64)
+    /// Too many failed sign-ins for this email from this address: refused until `until` (Unix
+    /// seconds), unless an owner unlocks it first.
+    case locked(until: Int64, retryAfter: Int64)
     /// The enrollment link is unknown, used or older than 15 minutes.
     case enrollmentExpired
     /// The password breaks a rule; the message says which.
@@ -44,7 +47,7 @@ public enum ConsoleError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidLogin: .invalidLogin
         case .totpRequired: .totpRequired
         case .invalidTOTP: .invalidTOTP
-        case .rateLimited: .rateLimited
+        case .rateLimited, .locked: .rateLimited
         case .enrollmentExpired: .enrollmentExpired
         case .weakPassword: .weakPassword
         case .invalidEmail: .invalidEmail
@@ -61,6 +64,8 @@ public enum ConsoleError: Error, Sendable, Hashable, CustomStringConvertible {
         case .totpRequired: "Enter the code of your authenticator app."
         case .invalidTOTP: "The authenticator code is not right, or was already used."
         case .rateLimited(let seconds): "Too many failed logins; try again in \(Self.minutes(seconds))."
+        case .locked(let until, _):
+            "Too many failed sign-ins for this email from your address: locked until \(OperatorAccounts.clockTime(until)). An owner can unlock it on the Operators page (or: tessera operators unlock --email …)."
         case .enrollmentExpired: "This enrollment link has expired or was already used; ask an owner for a new one."
         case .weakPassword(let rule): rule
         case .invalidEmail: "This is not an email address."
@@ -73,7 +78,7 @@ public enum ConsoleError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The seconds after which the same attempt may succeed, for `Retry-After`.
     public var retryAfterSeconds: Int64? {
         switch self {
-        case .rateLimited(let seconds), .unavailable(let seconds): seconds
+        case .rateLimited(let seconds), .unavailable(let seconds), .locked(_, let seconds): seconds
         default: nil
         }
     }

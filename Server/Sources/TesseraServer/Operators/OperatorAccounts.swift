@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import TesseraTokens
 
 /// The operator accounts of the console: creation and enrollment links, password and TOTP login,
@@ -27,8 +28,11 @@ public final class OperatorAccounts: Sendable {
     public static let absoluteSeconds: Int64 = OperatorSessionRecord.absoluteSeconds
     /// A session's `lastSeenAt` is written at most once per this many seconds.
     public static let touchSeconds: Int64 = 60
-    /// Failed logins allowed per email in one window.
+    /// Failed logins allowed per email from one client address in one window.
     public static let failuresPerEmail: Int64 = 10
+    /// Wrong passwords allowed at destructive actions per operator in one window, before the console
+    /// session they came from ends.
+    public static let failuresPerOperatorAction: Int64 = 10
     /// Failed logins allowed per client address in one window.
     public static let failuresPerAddress: Int64 = 30
     /// The rate-limit window: 15 minutes.
@@ -41,13 +45,19 @@ public final class OperatorAccounts: Sendable {
     let hasher: PasswordHasher
     /// The failure counters this process saw at their limit (the counts are in the store).
     let blocks: RateLimitBlocks
+    let logger: Logger
 
     /// - Parameters:
     ///   - store: where operators, enrollments, sessions and failure counters are kept.
     ///   - now: the clock (tests move it by hand).
     ///   - bcryptCost: bcrypt's log2 rounds; 12 (about 0.2 s) unless a test needs speed.
-    public init(store: any TesseraStore, now: @escaping @Sendable () -> Date = { Date() }, bcryptCost: Int = 12) {
+    ///   - logger: where sign-ins, failures, lockouts and unlocks are logged (at `notice`).
+    public init(
+        store: any TesseraStore, now: @escaping @Sendable () -> Date = { Date() }, bcryptCost: Int = 12,
+        logger: Logger = Logger(label: "tessera.operators")
+    ) {
         self.store = store
+        self.logger = logger
         self.clock = now
         self.hasher = PasswordHasher(cost: UInt8(clamping: bcryptCost))
         self.blocks = RateLimitBlocks()
@@ -122,16 +132,19 @@ public final class OperatorAccounts: Sendable {
             throw ConsoleError.enrollmentExpired
         }
         try Self.checkPassword(password)
+        var step: Int64?
         if let totp {
             guard (16...64).contains(totp.secret.count),
-                TOTP(secret: totp.secret).verify(totp.code, at: now, after: nil) != nil
+                let matched = TOTP(secret: totp.secret).verify(totp.code, at: now, after: nil)
             else { throw ConsoleError.invalidTOTP }
+            // The code proved the key; it is used up, so it cannot sign in a second time.
+            step = matched
         }
         let hash = try await hasher.hash(password)
         guard
             let record = try await mapped({
                 try await store.completeEnrollment(
-                    tokenHash: tokenHash, passwordHash: hash, totpSecret: totp?.secret, now: now)
+                    tokenHash: tokenHash, passwordHash: hash, totpSecret: totp?.secret, totpLastStep: step, now: now)
             })
         else { throw ConsoleError.enrollmentExpired }
         return record
@@ -144,46 +157,44 @@ public final class OperatorAccounts: Sendable {
     /// Every failure of email or password is `invalidLogin`, and an unknown email costs the same
     /// bcrypt work as a known one. With the right password and TOTP enrolled, no code is
     /// `totpRequired` (not counted as a failure) and a wrong, stale or reused code `invalidTOTP`.
-    /// Failures count against the client address and the email; past a limit every attempt is
-    /// `rateLimited` until the window ends.
+    /// Failures count against the client address and against the email *from that address*, so an
+    /// outsider guessing an owner's password locks out only their own address, never the owner;
+    /// past a limit every attempt from there is `locked` until the window ends or an owner unlocks
+    /// the email (``unlock(email:actorEmail:clientAddress:)``). Sign-ins, failures and lockouts are
+    /// logged at `notice` and kept in the audit of operator accounts.
     public func logIn(email: String, password: String, totpCode: String?, clientAddress: String) async throws
         -> (OperatorSessionRecord, token: String)
     {
         let normalized = (try? Self.normalized(email: email)) ?? email.lowercased()
-        let limits = [
-            (
-                key: RateLimitKey(projectID: "", bucket: .consoleLoginByAddress, key: clientAddress),
-                limit: Self.failuresPerAddress
-            ),
-            (
-                key: RateLimitKey(projectID: "", bucket: .consoleLoginByEmail, key: normalized),
-                limit: Self.failuresPerEmail
-            ),
-        ]
+        let limits = Self.signInLimits(email: normalized, clientAddress: clientAddress)
         let start = now
-        let waits = limits.compactMap { blocks.retryAfter($0.key, limit: $0.limit, now: start) }
-        if let wait = waits.max() { throw ConsoleError.rateLimited(retryAfter: wait) }
+        let window = RateLimitWindow(containing: start, seconds: Self.failureWindowSeconds)
+        // The counters are read from the shared store, so an unlock on any node counts at once.
+        let counts = (try? await store.rateLimitCounts(limits.map(\.key), window: window)) ?? []
+        if let refusal = Self.refusal(limits: limits, counts: counts, window: window, now: start) { throw refusal }
 
         let found = try await mapped { try await store.operatorRecord(email: normalized) }
         guard let record = found, let hash = record.passwordHash else {
             await hasher.verifyDummy(password)
-            throw await failed(.invalidLogin, limits: limits)
+            throw await failed(.invalidLogin, email: normalized, clientAddress: clientAddress, limits: limits)
         }
         guard await hasher.verify(password, hash: hash) else {
-            throw await failed(.invalidLogin, limits: limits)
+            throw await failed(.invalidLogin, email: normalized, clientAddress: clientAddress, limits: limits)
         }
         var step: Int64?
         if let secret = record.totpSecret {
             guard let code = totpCode, !code.allSatisfy(\.isWhitespace) else { throw ConsoleError.totpRequired }
             guard let matched = TOTP(secret: secret).verify(code, at: now, after: record.totpLastStep) else {
-                throw await failed(.invalidTOTP, limits: limits)
+                throw await failed(.invalidTOTP, email: normalized, clientAddress: clientAddress, limits: limits)
             }
             step = matched
         }
         let now = now
         // The conditional update refuses a step another login used meanwhile (another node).
         guard try await mapped({ try await store.recordOperatorLogin(id: record.id, now: now, totpStep: step) }) else {
-            throw await failed(step == nil ? .invalidLogin : .invalidTOTP, limits: limits)
+            throw await failed(
+                step == nil ? .invalidLogin : .invalidTOTP, email: normalized, clientAddress: clientAddress,
+                limits: limits)
         }
         let token = Self.newToken()
         let session = OperatorSessionRecord(
@@ -191,46 +202,163 @@ public final class OperatorAccounts: Sendable {
             operatorID: record.id, tokenHash: OpaqueToken.sha256(token), csrfToken: Self.newToken(), createdAt: now,
             lastSeenAt: now, expiresAt: now + Self.absoluteSeconds)
         try await mapped { try await store.createOperatorSession(session) }
+        logger.notice("console sign-in", metadata: ["operator": "\(record.id)", "address": "\(clientAddress)"])
+        await audit(.signedIn, email: record.email, clientAddress: clientAddress)
         return (session, token)
     }
 
-    /// Counts a failed login on both counters and answers what to throw: `failure`, or
-    /// `rateLimited` once a counter passed its limit. A counter at its limit blocks its kind of
-    /// login in this process until the window ends.
-    private func failed(_ failure: ConsoleError, limits: [(key: RateLimitKey, limit: Int64)]) async -> ConsoleError {
-        let now = now
-        let window = RateLimitWindow(containing: now, seconds: Self.failureWindowSeconds)
-        // When the database cannot count, the attempt's own answer stands.
-        guard let hits = try? await store.hitRateLimits(limits.map(\.key), window: window) else { return failure }
-        var exceeded = false
-        for (entry, count) in zip(limits, hits) where count >= entry.limit {
-            blocks.block(entry.key, until: window.end, limit: entry.limit, now: now)
-            if count > entry.limit { exceeded = true }
-        }
-        return exceeded ? .rateLimited(retryAfter: window.retryAfter(now: now)) : failure
+    /// The sign-in counters of an email typed from a client address: the address, and the pair.
+    static func signInLimits(email: String, clientAddress: String) -> [(key: RateLimitKey, limit: Int64)] {
+        [
+            (
+                key: RateLimitKey(projectID: "", bucket: .consoleLoginByAddress, key: clientAddress),
+                limit: failuresPerAddress
+            ),
+            (
+                key: RateLimitKey(
+                    projectID: "", bucket: .consoleLoginByEmailAndAddress, key: email + " " + clientAddress),
+                limit: failuresPerEmail
+            ),
+        ]
     }
 
-    /// Whether `password` is the operator's: the fresh re-authentication that destructive console
-    /// actions ask for. A wrong password counts as a failed sign-in of the operator's email, so a
-    /// stolen console cookie cannot be used to guess the password faster than the sign-in form can;
-    /// past the limit every attempt is refused until the window ends.
+    /// Counts a failed sign-in on both counters, logs and audits it, and answers what to throw:
+    /// `failure`, or `locked` once a counter reached its limit (audited once, as `operator.locked`).
+    private func failed(
+        _ failure: ConsoleError, email: String, clientAddress: String, limits: [(key: RateLimitKey, limit: Int64)]
+    ) async -> ConsoleError {
+        let now = now
+        let window = RateLimitWindow(containing: now, seconds: Self.failureWindowSeconds)
+        logger.notice(
+            "console sign-in failed",
+            metadata: ["email": "\(email)", "address": "\(clientAddress)", "code": "\(failure.code.rawValue)"])
+        await audit(.signInFailed, email: email, clientAddress: clientAddress, detail: failure.code.rawValue)
+        // When the database cannot count, the attempt's own answer stands.
+        guard let hits = try? await store.hitRateLimits(limits.map(\.key), window: window) else { return failure }
+        // The failure that reaches a limit is still answered as itself; the attempts after it are refused.
+        guard let refusal = Self.refusal(limits: limits, counts: hits.map { $0 - 1 }, window: window, now: now) else {
+            if zip(limits, hits).contains(where: { $1 == $0.limit && $0.key.bucket == .consoleLoginByEmailAndAddress })
+            {
+                let until = Self.clockTime(window.end)
+                logger.notice(
+                    "console sign-in locked",
+                    metadata: ["email": "\(email)", "address": "\(clientAddress)", "until": "\(until)"])
+                await audit(.locked, email: email, clientAddress: clientAddress, detail: "until \(until)")
+            }
+            return failure
+        }
+        return refusal
+    }
+
+    /// What counters at or past their limits refuse: `locked` (until the window ends) for the email
+    /// from this address, `rateLimited` for the address as a whole; nil below both limits.
+    static func refusal(
+        limits: [(key: RateLimitKey, limit: Int64)], counts: [Int64], window: RateLimitWindow, now: Int64
+    ) -> ConsoleError? {
+        let reached = zip(limits, counts).filter { $1 >= $0.limit }.map(\.0.key.bucket)
+        if reached.contains(.consoleLoginByEmailAndAddress) {
+            return .locked(until: window.end, retryAfter: window.retryAfter(now: now))
+        }
+        return reached.isEmpty ? nil : .rateLimited(retryAfter: window.retryAfter(now: now))
+    }
+
+    /// What a password given with a destructive action came to.
+    public enum Reauthentication: Sendable, Hashable {
+        /// The right password.
+        case accepted
+        /// A wrong one; this many more are allowed before the console session ends.
+        case wrong(remaining: Int64)
+        /// Too many wrong ones: the console session was ended (sign in again; the right password works).
+        case signedOut
+    }
+
+    /// Checks the password a destructive console action came with (fresh re-authentication).
+    ///
+    /// A right password is always accepted. Wrong ones count against the operator
+    /// (``failuresPerOperatorAction`` per window); the one that reaches the limit ends the console
+    /// session it came from and resets the count, so a stolen cookie gets that many guesses and no
+    /// more, while the operator, who knows the password, simply signs in again. Sign-in is never
+    /// locked by it.
+    public func reauthenticate(
+        _ record: OperatorRecord, password: String, sessionID: String, clientAddress: String
+    ) async throws -> Reauthentication {
+        guard let hash = record.passwordHash else {
+            await hasher.verifyDummy(password)
+            return .wrong(remaining: 0)
+        }
+        if await hasher.verify(password, hash: hash) { return .accepted }
+        let key = RateLimitKey(projectID: "", bucket: .consoleReauthentication, key: record.id)
+        let window = RateLimitWindow(containing: now, seconds: Self.failureWindowSeconds)
+        let hits = try await mapped { try await store.hitRateLimits([key], window: window) }.first ?? 1
+        logger.notice(
+            "console action password wrong", metadata: ["operator": "\(record.id)", "address": "\(clientAddress)"])
+        await audit(.passwordFailed, email: record.email, clientAddress: clientAddress)
+        guard hits >= Self.failuresPerOperatorAction else {
+            return .wrong(remaining: Self.failuresPerOperatorAction - hits)
+        }
+        try await mapped { try await store.deleteOperatorSession(id: sessionID) }
+        _ = try await mapped {
+            try await store.clearRateLimits(projectID: "", bucket: .consoleReauthentication, key: record.id)
+        }
+        logger.notice(
+            "console session ended after wrong passwords",
+            metadata: ["operator": "\(record.id)", "address": "\(clientAddress)"])
+        await audit(
+            .locked, email: record.email, clientAddress: clientAddress,
+            detail: "\(Self.failuresPerOperatorAction) wrong passwords at actions: signed out")
+        return .signedOut
+    }
+
+    /// Whether `password` is the operator's, without counting anything (tests and tools).
     public func verifyPassword(_ record: OperatorRecord, _ password: String) async -> Bool {
-        let limits = [
-            (
-                key: RateLimitKey(projectID: "", bucket: .consoleLoginByEmail, key: record.email),
-                limit: Self.failuresPerEmail
-            )
-        ]
-        if blocks.retryAfter(limits[0].key, limit: limits[0].limit, now: now) != nil { return false }
         guard let hash = record.passwordHash else {
             await hasher.verifyDummy(password)
             return false
         }
-        guard await hasher.verify(password, hash: hash) else {
-            _ = await failed(.invalidLogin, limits: limits)
-            return false
+        return await hasher.verify(password, hash: hash)
+    }
+
+    /// Clears every failed-sign-in count of an email, from every address, so its operator can sign in
+    /// at once; `operatorNotFound` when no operator has the email. Logged and audited, with the owner
+    /// who did it (nil: the command line).
+    public func unlock(email: String, actorEmail: String?, clientAddress: String?) async throws {
+        let email = try Self.normalized(email: email)
+        guard try await mapped({ try await store.operatorRecord(email: email) }) != nil else {
+            throw ConsoleError.operatorNotFound
         }
-        return true
+        try await mapped {
+            try await store.clearRateLimits(projectID: "", bucket: .consoleLoginByEmailAndAddress, key: email)
+            try await store.clearRateLimits(projectID: "", bucket: .consoleLoginByEmail, key: email)
+        }
+        logger.notice(
+            "console sign-in unlocked", metadata: ["email": "\(email)", "by": "\(actorEmail ?? "command line")"])
+        await audit(.unlocked, email: email, actorEmail: actorEmail, clientAddress: clientAddress)
+    }
+
+    /// Adds an entry to the audit of operator accounts; a database failure is logged, not thrown (the
+    /// action it records has happened).
+    func audit(
+        _ kind: OperatorAuditRecord.Kind, email: String, actorEmail: String? = nil, clientAddress: String? = nil,
+        detail: String? = nil
+    ) async {
+        let date = clock()
+        // The ID orders the entries: by the wall clock's milliseconds, which move even when a test's
+        // clock stands still.
+        let entry = OperatorAuditRecord(
+            id: TimeOrderedID.make(prefix: "oau_"), kind: kind, operatorEmail: email,
+            actorEmail: actorEmail, clientAddress: clientAddress, detail: detail,
+            createdAt: Int64(date.timeIntervalSince1970.rounded(.down)))
+        do {
+            try await store.appendOperatorAudit(entry)
+        } catch {
+            logger.error("operator audit not written", metadata: ["type": "\(kind.rawValue)"])
+        }
+    }
+
+    /// `HH:MM UTC` of a Unix time.
+    static func clockTime(_ seconds: Int64) -> String {
+        let minutes = (seconds % 86_400 + 86_400) % 86_400 / 60
+        return String(format: "%02d:%02d UTC", Int(minutes / 60), Int(minutes % 60))
     }
 
     // MARK: Sessions

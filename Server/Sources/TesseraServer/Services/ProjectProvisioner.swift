@@ -79,6 +79,10 @@ public enum ProjectProvisioner {
                     kid: identitySecret.kid, value: identitySecret.value, createdAt: seconds),
                 sessionKey: SessionKeyRecord(
                     kid: signingKey.kid, privateKey: signingKey.privateKeyRawRepresentation, createdAt: seconds)))
+        for (kind, key) in [(APIKeyKind.publishable, publishableKey), (.secret, secretKey)] {
+            try await store.saveAPIKeyHint(
+                projectID: project.id, keyHash: OpaqueToken.sha256(key), hint: hint(kind: kind, key: key))
+        }
         return ProvisionedProject(
             project: project, publishableKey: publishableKey, secretKey: secretKey, identitySecret: identitySecret)
     }

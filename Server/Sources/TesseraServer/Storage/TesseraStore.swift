@@ -156,7 +156,7 @@ public protocol TesseraStore: Sendable {
     func claimWebhookDeliveries(lease: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws
         -> [ClaimedWebhookDelivery]
     /// Records attempts in one transaction, each if its lease still holds (false for it otherwise,
-    /// nothing changed); a failure marks the webhook failing since its first failed attempt, and
+    /// nothing changed), and adds each recorded one to the attempt log; a failure marks the webhook failing since its first failed attempt, and
     /// disables it for `result.disableReason` or when it has been failing since
     /// `result.failingDisableBefore`.
     func recordWebhookAttempts(_ results: [WebhookAttemptResult]) async throws -> [Bool]
@@ -195,9 +195,12 @@ public protocol TesseraStore: Sendable {
     /// The operator whose enrollment this is, if it has not expired at `now`.
     func enrollment(tokenHash: [UInt8], now: Int64) async throws -> OperatorRecord?
     /// Consumes a live enrollment and sets the operator's password and TOTP secret (nil: none), in one
-    /// transaction; the TOTP replay step is cleared and the operator's sessions end. Nil when the
+    /// transaction; the TOTP replay step becomes `totpLastStep` (the step of the code that proved the
+    /// secret, so it cannot sign in again) and the operator's sessions end. Nil when the
     /// enrollment is unknown, used or expired.
-    func completeEnrollment(tokenHash: [UInt8], passwordHash: String, totpSecret: [UInt8]?, now: Int64)
+    func completeEnrollment(
+        tokenHash: [UInt8], passwordHash: String, totpSecret: [UInt8]?, totpLastStep: Int64?, now: Int64
+    )
         async throws -> OperatorRecord?
     func createOperatorSession(_ session: OperatorSessionRecord) async throws
     /// The session with this token hash and its operator; nil when unknown or expired at `now`
@@ -213,6 +216,33 @@ public protocol TesseraStore: Sendable {
     /// Ends every session of the operator; returns how many.
     @discardableResult
     func deleteOperatorSessions(operatorID: String) async throws -> Int
+
+    // MARK: Console (issue 25)
+
+    /// Keeps a sealed one-time value for a console session until `expiresAt`; expired values of the
+    /// session are deleted on the way.
+    func saveConsoleFlash(id: String, sessionID: String, sealed: [UInt8], expiresAt: Int64, now: Int64) async throws
+    /// Deletes the flash `id` of the session and answers it, unless it expired at `now`; nil when
+    /// unknown, another session's, already taken or expired.
+    func takeConsoleFlash(id: String, sessionID: String, now: Int64) async throws -> [UInt8]?
+    /// The counters of the keys in `window`, without adding a hit (0 for a counter not there).
+    func rateLimitCounts(_ keys: [RateLimitKey], window: RateLimitWindow) async throws -> [Int64]
+    /// Deletes every counter of `bucket` (project `projectID`) whose key is `key` or starts with
+    /// `key` followed by a space; answers how many rows went.
+    @discardableResult
+    func clearRateLimits(projectID: String, bucket: RateLimitKey.Bucket, key: String) async throws -> Int
+    /// Records the last characters (or, for a publishable key, the whole key) of an API key.
+    func saveAPIKeyHint(projectID: String, keyHash: [UInt8], hint: String) async throws
+    /// The hints of the project's keys, by key hash.
+    func apiKeyHints(projectID: String) async throws -> [[UInt8]: String]
+    /// The latest attempts of a webhook (of one event when `eventID` is given), newest first, within
+    /// the project.
+    func webhookAttempts(projectID: String, webhookID: String, eventID: String?, limit: Int) async throws
+        -> [WebhookAttemptRecord]
+    /// Adds an entry to the audit of operator accounts.
+    func appendOperatorAudit(_ entry: OperatorAuditRecord) async throws
+    /// The audit of operator accounts, newest first, before the ID `before` (nil: from the newest).
+    func operatorAudit(before: String?, limit: Int) async throws -> [OperatorAuditRecord]
 
     // MARK: Cleanup
 

@@ -113,6 +113,10 @@ public struct WebhookAttemptResult: Sendable, Hashable {
     /// The endpoint is disabled (reason `failing`) when this attempt failed and every attempt since
     /// this time failed too.
     public var failingDisableBefore: Int64
+    /// The request's body, kept with the attempt (nil: not kept).
+    public var requestBody: String? = nil
+    /// The first 4 KiB of the answer's body, when there was an answer.
+    public var responseBody: [UInt8]? = nil
 
     public init(
         webhookID: String, eventID: String, lease: String, attempt: Int, at: Int64, statusCode: Int?,
@@ -132,4 +136,41 @@ public struct WebhookAttemptResult: Sendable, Hashable {
         self.disableReason = disableReason
         self.failingDisableBefore = failingDisableBefore
     }
+}
+
+/// One attempt to deliver one event to one endpoint, as kept in the attempt log: a replay adds an
+/// attempt, never replaces one.
+public struct WebhookAttemptRecord: Sendable, Hashable {
+    /// Time-ordered (`wat_…`).
+    public var id: String
+    public var webhookID: String
+    public var eventID: String
+    /// The attempt's number within its delivery (a replay starts again at 1).
+    public var attempt: Int
+    public var at: Int64
+    public var statusCode: Int?
+    public var error: String?
+    public var durationMilliseconds: Int64
+    public var requestBody: String?
+    /// The first 4 KiB of the answer's body.
+    public var responseBody: [UInt8]?
+
+    public init(
+        id: String, webhookID: String, eventID: String, attempt: Int, at: Int64, statusCode: Int?, error: String?,
+        durationMilliseconds: Int64, requestBody: String?, responseBody: [UInt8]?
+    ) {
+        self.id = id
+        self.webhookID = webhookID
+        self.eventID = eventID
+        self.attempt = attempt
+        self.at = at
+        self.statusCode = statusCode
+        self.error = error
+        self.durationMilliseconds = durationMilliseconds
+        self.requestBody = requestBody
+        self.responseBody = responseBody
+    }
+
+    /// Whether the attempt was answered 2xx.
+    public var succeeded: Bool { statusCode.map { (200..<300).contains($0) } ?? false }
 }

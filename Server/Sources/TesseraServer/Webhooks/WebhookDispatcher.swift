@@ -141,7 +141,17 @@ struct WebhookDispatcher: Service {
         // Cancelled by a shutdown: not the endpoint's failure; the lease runs out instead.
         if Task.isCancelled { return nil }
         let finishedAt = seconds
-        let result = policy.result(of: outcome, attempt: number, delivery: delivery, now: finishedAt)
+        var result = policy.result(of: outcome, attempt: number, delivery: delivery, now: finishedAt)
+        if outcome.kind != .delivered {
+            logger.notice(
+                "webhook attempt failed",
+                metadata: [
+                    "webhook_id": "\(delivery.webhookID)", "event_id": "\(delivery.eventID)", "attempt": "\(number)",
+                    "status": "\(outcome.statusCode.map(String.init) ?? outcome.error?.rawValue ?? "none")",
+                ])
+        }
+        result.requestBody = String(decoding: body, as: UTF8.self)
+        result.responseBody = outcome.responseBody
         metrics?.webhookAttempt(
             result, latencySeconds: outcome.kind == .delivered ? finishedAt - delivery.eventCreatedAt : nil)
         return result

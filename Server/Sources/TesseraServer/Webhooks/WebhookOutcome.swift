@@ -33,6 +33,8 @@ public struct WebhookOutcome: Sendable, Hashable {
     public var error: ErrorKind?
     /// How long the attempt took, in milliseconds.
     public var durationMilliseconds: Int64
+    /// The first ``WebhookSender/maximumResponseBytes`` of the answer's body, when there was an answer.
+    public var responseBody: [UInt8]? = nil
 
     public init(kind: Kind, statusCode: Int? = nil, error: ErrorKind? = nil, durationMilliseconds: Int64) {
         self.kind = kind

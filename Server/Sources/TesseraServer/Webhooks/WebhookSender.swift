@@ -27,8 +27,10 @@ public struct WebhookSender: Sendable {
         }
     }
 
-    /// How much of an answer's body is read; the rest is dropped.
+    /// How much of an answer's body is read (and kept with the attempt); the rest is dropped.
     public static let maximumResponseBytes = 4096
+    /// The `User-Agent` of every delivery.
+    public static let userAgent = "Tessera-Webhooks/1"
 
     public var allowInsecure: Bool
     /// The limit on a whole attempt: connection, request and answer.
@@ -101,19 +103,22 @@ public struct WebhookSender: Sendable {
         let result = await post(delivery, to: target.url, secrets: secrets, with: client)
         try? await client.shutdown()
         switch result {
-        case .answered(let status):
+        case .answered(let status, let body):
+            var answered: WebhookOutcome
             switch status {
-            case 200..<300: return outcome(.delivered, status: status)
-            case 410: return outcome(.gone, status: status)
-            default: return outcome(.failed, status: status)
+            case 200..<300: answered = outcome(.delivered, status: status)
+            case 410: answered = outcome(.gone, status: status)
+            default: answered = outcome(.failed, status: status)
             }
+            answered.responseBody = body
+            return answered
         case .failed(let error):
             return outcome(.failed, error: error)
         }
     }
 
     private enum Attempt {
-        case answered(Int)
+        case answered(Int, body: [UInt8])
         case failed(WebhookOutcome.ErrorKind)
     }
 
@@ -126,15 +131,16 @@ public struct WebhookSender: Sendable {
         for (name, value) in Self.headers(for: delivery, secrets: secrets) {
             request.headers.add(name: name, value: value)
         }
+        request.headers.replaceOrAdd(name: "user-agent", value: Self.userAgent)
         request.body = .bytes(ByteBuffer(bytes: delivery.body))
         do {
             let response = try await client.execute(request, timeout: Self.timeAmount(timeout))
-            var read = 0
+            var body: [UInt8] = []
             for try await chunk in response.body {
-                read += chunk.readableBytes
-                if read >= Self.maximumResponseBytes { break }
+                body += chunk.readableBytesView.prefix(Self.maximumResponseBytes - body.count)
+                if body.count >= Self.maximumResponseBytes { break }
             }
-            return .answered(Int(response.status.code))
+            return .answered(Int(response.status.code), body: body)
         } catch {
             return .failed(Self.classify(error))
         }

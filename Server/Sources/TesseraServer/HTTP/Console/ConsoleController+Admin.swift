@@ -13,9 +13,15 @@ extension ConsoleController {
     func morePages() -> [(HTTPRequest.Method, String, Requirement, Handler)] {
         [
             (.get, "/console/keys", Requirement(), keys),
-            (.post, "/console/rotate-api-key", Requirement(role: .admin, password: true), rotateAPIKey),
-            (.post, "/console/rotate-signing-key", Requirement(role: .admin, password: true), rotateSigningKey),
-            (.post, "/console/delete-identity-secret", Requirement(role: .admin, password: true), deleteIdentitySecret),
+            (.post, "/console/rotate-api-key", Requirement(role: .admin, password: true, back: .keys), rotateAPIKey),
+            (
+                .post, "/console/rotate-signing-key", Requirement(role: .admin, password: true, back: .keys),
+                rotateSigningKey
+            ),
+            (
+                .post, "/console/delete-identity-secret", Requirement(role: .admin, password: true, back: .keys),
+                deleteIdentitySecret
+            ),
             (.get, "/console/settings", Requirement(), settings),
             (.post, "/console/settings", Requirement(role: .admin), saveSettings),
             (.get, "/console/audit", Requirement(), audit),
@@ -24,10 +30,10 @@ extension ConsoleController {
 
     // MARK: Keys
 
-    /// `GET /console/keys`
-    func keys(_ request: ConsoleRequest, message: ConsoleMessage? = nil, revealed: (String, String)? = nil)
-        async throws -> Response
-    {
+    /// `GET /console/keys`: identity secrets, API keys (the publishable key in full, the last
+    /// characters of the secret key), signing keys; a key rotated a moment ago is shown once, from its
+    /// flash.
+    func keys(_ request: ConsoleRequest) async throws -> Response {
         let runtime = request.runtime
         let now = core.currentTime().seconds
         let secrets = try await core.store.identitySecrets(projectID: runtime.id)
@@ -35,14 +41,17 @@ extension ConsoleController {
             ($0.retiredAt ?? .max, $0.createdAt) > ($1.retiredAt ?? .max, $1.createdAt)
         }
         let apiKeys = try await core.store.apiKeyHashes(projectID: runtime.id, now: now)
+        let hints = try await core.store.apiKeyHints(projectID: runtime.id)
+        let flash = try await takeFlash(request)
         let viewer = request.viewer
         let admin = viewer.may(.admin)
-        return page(request, title: "Keys", section: .keys, message: message) { html in
-            if let (name, value) = revealed {
+        let refusal = request.refusal
+        return page(request, title: "Keys", section: .keys, message: flash.message) { html in
+            if let fields = flash.fields, let name = fields["title"], let value = fields["value"] {
                 html.element("div", [("class", "secret"), ("role", "region"), ("aria-label", "New key")]) { html in
                     html.element("p") { html in
                         html.element("strong", text: name)
-                        html.text(" — shown once: copy it now.")
+                        html.text(" — shown once: copy it now. Reloading this page will not show it again.")
                     }
                     html.element("p") { $0.element("code", [("id", "revealed-key")], text: value) }
                 }
@@ -60,7 +69,7 @@ extension ConsoleController {
                             Self.passwordForm(
                                 &html, action: "delete-identity-secret", csrf: viewer.csrf,
                                 fields: [("kid", secret.kid)], button: "Delete", id: "delete-\(secret.kid)",
-                                danger: true)
+                                danger: true, refusal: refusal)
                         }
                     }
                 }
@@ -72,8 +81,15 @@ extension ConsoleController {
             }
             html.element("section", [("aria-labelledby", "api-title")]) { html in
                 html.element("h2", [("id", "api-title")], text: "API keys")
-                Self.table(&html, caption: nil, headers: ["Kind", "State"], rows: apiKeys) { html, key in
+                Self.table(&html, caption: nil, headers: ["Kind", "Key", "State"], rows: apiKeys) { html, key in
                     html.element("td", text: key.kind.rawValue)
+                    html.element("td") { html in
+                        if let hint = hints[key.hash] {
+                            html.element("code", [("class", "id")], text: hint)
+                        } else {
+                            html.text("(made before this version: not recorded)")
+                        }
+                    }
                     html.element("td") { html in
                         if let expiresAt = key.expiresAt {
                             html.text("rotated out; accepted until ")
@@ -84,32 +100,50 @@ extension ConsoleController {
                     }
                 }
                 if admin {
+                    let rotating = refusal?.matching("rotate-api-key", [("kind", "publishable")])
                     html.element("form", [("method", "post"), ("action", "rotate-api-key"), ("class", "inline-form")]) {
                         html in
                         html.hidden("csrf", viewer.csrf)
                         html.hidden("kind", "publishable")
                         Self.select(
                             &html, id: "grace_seconds", label: "The old publishable key keeps working for",
-                            selected: "86400",
+                            selected: rotating?.form["grace_seconds"] ?? "86400",
                             options: [
                                 ("0", "no time (stop now)"), ("3600", "1 hour"), ("86400", "24 hours"),
                                 ("604800", "7 days"),
                             ])
-                        html.element("label", [("for", "rotate-api-password")], text: "Your password")
-                        html.void(
-                            "input",
-                            [
-                                ("id", "rotate-api-password"), ("name", "password"), ("type", "password"),
-                                ("required", ""), ("autocomplete", "current-password"),
-                            ])
+                        Self.input(
+                            &html, id: "rotate-api-password", name: "password", label: "Your password",
+                            type: "password", autocomplete: "current-password", refusal: rotating)
                         html.element("button", [("type", "submit")], text: "Rotate the publishable key")
                     }
                 }
-                html.element(
-                    "p", [("class", "small")],
-                    text:
-                        "The secret key is rotated with the admin API (POST /v1/admin/api-keys/rotate {\"kind\": \"secret\"} with the current secret key): the new key is answered to whoever holds the old one, never shown in a browser."
-                )
+                if viewer.may(.owner) {
+                    let rotating = refusal?.matching("rotate-api-key", [("kind", "secret")])
+                    html.element("h3", text: "Rotate the secret key (owners)")
+                    html.element(
+                        "p", [("class", "small")],
+                        text:
+                            "For a lost or leaked secret key. The new key is shown once, on the next page; the old one stops working after the time you choose. Or, on the server's machine: tessera projects rotate-key --project \(request.runtime.project.slug) --kind secret"
+                    )
+                    html.element("form", [("method", "post"), ("action", "rotate-api-key"), ("class", "inline-form")]) {
+                        html in
+                        html.hidden("csrf", viewer.csrf)
+                        html.hidden("kind", "secret")
+                        Self.select(
+                            &html, id: "secret_grace_seconds", label: "The old secret key keeps working for",
+                            selected: rotating?.form["secret_grace_seconds"] ?? "0",
+                            options: [
+                                ("0", "no time (stop now)"), ("3600", "1 hour"), ("86400", "24 hours"),
+                                ("604800", "7 days"),
+                            ])
+                        Self.input(
+                            &html, id: "rotate-secret-password", name: "password", label: "Your password",
+                            type: "password", autocomplete: "current-password", refusal: rotating)
+                        html.element(
+                            "button", [("type", "submit"), ("class", "danger")], text: "Rotate the secret key")
+                    }
+                }
             }
             html.element("section", [("aria-labelledby", "signing-title")]) { html in
                 html.element(
@@ -130,38 +164,46 @@ extension ConsoleController {
                 if admin {
                     Self.passwordForm(
                         &html, action: "rotate-signing-key", csrf: viewer.csrf, fields: [],
-                        button: "Rotate the signing key", id: "rotate-signing", danger: false)
+                        button: "Rotate the signing key", id: "rotate-signing", danger: false, refusal: refusal)
                 }
             }
         }
     }
 
-    /// `GET /console/keys`
-    func keys(_ request: ConsoleRequest) async throws -> Response {
-        try await keys(request, message: nil, revealed: nil)
-    }
-
-    /// `POST /console/rotate-api-key` (publishable only: a secret key never reaches a browser)
+    /// `POST /console/rotate-api-key`: the publishable key (admins) or the secret key (owners), with
+    /// the password; the new key is shown once on the Keys page the redirect lands on.
     func rotateAPIKey(_ request: ConsoleRequest) async throws -> Response {
-        guard request.form["kind"] == "publishable" else {
-            throw CoreError.invalidRequest(
-                "The console rotates the publishable key only; rotate the secret key with the admin API.")
+        let kind: APIKeyKind
+        switch request.form["kind"] {
+        case "publishable": kind = .publishable
+        case "secret":
+            guard request.viewer.may(.owner) else { throw ConsoleFailure.forbidden }
+            kind = .secret
+        default: throw ConsoleFailure.invalid("kind", "Choose the publishable or the secret key.")
         }
-        guard let grace = request.form["grace_seconds"].flatMap({ Int64($0) }) else {
-            throw CoreError.invalidRequest("grace_seconds must be a number of seconds.")
+        let graceField = kind == .secret ? "secret_grace_seconds" : "grace_seconds"
+        guard let grace = request.form[graceField].flatMap({ Int64($0) }) else {
+            throw ConsoleFailure.invalid(graceField, "Choose how long the old key keeps working.")
         }
         let rotated = try await actions.rotateAPIKey(
-            request.runtime, kind: .publishable, graceSeconds: grace, origin: request.origin(addresses: addresses))
-        return try await keys(
-            request, message: .notice("A new publishable key was made."),
-            revealed: ("New publishable key", rotated.key))
+            request.runtime, kind: kind, graceSeconds: grace, origin: request.origin(addresses: addresses))
+        if kind == .secret {
+            request.context.logger.notice(
+                "secret key rotated in the console",
+                metadata: ["project": "\(request.runtime.id)", "operator": "\(request.viewer.operatorID)"])
+        }
+        let title = kind == .secret ? "New secret key" : "New publishable key"
+        return try await redirect(
+            request, to: ConsoleURL("keys"),
+            flash: [("title", title), ("value", rotated.key), ("notice", "A new \(kind.rawValue) key was made.")])
     }
 
     /// `POST /console/rotate-signing-key`
     func rotateSigningKey(_ request: ConsoleRequest) async throws -> Response {
         let record = try await actions.rotateSigningKey(request.runtime, origin: request.origin(addresses: addresses))
-        return try await keys(
-            request, message: .notice("The signing key was rotated: \(record.kid) signs from now on."))
+        return try await redirect(
+            request, to: ConsoleURL("keys"),
+            flash: [("notice", "The signing key was rotated: \(record.kid) signs from now on.")])
     }
 
     /// `POST /console/delete-identity-secret`
@@ -171,21 +213,20 @@ extension ConsoleController {
         return ConsoleHTTP.redirect(ConsoleURL("keys", [("notice", "secret-deleted")]))
     }
 
-    /// A form of hidden fields, the operator's password and one button.
+    /// A form of hidden fields, the operator's password and one button; `refusal`, when about this
+    /// form (same action and hidden fields), puts its message beside the password.
     static func passwordForm(
         _ html: inout HTML, action: String, csrf: String, fields: [(StaticString, String)], button: String, id: String,
-        danger: Bool
+        danger: Bool, refusal: ConsoleRefusal? = nil
     ) {
+        let refusal = refusal?.matching(action, fields)
         html.element("form", [("method", "post"), ("action", action), ("class", "inline-form")]) { html in
             html.hidden("csrf", csrf)
             for (name, value) in fields { html.hidden(name, value) }
-            html.element("label", [("for", "\(id)-password")], text: "Your password")
-            html.void(
-                "input",
-                [
-                    ("id", "\(id)-password"), ("name", "password"), ("type", "password"), ("required", ""),
-                    ("autocomplete", "current-password"),
-                ])
+            input(
+                &html, id: "\(id)-password", name: "password", label: "Your password", type: "password",
+                autocomplete: "current-password", refusal: refusal)
+            if let refusal, refusal.field == nil { fieldError(&html, id: "\(id)-form", refusal) }
             html.element("button", [("type", "submit"), ("class", danger ? "danger" : nil)], text: button)
         }
     }
@@ -235,13 +276,25 @@ extension ConsoleController {
             value: { $0.rateLimits.failedIdentifiesPerInstallationPerMinute.map(String.init) ?? "" }, kind: .number),
     ]
 
+    /// What each risky setting does, under its field.
+    private static let settingHelp: [String: String] = [
+        "allow_unverified_identify":
+            "Lets a client sign in as any user_id it names, without a token your backend signed: for development only.",
+        "require_audience": "Refuses identity tokens minted for another project.",
+        "expected_issuer": "Refuses identity tokens whose iss is not this value.",
+        "leeway_seconds": "How far clocks may disagree; more accepts expired tokens for longer.",
+        "max_identity_token_lifetime_seconds":
+            "Refuses identity tokens that live longer: a stolen one is useful for less time.",
+    ]
+
     /// `GET /console/settings`
     func settings(_ request: ConsoleRequest) async throws -> Response {
         settingsForm(request, settings: request.runtime.settings, message: nil, status: .ok)
     }
 
     private func settingsForm(
-        _ request: ConsoleRequest, settings: ProjectSettings, message: ConsoleMessage?, status: HTTPResponse.Status
+        _ request: ConsoleRequest, settings: ProjectSettings, message: ConsoleMessage?, status: HTTPResponse.Status,
+        invalid: (field: String, message: String)? = nil, typed: ConsoleForm? = nil
     ) -> Response {
         let viewer = request.viewer
         let admin = viewer.may(.admin)
@@ -264,14 +317,24 @@ extension ConsoleController {
                             html.element("label", [("for", field.name)], text: field.label)
                         }
                     case .number, .text:
+                        let wrong = invalid?.field == field.name
                         html.element("label", [("for", field.name)], text: field.label)
                         html.void(
                             "input",
                             [
-                                ("id", field.name), ("name", field.name), ("type", "text"), ("value", value),
+                                ("id", field.name), ("name", field.name), ("type", "text"),
+                                ("value", typed?[field.name] ?? value),
                                 ("inputmode", field.kind == .number ? "numeric" : nil), ("disabled", admin ? nil : ""),
+                                ("aria-invalid", wrong ? "true" : nil),
+                                ("aria-describedby", wrong ? field.name + "-error" : nil),
+                                ("autofocus", wrong ? "" : nil),
                             ])
+                        if wrong, let invalid {
+                            html.element(
+                                "p", [("id", field.name + "-error"), ("class", "field-error")], text: invalid.message)
+                        }
                     }
+                    if let help = Self.settingHelp[field.name] { html.element("p", [("class", "small")], text: help) }
                 }
                 if admin { html.element("button", [("type", "submit")], text: "Review changes") }
             }
@@ -291,6 +354,24 @@ extension ConsoleController {
             }
             return value
         }
+        do {
+            return try await saveSettings(request, proposed: &proposed, current: current, number: number)
+        } catch let error as CoreError where error.code == .invalidRequest {
+            // The refusal beside its field, named by its label, what was typed kept.
+            let field = Self.settingFields.first { error.message.contains($0.name) }
+            var message = error.message
+            if let field { message = message.replacingOccurrences(of: field.name, with: "“\(field.label)”") }
+            return settingsForm(
+                request, settings: current, message: .error(error.code.rawValue, message), status: .badRequest,
+                invalid: field.map { ($0.name, message) }, typed: form)
+        }
+    }
+
+    private func saveSettings(
+        _ request: ConsoleRequest, proposed: inout ProjectSettings, current: ProjectSettings,
+        number: (String) throws -> Int64?
+    ) async throws -> Response {
+        let form = request.form
         proposed.allowUnverifiedIdentify = form["allow_unverified_identify"] == "true"
         proposed.requireAudience = form["require_audience"] == "true"
         proposed.expectedIssuer = form.value("expected_issuer")
@@ -311,8 +392,7 @@ extension ConsoleController {
         do {
             try AdminActions.check(proposed)
         } catch {
-            return settingsForm(
-                request, settings: proposed, message: .error(error.code.rawValue, error.message), status: .badRequest)
+            throw CoreError.invalidRequest(error.message)
         }
         guard form["base"] == String(request.runtime.project.updatedAt) else {
             return settingsForm(
@@ -370,17 +450,29 @@ extension ConsoleController {
         let entries = try await core.store.auditEvents(projectID: request.runtime.id, before: before, limit: limit + 1)
         let shown = Array(entries.prefix(limit))
         let next = entries.count > limit ? shown.last?.sequence : nil
+        let operatorEmails = Dictionary(
+            try await core.store.operators().map { ($0.id, $0.email) }, uniquingKeysWith: { first, _ in first })
+        let accounts = request.viewer.may(.owner) ? try await core.store.operatorAudit(before: nil, limit: 50) : []
         return page(request, title: "Audit log", section: .audit) { html in
             html.element(
                 "p", text: "Every change made with the project's secret key or by an operator, newest first.")
             if shown.isEmpty {
                 html.element("p", text: "No entry in the event window.")
             } else {
-                Self.eventTable(&html, shown, caption: "Audit entries", showReason: true)
+                Self.eventTable(
+                    &html, shown, caption: "Audit entries", showReason: true, operatorEmails: operatorEmails)
             }
             if let next {
                 html.element("p", [("class", "pager")]) { html in
                     html.link(ConsoleURL("audit", [("cursor", String(next))]), [("rel", "next")], text: "Older entries")
+                }
+            }
+            if request.viewer.may(.owner) {
+                html.element("section", [("aria-labelledby", "accounts-audit-title")]) { html in
+                    html.element(
+                        "h2", [("id", "accounts-audit-title")],
+                        text: "Operator accounts: sign-ins, failures, lockouts, invitations, removals (latest 50)")
+                    Self.operatorAuditTable(&html, accounts)
                 }
             }
         }

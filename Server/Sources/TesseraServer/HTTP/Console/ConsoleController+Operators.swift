@@ -8,8 +8,12 @@ extension ConsoleController {
     func operatorPages() -> [(HTTPRequest.Method, String, Requirement, Handler)] {
         [
             (.get, "/console/operators", Requirement(role: .owner), operators),
-            (.post, "/console/operator-create", Requirement(role: .owner), createOperator),
-            (.post, "/console/operator-remove", Requirement(role: .owner, password: true), removeOperator),
+            (.post, "/console/operator-create", Requirement(role: .owner, back: .operators), createOperator),
+            (
+                .post, "/console/operator-remove", Requirement(role: .owner, password: true, back: .operators),
+                removeOperator
+            ),
+            (.post, "/console/operator-unlock", Requirement(role: .owner, back: .operators), unlockOperator),
         ]
     }
 
@@ -22,35 +26,47 @@ extension ConsoleController {
 
     // MARK: Operators
 
-    /// `GET /console/operators`
+    /// `GET /console/operators`: every operator, whether they are locked out now, the invitation form,
+    /// and the latest entries of the audit of operator accounts. An enrollment link made a moment ago
+    /// is shown once, from its flash.
     func operators(_ request: ConsoleRequest) async throws -> Response {
-        try await operators(request, message: nil, link: nil)
-    }
-
-    private func operators(_ request: ConsoleRequest, message: ConsoleMessage?, link: (String, String)?) async throws
-        -> Response
-    {
         let accounts = try await core.store.operators()
+        let recent = try await core.store.operatorAudit(before: nil, limit: 200)
+        let flash = try await takeFlash(request)
+        let now = core.currentTime().seconds
+        let locks = Self.lockedUntil(recent, now: now)
         let viewer = request.viewer
-        return page(request, title: "Operators", section: .operators, message: message) { html in
-            if let (email, token) = link {
+        let refusal = request.refusal
+        return page(request, title: "Operators", section: .operators, message: flash.message) { html in
+            if let fields = flash.fields, let email = fields["email"], let token = fields["token"] {
                 html.element("div", [("class", "secret"), ("role", "region"), ("aria-label", "Enrollment link")]) {
                     html in
                     html.element("p") { html in
                         html.text("Send this enrollment link to ")
                         html.element("strong", text: email)
-                        html.text(". It works once, for 15 minutes:")
+                        html.text(". It works once, for 15 minutes, and is shown only now (do not open it yourself):")
+                    }
+                    let relative = ConsoleURL("enroll", [("token", token)]).relative
+                    let absolute = core.configuration.publicURL.map {
+                        OperatorAccounts.enrollmentLink(base: $0, token: token)
                     }
                     html.element("p") { html in
-                        html.link(
-                            ConsoleURL("enroll", [("token", token)]), [("id", "enrollment-link")],
-                            text: "enrollment link")
+                        html.element(
+                            "code", [("id", "enrollment-link"), ("data-relative", relative)], text: absolute ?? relative
+                        )
+                    }
+                    if absolute == nil {
+                        html.element(
+                            "p", [("class", "small")],
+                            text:
+                                "The link is relative to this page: put this console's address (…/console/) before it, or start the server with --public-url to see it whole."
+                        )
                     }
                 }
             }
             Self.table(
                 &html, caption: "Operators of this deployment",
-                headers: ["Email", "Role", "Enrolled", "Two-step", "Last sign-in", "Action"], rows: accounts
+                headers: ["Email", "Role", "Enrolled", "Two-step", "Last sign-in", "Sign-in", "Action"], rows: accounts
             ) { html, account in
                 html.element("td", text: account.email)
                 html.element("td", text: account.role.rawValue)
@@ -58,23 +74,34 @@ extension ConsoleController {
                 html.element("td", text: account.totpSecret == nil ? "no" : "TOTP")
                 html.element("td") { ConsoleFormat.time(account.lastLoginAt, in: &$0) }
                 html.element("td") { html in
+                    if let until = locks[account.email] {
+                        html.text("locked until \(OperatorAccounts.clockTime(until)) ")
+                    } else {
+                        html.text("open ")
+                    }
+                    Self.actionForm(
+                        &html, action: "operator-unlock", csrf: viewer.csrf, fields: [("email", account.email)],
+                        button: "Unlock", label: "Unlock sign-in for \(account.email)")
+                }
+                html.element("td") { html in
                     if account.id == viewer.operatorID {
                         html.text("you")
                     } else {
                         Self.passwordForm(
                             &html, action: "operator-remove", csrf: viewer.csrf, fields: [("operator_id", account.id)],
-                            button: "Remove", id: "remove-\(account.id)", danger: true)
+                            button: "Remove", id: "remove-\(account.id)", danger: true, refusal: refusal)
                     }
                 }
             }
             html.element("section", [("aria-labelledby", "new-operator-title")]) { html in
                 html.element("h2", [("id", "new-operator-title")], text: "Invite an operator")
+                let inviting = refusal?.matching("operator-create")
                 html.element("form", [("method", "post"), ("action", "operator-create"), ("class", "inline-form")]) {
                     html in
                     html.hidden("csrf", viewer.csrf)
-                    Self.field(&html, id: "email", label: "Email", type: "email")
+                    Self.field(&html, id: "email", label: "Email", type: "email", refusal: inviting)
                     Self.select(
-                        &html, id: "role", label: "Role", selected: "viewer",
+                        &html, id: "role", label: "Role", selected: inviting?.form["role"] ?? "viewer",
                         options: OperatorRole.allCases.map { ($0.rawValue, $0.rawValue) })
                     html.element("button", [("type", "submit")], text: "Create enrollment link")
                 }
@@ -84,23 +111,74 @@ extension ConsoleController {
                         "viewer: reads, emails masked · support: + ends sessions, removes devices · admin: + settings, keys, webhooks, block, erase · owner: + operators"
                 )
             }
+            html.element("section", [("aria-labelledby", "operator-audit-title")]) { html in
+                html.element("h2", [("id", "operator-audit-title")], text: "Sign-ins and account changes")
+                Self.operatorAuditTable(&html, Array(recent.prefix(50)))
+            }
         }
     }
 
-    /// `POST /console/operator-create`: shows the enrollment link once.
+    /// The audit of operator accounts as a table, newest first.
+    static func operatorAuditTable(_ html: inout HTML, _ entries: [OperatorAuditRecord]) {
+        guard !entries.isEmpty else {
+            html.element("p", text: "Nothing yet.")
+            return
+        }
+        table(&html, caption: nil, headers: ["At", "What", "Operator", "By", "Address", "Detail"], rows: entries) {
+            html, entry in
+            html.element("td") { ConsoleFormat.time(entry.createdAt, in: &$0) }
+            html.element("td") { $0.element("code", text: entry.kind.rawValue) }
+            html.element("td", text: entry.operatorEmail)
+            html.element("td", text: entry.actorEmail ?? "—")
+            html.element("td", text: entry.clientAddress ?? "—")
+            html.element("td", text: entry.detail ?? "—")
+        }
+    }
+
+    /// The emails locked out of sign-in now (from some address), and until when: a lockout in the
+    /// current window that no unlock followed.
+    static func lockedUntil(_ entries: [OperatorAuditRecord], now: Int64) -> [String: Int64] {
+        let window = RateLimitWindow(containing: now, seconds: OperatorAccounts.failureWindowSeconds)
+        var locks: [String: Int64] = [:]
+        var unlocked: Set<String> = []
+        // Newest first: an unlock hides every lockout before it.
+        for entry in entries where entry.createdAt >= window.start {
+            switch entry.kind {
+            case .unlocked: unlocked.insert(entry.operatorEmail)
+            case .locked where entry.detail?.hasPrefix("until") == true:
+                if !unlocked.contains(entry.operatorEmail), locks[entry.operatorEmail] == nil {
+                    locks[entry.operatorEmail] = window.end
+                }
+            default: break
+            }
+        }
+        return locks
+    }
+
+    /// `POST /console/operator-create`: the enrollment link is shown once, on the Operators page the
+    /// redirect lands on.
     func createOperator(_ request: ConsoleRequest) async throws -> Response {
         guard let role = request.form["role"].flatMap(OperatorRole.init(rawValue:)) else {
-            throw CoreError.invalidRequest("role must be owner, admin, support or viewer.")
+            throw ConsoleFailure.invalid("role", "Choose a role: owner, admin, support or viewer.")
         }
         do {
             let (account, token) = try await core.operators.create(email: request.form.value("email") ?? "", role: role)
             request.context.logger.notice(
-                "operator created", metadata: ["operator": "\(account.id)", "by": "\(request.viewer.operatorID)"])
-            return try await operators(
-                request, message: .notice("\(account.email) can now enroll as \(role.rawValue)."),
-                link: (account.email, token))
+                "operator invited", metadata: ["operator": "\(account.id)", "by": "\(request.viewer.operatorID)"])
+            await core.operators.audit(
+                .invited, email: account.email, actorEmail: request.viewer.email,
+                clientAddress: addresses.key(request.request, context: request.context), detail: "role \(role.rawValue)"
+            )
+            return try await redirect(
+                request, to: ConsoleURL("operators"),
+                flash: [
+                    ("email", account.email), ("token", token),
+                    ("notice", "\(account.email) can now enroll as \(role.rawValue)."),
+                ])
         } catch let error as ConsoleError {
-            throw Self.failure(error)
+            var failure = Self.failure(error)
+            failure.field = "email"
+            throw failure
         }
     }
 
@@ -108,12 +186,30 @@ extension ConsoleController {
     func removeOperator(_ request: ConsoleRequest) async throws -> Response {
         let id = request.form["operator_id"] ?? ""
         guard id != request.viewer.operatorID else {
-            throw CoreError.invalidRequest("You cannot remove yourself; ask another owner.")
+            throw ConsoleFailure(
+                status: .badRequest, code: "invalid_request",
+                message: "You cannot remove yourself; ask another owner.", field: nil)
         }
-        guard try await core.operators.remove(id: id) else { throw CoreError.notFound }
+        guard let account = try await core.store.operatorRecord(id: id), try await core.operators.remove(id: id)
+        else { throw CoreError.notFound }
         request.context.logger.notice(
             "operator removed", metadata: ["operator": "\(id)", "by": "\(request.viewer.operatorID)"])
+        await core.operators.audit(
+            .removed, email: account.email, actorEmail: request.viewer.email,
+            clientAddress: addresses.key(request.request, context: request.context))
         return ConsoleHTTP.redirect(ConsoleURL("operators", [("notice", "operator-removed")]))
+    }
+
+    /// `POST /console/operator-unlock`: clears the operator's failed sign-ins, from every address.
+    func unlockOperator(_ request: ConsoleRequest) async throws -> Response {
+        do {
+            try await core.operators.unlock(
+                email: request.form["email"] ?? "", actorEmail: request.viewer.email,
+                clientAddress: addresses.key(request.request, context: request.context))
+        } catch let error as ConsoleError {
+            throw Self.failure(error)
+        }
+        return ConsoleHTTP.redirect(ConsoleURL("operators", [("notice", "unlocked")]))
     }
 
     // MARK: Inspector

@@ -20,8 +20,12 @@ extension ConsoleController {
         let behind = Dictionary(
             try await core.store.oldestPendingWebhookDeliveries().map { ($0.webhookID, $0.eventCreatedAt) },
             uniquingKeysWith: min)
+        // The same state as the Webhooks pages: from the latest attempts ("failing" at once).
+        var states: [String: String] = [:]
+        for webhook in webhooks where webhook.enabled { states[webhook.id] = try await state(runtime, webhook) }
         let troubled = webhooks.filter { webhook in
             !webhook.enabled || (behind[webhook.id].map { now - $0 > Self.webhookBehindSeconds } ?? false)
+                || states[webhook.id]?.hasPrefix("failing") == true || states[webhook.id]?.hasPrefix("retrying") == true
         }
         let secrets = try await core.store.identitySecrets(projectID: runtime.id)
         let old = secrets.filter { now - $0.createdAt > Self.oldSecretSeconds }
@@ -64,15 +68,18 @@ extension ConsoleController {
             html.element("section", [("aria-labelledby", "webhooks-title")]) { html in
                 html.element("h2", [("id", "webhooks-title")], text: "Webhooks that need attention")
                 if troubled.isEmpty {
-                    html.element("p", text: "Every webhook is delivering (\(webhooks.count) in all).")
+                    html.element(
+                        "p", text: "No webhook is failing, disabled or behind (\(webhooks.count) in all).")
                 } else {
                     Self.table(&html, caption: nil, headers: ["Webhook", "State", "Since"], rows: troubled) {
                         html, webhook in
                         html.element("td") { $0.link(ConsoleURL("webhook", [("id", webhook.id)]), text: webhook.url) }
                         html.element(
                             "td",
-                            text: webhook.enabled
-                                ? "behind: undelivered events" : "disabled (\(webhook.disabledReason ?? "admin"))")
+                            text: !webhook.enabled
+                                ? "disabled (\(webhook.disabledReason ?? "admin"))"
+                                : states[webhook.id].flatMap { $0.hasPrefix("delivering") ? nil : $0 }
+                                    ?? "behind: undelivered events")
                         html.element("td") {
                             ConsoleFormat.time(webhook.enabled ? behind[webhook.id] : webhook.disabledAt, in: &$0)
                         }
@@ -240,6 +247,18 @@ extension ConsoleController {
         let aliases = try await core.store.aliases(projectID: runtime.id, profileID: profile.id)
         let events = try await core.store.recentEvents(
             projectID: runtime.id, type: nil, profileID: profile.id, before: nil, limit: 100)
+        // Who blocked the profile and why, from its latest profile.blocked event (the audit's own record).
+        var blockedFact = "no"
+        if let blockedAt = profile.blockedAt {
+            blockedFact = "since " + ConsoleFormat.time(blockedAt)
+            if let event = events.first(where: { $0.type == "profile.blocked" }) {
+                var who = event.actor.kind.rawValue
+                if event.actor.kind == .operator, let id = event.actor.id {
+                    who = try await core.store.operatorRecord(id: id)?.email ?? id
+                }
+                blockedFact += ", by \(who)" + (event.reason.map { ": \($0)" } ?? "")
+            }
+        }
         let ended = try await core.store.recentEvents(
             projectID: runtime.id, type: "session.ended", profileID: profile.id, before: nil, limit: 100
         ).compactMap(EndedSession.init)
@@ -259,10 +278,11 @@ extension ConsoleController {
                 fact("Name", viewer.may(.support) ? profile.name : profile.name.map { _ in "•••" })
                 fact("Created", ConsoleFormat.time(profile.createdAt))
                 fact("Updated", ConsoleFormat.time(profile.updatedAt))
-                fact("Blocked", profile.blockedAt.map { "since " + ConsoleFormat.time($0) } ?? "no")
+                fact("Blocked", blockedFact)
             }
             if viewer.may(.support) {
-                profileActions(&html, profile: profile, viewer: viewer, hasSessions: !live.isEmpty)
+                profileActions(
+                    &html, profile: profile, viewer: viewer, hasSessions: !live.isEmpty, refusal: request.refusal)
             }
             html.element("section", [("aria-labelledby", "live-title")]) { html in
                 html.element("h2", [("id", "live-title")], text: "Live sessions (\(liveCount))")
@@ -362,7 +382,9 @@ extension ConsoleController {
     }
 
     /// The support and admin actions of a profile.
-    private func profileActions(_ html: inout HTML, profile: ProfileRecord, viewer: ConsoleViewer, hasSessions: Bool) {
+    private func profileActions(
+        _ html: inout HTML, profile: ProfileRecord, viewer: ConsoleViewer, hasSessions: Bool, refusal: ConsoleRefusal?
+    ) {
         html.element("section", [("aria-labelledby", "actions-title"), ("class", "actions")]) { html in
             html.element("h2", [("id", "actions-title")], text: "Actions")
             if hasSessions {
@@ -376,35 +398,30 @@ extension ConsoleController {
                     &html, action: "unblock", csrf: viewer.csrf, fields: [("profile_id", profile.id)],
                     button: "Unblock", label: nil)
             } else {
+                let blocking = refusal?.matching("block", [("profile_id", profile.id)])
                 html.element("form", [("method", "post"), ("action", "block"), ("class", "inline-form")]) { html in
                     html.hidden("csrf", viewer.csrf)
                     html.hidden("profile_id", profile.id)
-                    Self.field(&html, id: "reason", label: "Reason for blocking", type: "text", required: false)
+                    Self.field(
+                        &html, id: "reason", label: "Reason for blocking", type: "text", required: false,
+                        refusal: blocking)
                     Self.field(
                         &html, id: "password", label: "Your password", type: "password",
-                        autocomplete: "current-password")
+                        autocomplete: "current-password", refusal: blocking)
                     html.element("button", [("type", "submit"), ("class", "danger")], text: "Block")
                 }
             }
             html.element("form", [("method", "post"), ("action", "erase"), ("class", "inline-form")]) { html in
                 html.hidden("csrf", viewer.csrf)
                 html.hidden("profile_id", profile.id)
-                html.element(
-                    "label", [("for", "confirm")],
-                    text: "Type the profile ID (\(profile.id)) to erase it and its personal data")
-                html.void(
-                    "input",
-                    [
-                        ("id", "confirm"), ("name", "confirm"), ("type", "text"), ("required", ""),
-                        ("autocomplete", "off"), ("data-must-equal", profile.id),
-                    ])
-                html.element("label", [("for", "erase-password")], text: "Your password")
-                html.void(
-                    "input",
-                    [
-                        ("id", "erase-password"), ("name", "password"), ("type", "password"), ("required", ""),
-                        ("autocomplete", "current-password"),
-                    ])
+                let erasing = refusal?.matching("erase", [("profile_id", profile.id)])
+                Self.input(
+                    &html, id: "confirm", name: "confirm",
+                    label: "Type the profile ID (\(profile.id)) to erase it and its personal data", type: "text",
+                    autocomplete: "off", extra: [("data-must-equal", profile.id)], refusal: erasing)
+                Self.input(
+                    &html, id: "erase-password", name: "password", label: "Your password", type: "password",
+                    autocomplete: "current-password", refusal: erasing)
                 html.element("button", [("type", "submit"), ("class", "danger")], text: "Erase profile")
             }
         }
@@ -449,6 +466,9 @@ extension ConsoleController {
         let profile = try await actions.setBlocked(
             request.runtime, profileID: request.form["profile_id"] ?? "", blocked: true, reason: reason,
             origin: request.origin(addresses: addresses, reason: reason))
+        request.context.logger.notice(
+            "profile blocked in the console",
+            metadata: ["profile": "\(profile.id)", "operator": "\(request.viewer.operatorID)"])
         return ConsoleHTTP.redirect(ConsoleURL("profile", [("id", profile.id), ("notice", "blocked")]))
     }
 
@@ -464,11 +484,14 @@ extension ConsoleController {
     func erase(_ request: ConsoleRequest) async throws -> Response {
         let profileID = request.form["profile_id"] ?? ""
         guard request.form.value("confirm") == profileID else {
-            throw ConsoleFailure(
-                status: .badRequest, code: "confirmation_mismatch",
-                message: "Type the profile ID exactly to confirm the erasure; nothing was erased.")
+            throw ConsoleFailure.invalid(
+                "confirm", "Type the profile ID exactly to confirm the erasure; nothing was erased.",
+                code: "confirmation_mismatch")
         }
         try await actions.erase(request.runtime, profileID: profileID, origin: request.origin(addresses: addresses))
+        request.context.logger.notice(
+            "profile erased in the console",
+            metadata: ["profile": "\(profileID)", "operator": "\(request.viewer.operatorID)"])
         return ConsoleHTTP.redirect(ConsoleURL("profiles", [("notice", "erased")]))
     }
 
@@ -500,7 +523,7 @@ extension ConsoleController {
             }
             Self.table(
                 &html, caption: "Recent sessions",
-                headers: ["Session", "Profile", "Kind", "Created", "State", "Expires"], rows: page
+                headers: ["Session", "Profile", "Kind", "Created", "State", "Expires or ended"], rows: page
             ) { html, event in
                 let id = EndedSession.field("session_id", in: event.data) ?? "?"
                 let session = byID[id]
@@ -521,7 +544,15 @@ extension ConsoleController {
                     state = "ended"
                 }
                 html.element("td", text: state)
-                html.element("td") { ConsoleFormat.time(session?.expiresAt, in: &$0) }
+                // An ended session shows when it ended, never a future expiry it will not reach.
+                html.element("td") { html in
+                    if let revokedAt = session?.revokedAt {
+                        html.text("ended ")
+                        ConsoleFormat.time(revokedAt, in: &html)
+                    } else {
+                        ConsoleFormat.time(session?.expiresAt, in: &html)
+                    }
+                }
             }
             if let next {
                 html.element("p", [("class", "pager")]) { html in

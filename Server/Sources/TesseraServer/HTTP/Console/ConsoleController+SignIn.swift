@@ -24,7 +24,7 @@ extension ConsoleController {
         _ request: Request, email: String?, message: ConsoleMessage?, status: HTTPResponse.Status,
         headers: HTTPFields = [:]
     ) -> Response {
-        let formToken = ConsoleHTTP.randomToken()
+        let formToken = ConsoleFormToken.issue(core.store.masterKeys)
         var fields = headers
         fields[.setCookie] = ConsoleHTTP.setCookie(ConsoleHTTP.formCookie, formToken, maxAge: 3600, request: request)
         let bytes = ConsoleLayout.bare(title: "Sign in", message: message) { html in
@@ -49,7 +49,7 @@ extension ConsoleController {
         } catch {
             return failurePage(error, viewer: nil, context: context)
         }
-        guard Self.formTokenMatches(request, form) else {
+        guard formTokenMatches(request, form) else {
             let failure = ConsoleFailure.csrf
             return loginForm(
                 request, email: form["email"], message: .error(failure.code, failure.message), status: failure.status)
@@ -100,7 +100,7 @@ extension ConsoleController {
         _ request: Request, token: String, account: OperatorRecord, message: ConsoleMessage?,
         status: HTTPResponse.Status
     ) -> Response {
-        let formToken = ConsoleHTTP.randomToken()
+        let formToken = ConsoleFormToken.issue(core.store.masterKeys)
         let secret = TOTP.generateSecret()
         let encoded = Base32.encode(secret)
         var headers = HTTPFields()
@@ -156,7 +156,7 @@ extension ConsoleController {
         }
         let token = form["token"] ?? ""
         guard let account = try await accounts.enrollment(token: token) else { return expiredEnrollment() }
-        guard Self.formTokenMatches(request, form) else {
+        guard formTokenMatches(request, form) else {
             let failure = ConsoleFailure.csrf
             return enrollmentForm(
                 request, token: token, account: account, message: .error(failure.code, failure.message),
@@ -190,25 +190,52 @@ extension ConsoleController {
 
     // MARK: Form pieces
 
-    /// Whether the form's token is the one of the form cookie this browser was given (double submit).
-    static func formTokenMatches(_ request: Request, _ form: ConsoleForm) -> Bool {
-        guard let expected = ConsoleHTTP.cookie(ConsoleHTTP.formCookie, in: request), let sent = form["csrf"] else {
-            return false
-        }
+    /// Whether the form's token is one this server issued (its MAC) and the one of the form cookie
+    /// this browser was given (double submit).
+    func formTokenMatches(_ request: Request, _ form: ConsoleForm) -> Bool {
+        guard let expected = ConsoleHTTP.cookie(ConsoleHTTP.formCookie, in: request), let sent = form["csrf"],
+            ConsoleFormToken.isIssued(sent, core.store.masterKeys)
+        else { return false }
         return OpaqueToken.constantTimeEquals(Array(expected.utf8), Array(sent.utf8))
     }
 
-    /// A labelled input.
+    /// A labelled input. When `refusal` is about its form, the input shows what was typed (never a
+    /// password) and, when it is the field at fault, is marked invalid, takes the focus and has the
+    /// message beside it.
     static func field(
         _ html: inout HTML, id: StaticString, label: String, type: String, value: String? = nil,
-        autocomplete: String? = nil, required: Bool = true, extra: HTML.Attributes = []
+        autocomplete: String? = nil, required: Bool = true, extra: HTML.Attributes = [],
+        refusal: ConsoleRefusal? = nil
     ) {
-        html.element("label", [("for", id.description)], text: label)
+        input(
+            &html, id: id.description, name: id.description, label: label, type: type, value: value,
+            autocomplete: autocomplete, required: required, extra: extra, refusal: refusal)
+    }
+
+    /// A labelled input whose `id` and `name` differ (several forms of a page share a name).
+    static func input(
+        _ html: inout HTML, id: String, name: String, label: String, type: String, value: String? = nil,
+        autocomplete: String? = nil, required: Bool = true, extra: HTML.Attributes = [],
+        refusal: ConsoleRefusal? = nil
+    ) {
+        let kept = type == "password" ? nil : refusal?.kept(name)
+        let invalid = refusal != nil && refusal?.field == name
+        html.element("label", [("for", id)], text: label)
         html.void(
             "input",
             [
-                ("id", id.description), ("name", id.description), ("type", type), ("value", value),
+                ("id", id), ("name", name), ("type", type), ("value", kept ?? value),
                 ("autocomplete", autocomplete), ("required", required ? "" : nil),
+                ("aria-invalid", invalid ? "true" : nil), ("aria-describedby", invalid ? id + "-error" : nil),
+                ("autofocus", invalid ? "" : nil),
             ] + extra)
+        if invalid, let refusal { fieldError(&html, id: id, refusal) }
+    }
+
+    /// The message of a refusal beside its field.
+    static func fieldError(_ html: inout HTML, id: String, _ refusal: ConsoleRefusal) {
+        html.element(
+            "p", [("id", id + "-error"), ("class", "field-error"), ("data-field-code", refusal.code)],
+            text: refusal.message)
     }
 }

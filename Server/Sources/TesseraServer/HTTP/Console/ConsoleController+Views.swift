@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The pieces pages share: tables, selects, one-button action forms, the event table.
@@ -52,14 +53,24 @@ extension ConsoleController {
     }
 
     /// Events as a table: sequence, type, time, actor, profile, data.
-    static func eventTable(_ html: inout HTML, _ events: [EventRecord], caption: String, showReason: Bool = false) {
+    static func eventTable(
+        _ html: inout HTML, _ events: [EventRecord], caption: String, showReason: Bool = false,
+        operatorEmails: [String: String] = [:]
+    ) {
         let headers =
             ["Sequence", "Type", "At", "Actor", "Profile", "Data"] + (showReason ? ["Address", "Reason"] : [])
         table(&html, caption: caption, headers: headers, rows: events) { html, event in
             html.element("td", text: String(event.sequence))
             html.element("td") { $0.element("code", text: event.type) }
             html.element("td") { ConsoleFormat.time(event.createdAt, in: &$0) }
-            html.element("td", text: event.actor.kind.rawValue + (event.actor.id.map { " " + $0 } ?? ""))
+            html.element("td") { html in
+                // An operator by their email (the ID on hover); others by kind and ID.
+                if event.actor.kind == .operator, let id = event.actor.id, let email = operatorEmails[id] {
+                    html.element("span", [("title", id)], text: email)
+                } else {
+                    html.text(event.actor.kind.rawValue + (event.actor.id.map { " " + $0 } ?? ""))
+                }
+            }
             html.element("td") { html in
                 if let profileID = event.profileID {
                     html.link(ConsoleURL("profile", [("id", profileID)]), text: profileID)
@@ -67,10 +78,37 @@ extension ConsoleController {
                     html.text("—")
                 }
             }
-            html.element("td") { $0.element("code", [("class", "data")], text: event.data) }
+            html.element("td") { html in readableData(&html, event.data) }
             if showReason {
                 html.element("td", text: event.clientAddress ?? "—")
                 html.element("td", text: event.reason ?? "—")
+            }
+        }
+    }
+}
+
+extension ConsoleController {
+    /// An event's data as `name: value` lines (its raw JSON when it is not a flat object).
+    static func readableData(_ html: inout HTML, _ data: String) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any], !object.isEmpty
+        else {
+            html.element("code", [("class", "data")], text: data)
+            return
+        }
+        html.element("dl", [("class", "data")]) { html in
+            for key in object.keys.sorted() {
+                let value = object[key]
+                let text: String
+                switch value {
+                case let list as [Any]: text = list.map { "\($0)" }.joined(separator: ", ")
+                case is NSNull: text = "—"
+                case let value?: text = "\(value)"
+                case nil: text = "—"
+                }
+                html.element("div") { html in
+                    html.element("dt", text: key.replacingOccurrences(of: "_", with: " "))
+                    html.element("dd", text: text)
+                }
             }
         }
     }

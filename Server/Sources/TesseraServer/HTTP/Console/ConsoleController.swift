@@ -8,6 +8,8 @@ struct ConsoleFailure: Error, Sendable {
     var code: String
     var message: String
     var headers: HTTPFields = [:]
+    /// The form field at fault, when there is one: the message is shown beside it.
+    var field: String?
 
     static let forbidden = ConsoleFailure(
         status: .forbidden, code: "operator_forbidden", message: "Your role does not allow this action.")
@@ -16,7 +18,21 @@ struct ConsoleFailure: Error, Sendable {
         message: "This form has expired or did not come from the console. Reload the page and try again.")
     static let reauthenticate = ConsoleFailure(
         status: .forbidden, code: "operator_reauthentication_required",
-        message: "This action needs your password: enter it with the action.")
+        message: "This action needs your password: enter it with the action.", field: "password")
+
+    /// A wrong password with an action: nothing was done.
+    static func wrongPassword(remaining: Int64) -> ConsoleFailure {
+        ConsoleFailure(
+            status: .forbidden, code: "operator_password_wrong",
+            message:
+                "The password is not right; nothing was done. After \(remaining) more wrong \(remaining == 1 ? "password" : "passwords") you will be signed out.",
+            field: "password")
+    }
+
+    /// A bad value in one field of a form.
+    static func invalid(_ field: String, _ message: String, code: String = "invalid_request") -> ConsoleFailure {
+        ConsoleFailure(status: .badRequest, code: code, message: message, field: field)
+    }
 }
 
 /// One request of a signed-in operator: who, which project, and the form of a `POST`.
@@ -28,6 +44,10 @@ struct ConsoleRequest: Sendable {
     var session: OperatorSessionRecord
     var form: ConsoleForm
     var query: ConsoleForm
+    /// The session cookie's token (it seals the session's flashes; never written anywhere).
+    var sessionToken: String
+    /// The form this page re-renders because it was refused, if any.
+    var refusal: ConsoleRefusal?
 
     /// The origin of the events an operator's action records: the operator, the client address, and
     /// the reason they gave, if any.
@@ -67,6 +87,8 @@ struct ConsoleController: Sendable {
         var role: OperatorRole = .viewer
         /// Whether the operator's password must come with the form (fresh re-authentication).
         var password = false
+        /// The page a refused form is re-rendered on (and where `GET` of its address goes).
+        var back: ConsoleBack? = nil
     }
 
     typealias Handler = @Sendable (ConsoleRequest) async throws -> Response
@@ -82,23 +104,31 @@ struct ConsoleController: Sendable {
             (.post, "/console/enroll", enroll),
         ]
         let pages: [(HTTPRequest.Method, String, Requirement, Handler)] = [
-            (.post, "/console/logout", Requirement(), logOut),
-            (.post, "/console/project", Requirement(), switchProject),
+            (.post, "/console/logout", Requirement(back: .overview), logOut),
+            (.post, "/console/project", Requirement(back: .overview), switchProject),
             (.get, "/console/search", Requirement(), search),
             (.get, "/console/profiles", Requirement(), profiles),
             (.get, "/console/profile", Requirement(), profile),
             (.get, "/console/sessions", Requirement(), sessions),
-            (.post, "/console/revoke-session", Requirement(role: .support), revokeSession),
-            (.post, "/console/revoke-sessions", Requirement(role: .support), revokeSessions),
-            (.post, "/console/remove-device", Requirement(role: .support), removeDevice),
-            (.post, "/console/block", Requirement(role: .admin, password: true), block),
-            (.post, "/console/unblock", Requirement(role: .admin), unblock),
-            (.post, "/console/erase", Requirement(role: .admin, password: true), erase),
+            (.post, "/console/revoke-session", Requirement(role: .support, back: .profile), revokeSession),
+            (.post, "/console/revoke-sessions", Requirement(role: .support, back: .profile), revokeSessions),
+            (.post, "/console/remove-device", Requirement(role: .support, back: .profile), removeDevice),
+            (.post, "/console/block", Requirement(role: .admin, password: true, back: .profile), block),
+            (.post, "/console/unblock", Requirement(role: .admin, back: .profile), unblock),
+            (.post, "/console/erase", Requirement(role: .admin, password: true, back: .profile), erase),
             // Any other page: the console's own not-found page, not the API's JSON.
             (.get, "/console/**", Requirement(), { _ in throw CoreError(.notFound, "There is no such page.") }),
         ]
-        for (method, path, requirement, handler) in pages + morePages() {
+        let all = pages + morePages()
+        let gets = Set(all.filter { $0.0 == .get }.map(\.1))
+        for (method, path, requirement, handler) in all {
             routes.append((method, path, signedIn(requirement, handler)))
+            // `GET` of a form's address (a bookmark, a reload of a refused form's page) goes to the
+            // page the form lives on, never to the API's JSON 405.
+            if method == .post, !gets.contains(path), let back = requirement.back {
+                let home = ConsoleURL(back.home)
+                routes.append((.get, path, { _, _ in ConsoleHTTP.redirect(home) }))
+            }
         }
         // The router matches `/console` and `/console/` alike; the page's relative links need the
         // slash, so the overview answers only there and sends `/console` to `console/`.
@@ -117,6 +147,10 @@ struct ConsoleController: Sendable {
     // MARK: The signed-in wrapper
 
     /// `handler` behind the console session, the CSRF check of a `POST`, the role and the password.
+    ///
+    /// A refused `POST` whose requirement names a ``ConsoleBack`` page is answered with that page,
+    /// re-rendered in place with the refusal beside its field and the input kept (4xx); any other
+    /// failure is an error page.
     func signedIn(_ requirement: Requirement, _ handler: @escaping Handler) -> Endpoint.Handler {
         { request, context in
             guard let token = ConsoleHTTP.cookie(ConsoleHTTP.sessionCookie, in: request),
@@ -125,6 +159,7 @@ struct ConsoleController: Sendable {
                 return ConsoleHTTP.redirect(ConsoleURL("login"))
             }
             var viewer: ConsoleViewer?
+            var accepted: ConsoleRequest?
             do {
                 let (projects, runtime) = try await project(for: request)
                 let current = ConsoleViewer(
@@ -138,19 +173,80 @@ struct ConsoleController: Sendable {
                         throw ConsoleFailure.csrf
                     }
                 }
+                let consoleRequest = ConsoleRequest(
+                    request: request, context: context, viewer: current, runtime: runtime, session: session,
+                    form: form, query: ConsoleHTTP.query(request), sessionToken: token)
+                accepted = consoleRequest
                 guard current.may(requirement.role) else { throw ConsoleFailure.forbidden }
                 if requirement.password {
-                    guard let password = form["password"], !password.isEmpty,
-                        await accounts.verifyPassword(account, password)
-                    else { throw ConsoleFailure.reauthenticate }
+                    guard let password = form["password"], !password.isEmpty else {
+                        throw ConsoleFailure.reauthenticate
+                    }
+                    switch try await accounts.reauthenticate(
+                        account, password: password, sessionID: session.id,
+                        clientAddress: addresses.key(request, context: context))
+                    {
+                    case .accepted: break
+                    case .wrong(let remaining): throw ConsoleFailure.wrongPassword(remaining: remaining)
+                    case .signedOut:
+                        var headers = HTTPFields()
+                        headers[.setCookie] = ConsoleHTTP.setCookie(
+                            ConsoleHTTP.sessionCookie, "", maxAge: 0, request: request)
+                        return ConsoleHTTP.redirect(
+                            ConsoleURL("login", [("notice", "too-many-passwords")]), headers: headers)
+                    }
                 }
-                return try await handler(
-                    ConsoleRequest(
-                        request: request, context: context, viewer: current, runtime: runtime, session: session,
-                        form: form, query: ConsoleHTTP.query(request)))
+                return try await handler(consoleRequest)
             } catch {
+                if let accepted, let back = requirement.back, request.method == .post,
+                    let response = await refused(accepted, error, back: back)
+                {
+                    return response
+                }
                 return failurePage(error, viewer: viewer, context: context)
             }
+        }
+    }
+
+    /// The page `back` names, re-rendered with the refusal of `error` beside its field; nil when that
+    /// page itself cannot be shown (then the error page stands).
+    func refused(_ request: ConsoleRequest, _ error: any Error, back: ConsoleBack) async -> Response? {
+        let failure: ConsoleFailure
+        switch error {
+        case let error as ConsoleFailure: failure = error
+        case let error as CoreError:
+            let api = APIError(error)
+            failure = ConsoleFailure(
+                status: api.status, code: api.code.rawValue, message: api.message, headers: api.headers)
+        case let error as ConsoleError: failure = Self.failure(error)
+        default: return nil
+        }
+        // A refusal is a 4xx; a server failure keeps its error page.
+        guard (400..<500).contains(failure.status.code), failure.status != .notFound || failure.field != nil,
+            let handler = pageHandler(back.page)
+        else { return nil }
+        var page = request
+        page.query = ConsoleForm(
+            fields: back.query.compactMap { name, field in request.form[field].map { (name, $0) } })
+        page.refusal = ConsoleRefusal(
+            action: String(request.request.uri.path.split(separator: "/").last ?? ""), field: failure.field,
+            code: failure.code, message: failure.message, status: failure.status, form: request.form.withoutPasswords)
+        guard var response = try? await handler(page), response.status == .ok else { return nil }
+        response.status = failure.status
+        for field in failure.headers { response.headers.append(field) }
+        return response
+    }
+
+    /// The `GET` handler of a page, by name (the pages a refused form goes back to).
+    func pageHandler(_ page: String) -> Handler? {
+        switch page {
+        case "": overview
+        case "profile": profile
+        case "keys": keys
+        case "webhooks": webhooks
+        case "webhook": webhook
+        case "operators": operators
+        default: nil
         }
     }
 
@@ -208,7 +304,8 @@ struct ConsoleController: Sendable {
         ConsoleHTTP.html(
             ConsoleLayout.page(
                 title: title, section: section, viewer: request.viewer,
-                message: message ?? ConsoleNotice.message(request.query["notice"]), content: content),
+                message: message ?? request.refusal.map { .error($0.code, $0.message) }
+                    ?? ConsoleNotice.message(request.query["notice"]), content: content),
             status: status)
     }
 
@@ -239,6 +336,10 @@ struct ConsoleController: Sendable {
 enum ConsoleNotice {
     static let sentences: [String: String] = [
         "signed-out": "You have signed out.",
+        "too-many-passwords":
+            "Too many wrong passwords at actions: you were signed out. Sign in again; your password works.",
+        "unlocked": "The operator can sign in again.",
+        "key-rotated": "The key was rotated.",
         "enrolled": "Your password is set. Sign in.",
         "revoked": "The session was ended.",
         "revoked-all": "Every session of the profile was ended.",

@@ -77,17 +77,63 @@ enum ConsoleHTTP {
         return text
     }
 
-    /// Whether the request reached the server over plain HTTP at a loopback host (development).
+    /// Whether the request reached the server over plain HTTP at a loopback address (development):
+    /// an IPv4 address of 127.0.0.0/8 written as four decimal numbers, `[::1]`, or the name
+    /// `localhost` exactly (reserved for loopback by RFC 6761). No other host name is loopback here,
+    /// not even one that starts with `127.` (`127.0.0.1.example.com`).
     static func isPlainLoopback(_ request: Request) -> Bool {
         if let proto = request.headers[.xForwardedProto], proto.lowercased() == "https" { return false }
         guard let authority = request.head.authority else { return false }
-        let host: Substring
+        return isLoopback(authority: authority)
+    }
+
+    /// Whether an `authority` (host and optional port) names a loopback address.
+    static func isLoopback(authority: String) -> Bool {
         if authority.hasPrefix("[") {
-            host = authority.prefix(through: authority.firstIndex(of: "]") ?? authority.endIndex)
-        } else {
-            host = authority.split(separator: ":", maxSplits: 1).first ?? ""
+            guard let close = authority.firstIndex(of: "]") else { return false }
+            let rest = authority[authority.index(after: close)...]
+            guard rest.isEmpty || (rest.hasPrefix(":") && isPort(rest.dropFirst())) else { return false }
+            return isIPv6Loopback(authority[authority.index(after: authority.startIndex)..<close])
         }
-        return host == "localhost" || host == "[::1]" || host.hasPrefix("127.")
+        let parts = authority.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count <= 2, parts.count == 1 || isPort(parts[1]) else { return false }
+        if parts[0].lowercased() == "localhost" { return true }
+        let octets = parts[0].split(separator: ".", omittingEmptySubsequences: false)
+        guard octets.count == 4,
+            octets.allSatisfy({ octet in
+                (1...3).contains(octet.count) && octet.allSatisfy { ("0"..."9").contains($0) }
+                    && Int(octet).map { $0 <= 255 } == true
+            })
+        else { return false }
+        return octets[0] == "127"
+    }
+
+    private static func isPort(_ text: Substring) -> Bool {
+        (1...5).contains(text.count) && text.allSatisfy { ("0"..."9").contains($0) }
+    }
+
+    /// `::1` in any of its spellings (`0:0:0:0:0:0:0:1`, `::0:1`…).
+    private static func isIPv6Loopback(_ text: Substring) -> Bool {
+        let halves = text.split(separator: "::", maxSplits: 1, omittingEmptySubsequences: false)
+        func groups(_ part: Substring) -> [Substring]? {
+            guard !part.isEmpty else { return [] }
+            let groups = part.split(separator: ":", omittingEmptySubsequences: false)
+            guard groups.allSatisfy({ (1...4).contains($0.count) && $0.allSatisfy(\.isHexDigit) }) else { return nil }
+            return groups
+        }
+        var values: [UInt16]
+        if halves.count == 2 {
+            guard let head = groups(halves[0]), let tail = groups(halves[1]), head.count + tail.count <= 7 else {
+                return false
+            }
+            values =
+                head.compactMap { UInt16($0, radix: 16) } + Array(repeating: 0, count: 8 - head.count - tail.count)
+                + tail.compactMap { UInt16($0, radix: 16) }
+        } else {
+            guard let all = groups(halves[0]), all.count == 8 else { return false }
+            values = all.compactMap { UInt16($0, radix: 16) }
+        }
+        return values == [0, 0, 0, 0, 0, 0, 0, 1]
     }
 
     // MARK: Forms

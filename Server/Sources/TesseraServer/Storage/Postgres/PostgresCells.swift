@@ -18,6 +18,11 @@ struct PostgresCells {
         var buffer = try row[index].decode(ByteBuffer.self)
         return buffer.readBytes(length: buffer.readableBytes) ?? []
     }
+
+    func optionalBytes(_ index: Int) throws -> [UInt8]? {
+        guard var buffer = try row[index].decode(ByteBuffer?.self) else { return nil }
+        return buffer.readBytes(length: buffer.readableBytes) ?? []
+    }
 }
 
 extension Array where Element == UInt8 {

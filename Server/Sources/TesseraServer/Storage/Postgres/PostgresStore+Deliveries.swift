@@ -193,6 +193,15 @@ extension PostgresStore {
             RETURNING 1
             """, logger: logger)
         guard changed.count == 1 else { return false }
+        let attemptID = attemptID(result)
+        let responseBody = result.responseBody.map { ByteBuffer(bytes: $0) }
+        _ = try await connection.rows(
+            """
+            INSERT INTO webhook_attempts (id, webhook_id, event_id, attempt, at, status_code, error, duration_ms,
+                request_body, response_body)
+            VALUES (\(attemptID), \(result.webhookID), \(result.eventID), \(Int64(result.attempt)), \(result.at),
+                \(statusCode), \(result.error), \(result.durationMilliseconds), \(result.requestBody), \(responseBody))
+            """, logger: logger)
         if result.state == .delivered {
             try await connection.rows(
                 "UPDATE webhooks SET failing_since = NULL WHERE id = \(result.webhookID) AND failing_since IS NOT NULL",
@@ -328,7 +337,13 @@ extension PostgresStore {
     public func deleteFinishedWebhookDeliveries(attemptedBefore: Int64, batchSize: Int) async throws -> Int {
         let logger = logger
         return try await statement { client in
-            try await client.rows(
+            // The attempt log is kept as long as the deliveries are.
+            _ = try await client.rows(
+                """
+                DELETE FROM webhook_attempts WHERE id IN (
+                    SELECT id FROM webhook_attempts WHERE at < \(attemptedBefore) ORDER BY at LIMIT \(Int64(batchSize)))
+                """, logger: logger)
+            return try await client.rows(
                 """
                 DELETE FROM webhook_deliveries WHERE (webhook_id, event_id) IN (
                     SELECT webhook_id, event_id FROM webhook_deliveries

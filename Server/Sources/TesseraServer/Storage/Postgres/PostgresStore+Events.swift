@@ -135,6 +135,14 @@ extension PostgresStore {
                     """, logger: logger)
             }
         }
+        // The webhook attempts kept for debugging hold copies of these events (and what the receiver
+        // answered): their bodies go, their status and timing stay.
+        try await connection.rows(
+            """
+            UPDATE webhook_attempts SET request_body = NULL, response_body = NULL
+            WHERE event_id IN (SELECT id FROM events WHERE project_id = \(projectID) AND profile_id = ANY(\(profileIDs)))
+                AND (request_body IS NOT NULL OR response_body IS NOT NULL)
+            """, logger: logger)
     }
 
     static func event(_ row: PostgresCells) throws -> EventRecord {

@@ -132,7 +132,9 @@ extension PostgresStore {
         }
     }
 
-    public func completeEnrollment(tokenHash: [UInt8], passwordHash: String, totpSecret: [UInt8]?, now: Int64)
+    public func completeEnrollment(
+        tokenHash: [UInt8], passwordHash: String, totpSecret: [UInt8]?, totpLastStep: Int64?, now: Int64
+    )
         async throws -> OperatorRecord?
     {
         let (logger, keys) = (logger, masterKeys)
@@ -153,7 +155,7 @@ extension PostgresStore {
             let totp = Self.sealedTOTP(totpSecret, operatorID: operatorID, keys: keys)
             return try await connection.first(
                 """
-                UPDATE operators SET password_hash = \(passwordHash), totp_secret = \(totp), totp_last_step = NULL,
+                UPDATE operators SET password_hash = \(passwordHash), totp_secret = \(totp), totp_last_step = \(totpLastStep),
                     enrolled_at = \(now)
                 WHERE id = \(operatorID) RETURNING \(unescaped: Self.operatorColumns)
                 """, logger: logger

@@ -302,5 +302,56 @@ enum SQLiteMigrations {
             CREATE INDEX used_dpop_proofs_expires_at ON used_dpop_proofs (expires_at);
             """
         ),
+        (
+            10,
+            // The console without dead ends (issue 25): a one-time value shown on the page a redirect
+            // lands on (a new key, a webhook secret, an enrollment link), sealed with a key only the
+            // operator's cookie gives and deleted on its first view or with its session; and the
+            // last characters of each API key (the whole publishable key, which is public), so the
+            // Keys page can tell which key an app carries; and the deployment's own audit of operator
+            // accounts (sign-ins, failures, lockouts, unlocks, invitations, removals), newest first by ID;
+            // and every webhook attempt (its request, status, the first 4 KiB of the answer, latency,
+            // error), kept as long as deliveries are, so a replay adds an attempt instead of replacing one.
+            """
+            CREATE TABLE console_flashes (
+                id TEXT PRIMARY KEY,
+                session_id TEXT NOT NULL REFERENCES operator_sessions(id) ON DELETE CASCADE,
+                sealed BLOB NOT NULL,
+                expires_at INTEGER NOT NULL
+            );
+            CREATE INDEX console_flashes_session ON console_flashes (session_id);
+            CREATE TABLE api_key_hints (
+                key_hash BLOB PRIMARY KEY,
+                project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                hint TEXT NOT NULL
+            );
+            CREATE INDEX api_key_hints_project ON api_key_hints (project_id);
+            CREATE TABLE operator_audit (
+                id TEXT PRIMARY KEY,
+                type TEXT NOT NULL,
+                operator_email TEXT NOT NULL,
+                actor_email TEXT,
+                client_address TEXT,
+                detail TEXT,
+                created_at INTEGER NOT NULL
+            );
+            CREATE TABLE webhook_attempts (
+                id TEXT PRIMARY KEY,
+                webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+                event_id TEXT NOT NULL,
+                attempt INTEGER NOT NULL,
+                at INTEGER NOT NULL,
+                status_code INTEGER,
+                error TEXT,
+                duration_ms INTEGER NOT NULL,
+                request_body TEXT,
+                response_body BLOB
+            );
+            CREATE INDEX webhook_attempts_webhook ON webhook_attempts (webhook_id, at, id);
+            CREATE INDEX webhook_attempts_event ON webhook_attempts (webhook_id, event_id, at, id);
+            CREATE INDEX webhook_attempts_at ON webhook_attempts (at);
+            CREATE INDEX webhook_attempts_event_id ON webhook_attempts (event_id);
+            """
+        ),
     ]
 }

@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 extension SQLiteStore {
     public func allProjects() async throws -> [ProjectRecord] {
         try readers.read {
@@ -19,6 +25,9 @@ extension SQLiteStore {
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
+        // An empty file of mode 0600 first: VACUUM INTO fills an empty file, and the backup is as
+        // private as the database.
+        Self.createPrivateFile(path)
         // VACUUM cannot run inside the writer's group-commit transaction: a connection of its own
         // reads one snapshot of the WAL database and writes it out.
         let connection = try SQLiteConnection(path: self.path, busyTimeoutMilliseconds: 5000, queryOnly: false)
@@ -33,5 +42,19 @@ extension SQLiteStore {
         defer { connection.close() }
         try connection.execute("VACUUM")
         _ = try connection.query("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// Creates `path` empty with mode 0600 when it does not exist (`:memory:` and URIs aside).
+    static func createPrivateFile(_ path: String) {
+        guard path != ":memory:", !path.hasPrefix("file:"), !FileManager.default.fileExists(atPath: path) else {
+            return
+        }
+        #if canImport(Glibc)
+            let descriptor = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { _ = Glibc.close(descriptor) }
+        #elseif canImport(Darwin)
+            let descriptor = Darwin.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { _ = Darwin.close(descriptor) }
+        #endif
     }
 }

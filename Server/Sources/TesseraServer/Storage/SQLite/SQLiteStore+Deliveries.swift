@@ -150,6 +150,18 @@ extension SQLiteStore {
                 .init(result.eventID), .init(result.lease),
             ])
         guard changed == 1 else { return false }
+        try connection.run(
+            """
+            INSERT INTO webhook_attempts (id, webhook_id, event_id, attempt, at, status_code, error, duration_ms,
+                request_body, response_body)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .init(Self.attemptID(result)), .init(result.webhookID), .init(result.eventID), .init(result.attempt),
+                .init(result.at), .init(result.statusCode.map { Int64($0) }), .init(result.error),
+                .init(result.durationMilliseconds), .init(result.requestBody),
+                result.responseBody.map { .blob($0) } ?? .null,
+            ])
         if result.state == .delivered {
             try connection.run(
                 "UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
@@ -279,7 +291,13 @@ extension SQLiteStore {
 
     public func deleteFinishedWebhookDeliveries(attemptedBefore: Int64, batchSize: Int) async throws -> Int {
         try await writer.write { connection in
+            // The attempt log is kept as long as the deliveries are.
             try connection.run(
+                """
+                DELETE FROM webhook_attempts WHERE rowid IN (
+                    SELECT rowid FROM webhook_attempts WHERE at < ? ORDER BY at LIMIT ?)
+                """, [.init(attemptedBefore), .init(batchSize)])
+            return try connection.run(
                 """
                 DELETE FROM webhook_deliveries WHERE rowid IN (
                     SELECT rowid FROM webhook_deliveries WHERE state <> 'pending' AND attempted_at < ? LIMIT ?)

@@ -94,6 +94,15 @@ extension SQLiteStore {
                     "UPDATE events SET data = ? WHERE project_id = ? AND sequence = ?",
                     [.init(scrubbed), .init(projectID), .init(row.int(0))])
             }
+            // The webhook attempts kept for debugging hold copies of these events (and what the
+            // receiver answered): their bodies go, their status and timing stay.
+            try connection.run(
+                """
+                UPDATE webhook_attempts SET request_body = NULL, response_body = NULL
+                WHERE event_id IN (SELECT id FROM events WHERE project_id = ? AND profile_id = ?)
+                    AND (request_body IS NOT NULL OR response_body IS NOT NULL)
+                """,
+                [.init(projectID), .init(profileID)])
         }
     }
 

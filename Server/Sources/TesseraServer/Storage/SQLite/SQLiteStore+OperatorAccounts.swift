@@ -115,7 +115,9 @@ extension SQLiteStore {
         return try row.map { try operatorRecord($0) }
     }
 
-    public func completeEnrollment(tokenHash: [UInt8], passwordHash: String, totpSecret: [UInt8]?, now: Int64)
+    public func completeEnrollment(
+        tokenHash: [UInt8], passwordHash: String, totpSecret: [UInt8]?, totpLastStep: Int64?, now: Int64
+    )
         async throws -> OperatorRecord?
     {
         let keys = masterKeys
@@ -139,10 +141,10 @@ extension SQLiteStore {
                 } ?? .null
             try connection.run(
                 """
-                UPDATE operators SET password_hash = ?, totp_secret = ?, totp_last_step = NULL, enrolled_at = ?
+                UPDATE operators SET password_hash = ?, totp_secret = ?, totp_last_step = ?, enrolled_at = ?
                 WHERE id = ?
                 """,
-                [.init(passwordHash), totp, .init(now), .init(operatorID)])
+                [.init(passwordHash), totp, .init(totpLastStep), .init(now), .init(operatorID)])
             return try connection.queryFirst(
                 "SELECT \(Self.operatorColumns) FROM operators WHERE id = ?", [.init(operatorID)])
         }

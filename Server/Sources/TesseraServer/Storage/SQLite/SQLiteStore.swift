@@ -28,6 +28,9 @@ public final class SQLiteStore: TesseraStore {
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
+        // A new database is readable by its owner only (it holds emails and names); SQLite gives its
+        // WAL and shared-memory files the database file's mode.
+        Self.createPrivateFile(path)
         let connection = try SQLiteConnection(
             path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, queryOnly: false)
         let mode = try connection.queryFirst("PRAGMA journal_mode = WAL")?.optionalText(0)
