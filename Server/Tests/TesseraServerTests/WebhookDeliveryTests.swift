@@ -299,6 +299,49 @@ struct WebhookDeliveryTests {
     }
 
     @Test(
+        "An erasure removes the bodies of the attempts that carried the profile's events, and keeps the rest",
+        arguments: StoreBackend.allCases)
+    func erasureScrubsAttempts(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let (store, projectID) = (environment.store, environment.project.project.id)
+        let endpoint = try await webhook(environment, types: ["profile.created", "identity_secret.created"])
+        try await twoEvents(environment)
+        let now = environment.clock.seconds
+        let identified = try await store.identify(
+            IdentifyCommand(
+                projectID: projectID, callerSessionID: nil, externalID: "erase-me", verified: true, name: nil,
+                avatarURL: nil, email: nil, tokenID: nil, newProfileID: OpaqueToken.identifier(prefix: "usr_"),
+                newSession: SessionRecord(
+                    id: OpaqueToken.identifier(prefix: "ses_"), projectID: projectID, profileID: "",
+                    installationID: nil, kind: .verified, createdAt: now, lastAuthenticatedAt: now,
+                    expiresAt: now + 3600),
+                sessionTokenHash: OpaqueToken.sha256(OpaqueToken.sessionToken()), now: now))
+        let receiver = Receiver()
+        var failed = Self.failed
+        failed.responseBody = Array("echo: erase-me".utf8)
+        receiver.answer(failed)
+        #expect(await dispatcher(environment, receiver).runOnce() == 2)
+        let before = try await store.webhookAttempts(
+            projectID: projectID, webhookID: endpoint.id, eventID: nil, limit: 10)
+        #expect(before.count == 2 && before.allSatisfy { $0.requestBody != nil && $0.responseBody != nil })
+        #expect(
+            try await store.eraseProfile(
+                projectID: projectID, profileID: identified.context.profile.id, now: now, origin: .system))
+        let after = try await store.webhookAttempts(
+            projectID: projectID, webhookID: endpoint.id, eventID: nil, limit: 10)
+        let created = try #require(
+            try await feed(environment).first {
+                $0.type == "profile.created" && $0.profileID == identified.context.profile.id
+            })
+        #expect(after.count == 2, "the attempts stay, with their status and timing")
+        for attempt in after {
+            let erased = attempt.eventID == created.id
+            #expect((attempt.requestBody == nil) == erased && (attempt.responseBody == nil) == erased)
+            #expect(attempt.statusCode == 500)
+        }
+    }
+
+    @Test(
         "Every attempt is kept (request, status, the first 4 KiB of the answer, latency); a replay adds attempts",
         arguments: StoreBackend.allCases)
     func attemptLog(backend: StoreBackend) async throws {

@@ -169,7 +169,13 @@ extension PostgresStore {
         guard !results.isEmpty else { return [] }
         let logger = logger
         // One transaction (one commit) for a dispatcher pass's attempts, not one per attempt.
+        let webhookIDs = Set(results.map(\.webhookID)).sorted()
         return try await transaction { connection in
+            // The webhooks first, in ID order, then their deliveries: the lock order of an update of the
+            // endpoint (which parks its deliveries) and of another node recording attempts of the same
+            // endpoint, so none of them waits for another crosswise ("deadlock detected").
+            try await connection.rows(
+                "SELECT id FROM webhooks WHERE id = ANY(\(webhookIDs)) ORDER BY id FOR NO KEY UPDATE", logger: logger)
             var recorded: [Bool] = []
             for result in results {
                 recorded.append(try await Self.record(result, in: connection, logger: logger))
