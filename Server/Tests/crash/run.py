@@ -93,7 +93,13 @@ Usually run through `scripts/crash-test`. One run, on one backend:
    least once (2xx), and checks every delivery's signature (Standard Webhooks v1), that its body is the
    feed's event (id = webhook-id, sequence, type) and that no other type was delivered.
 4. Prints a summary (kills survived, acknowledged operations per kind, rotations, master key steps,
-   checks, violations, wall time) and exits 1 on any violation. `--self-test` also undoes a block,
+   checks, violations, wall time) and exits 1 on any violation. A failing run (a violation, or an
+   error that ends it early) keeps its work directory and prints where, with what a failure needs:
+   tessera.log (the server's output over every restart), model.json (the harness's record: every
+   fact, operation, kill and violation; tokens and keys only as SHA-256 prefixes), feed.json (the
+   events feed read at the end, or at the failure while the server still answers) and, on
+   PostgreSQL, postgres-server.log (the throwaway cluster's log, copied before it is removed).
+   A passing run removes it (unless --keep). `--self-test` also undoes a block,
    revives a rotated-out API key (a row in `retired_api_keys`), besides the lost writes above, and
    in the events table deletes one acknowledged session's session.created, duplicates another's and
    adds one for a session never acknowledged and absent from the database.
@@ -1797,17 +1803,23 @@ def parse_between(text: str) -> tuple[float, float]:
 
 def keep_record(run: "Run", work: str, events: list[dict] | None, cluster, server: "Server | None") -> list[str]:
     """What a failing run leaves for whoever reads it, in its work directory: the model's record
-    (model.json: every fact, operation and violation), the feed (feed.json: read at the end, else
+    (model.json: every fact, operation and violation; tokens and keys only as SHA-256 prefixes), the feed (feed.json: read at the end, else
     now from the server if it still answers), and PostgreSQL's server.log (copied before the throwaway
     cluster goes). The server's own log is already there (tessera.log). Returns the files written."""
     written = []
     model = run.model
 
+    def redacted(name: str, value):
+        # No credential in the record (tokens, JWTs, keys): a SHA-256 prefix still tells them apart.
+        if isinstance(value, str) and name in ("token", "jwt", "key", "secret", "push_token"):
+            return "sha256:" + hashlib.sha256(value.encode()).hexdigest()[:16]
+        return plain(value)
+
     def plain(value):
         if dataclasses.is_dataclass(value):
-            return {k: plain(v) for k, v in vars(value).items()}
+            return {k: redacted(k, v) for k, v in vars(value).items()}
         if isinstance(value, dict):
-            return {str(k): plain(v) for k, v in value.items()}
+            return {str(k): redacted(str(k), v) for k, v in value.items()}
         if isinstance(value, (list, tuple, set, frozenset)):
             return [plain(v) for v in value]
         if isinstance(value, float) and value == INF:
@@ -2077,7 +2089,9 @@ def main() -> int:
             print(f"crash self-test: FAILED: injected {injected}, not reported: {missed}; work dir kept: {work}")
             return 1
         print(f"crash self-test: passed: all {len(injected)} injected lost writes were reported")
-        if not arguments.keep:
+        if arguments.keep:
+            print(f"crash: work dir kept (--keep): {work}")
+        else:
             shutil.rmtree(work, ignore_errors=True)
         return 0
     if model.violations:

@@ -473,9 +473,9 @@ def differences(outcome: Outcome, statuses: list[int], events: Counter, state: d
         found.append(f"op {index} answered {status}, this order gives {sorted(answer.statuses)}")
     missing = outcome.events - events
     extra = events - outcome.events
-    for event in sorted(missing.elements()):
+    for event in sorted(missing.elements(), key=repr):
         found.append(f"missing event {render(event)}")
-    for event in sorted(extra.elements()):
+    for event in sorted(extra.elements(), key=repr):
         found.append(f"unexpected event {render(event)}")
     for key in sorted(set(state) | set(outcome.state)):
         if state.get(key) != outcome.state.get(key):

@@ -31,7 +31,8 @@ Usually run through `scripts/race-check`. One run, on one backend:
    60 s (ServerConfiguration.cleanupInterval, not a command-line option), so a cleanup race sets SA's
    expiry into the past in the database at setup (sessions last at least 5 minutes), and its
    `cleanup` operation is one more `tessera serve` started on the same database, whose first pass
-   runs while the race's other operations are sent, spread over its start-up (0-1.5 s); cleanup
+   runs while the race's other operations are sent, spread over 1.2 times the time the previous such
+   node took to answer (about 0.3 s); cleanup
    races run in batches of 24 that share such a node (two nodes for cleanup ∥ cleanup).
 3. Checks each race: the answers, the events the feed holds for the race's profiles (or webhook),
    and the final state read through the admin API (each profile ID: resolved profile, kind,
@@ -114,7 +115,6 @@ GROUPS = {
 }
 # Cleanup expiry of SA (expired in the database at setup) against what else may end it or its device.
 CLEANUP_PARTNERS = ["cleanup", "erase_A", "block_A", "revoke_all_A", "admin_end_SA", "restore", "device_remove"]
-CLEANUP_WINDOW_MS = 1500  # the other operations' delays spread over a cleanup node's start-up
 CLEANUP_BATCH = 24  # cleanup races that share one cleanup node's start
 
 
@@ -540,7 +540,9 @@ class Race:
             self.checker.expire(self.ids["SA"])
             self.world.sessions["SA"].expired = True
         ports = self.checker.backend.ports
-        window = CLEANUP_WINDOW_MS if any(op.kind == "cleanup" for op in ops) else 4
+        # A cleanup race spreads its other operations over 1.2 times the time a cleanup node took to
+        # answer last (its pass runs as it starts), a seeded share of it each.
+        window = 1.2 * self.checker.cleanup_ready_ms if any(op.kind == "cleanup" for op in ops) else 4
         self.sents = [Sent(name, op, self.rng.choice(ports), self.rng.uniform(0, window))
                       for name, op in zip(names, ops)]
 
@@ -560,6 +562,12 @@ class Race:
                 problems.append(f"ANSWER {sent.status} to op {sent.op.index} ({sent.name}): {sent.code or sent.body}")
         events = self.observed_events()
         self.events = events
+        if any(op.kind == "cleanup" for op in ops):
+            expired = any(e["type"] == "session.ended" and (e.get("data") or {}).get("reason") == "expired"
+                          for e in events)
+            with self.checker.lock:
+                self.checker.cleanup_outcomes["the cleanup pass ended SA" if expired
+                                              else "another operation ended SA first"] += 1
         observed = Counter(self.normalized(e) for e in events)
         if self.duplicate_ids or len({e["id"] for e in events}) != len(events):
             problems.append(f"DUPLICATE EVENT ID: {self.duplicate_ids}")
@@ -592,21 +600,33 @@ class Race:
     def classify(self, found: list[str], statuses: list[int], ops: list[M.Op]) -> str:
         """A headline for a mismatch: the kind of promise it breaks."""
         heads = []
+        missing = [text for text in found if text.startswith("missing event")]
         for text in found:
             if text.startswith("unexpected event"):
                 kind = text.split()[2]
                 producers = [i for i, op in enumerate(ops) if kind in PRODUCES.get(op.kind, ())]
-                if producers and all(not (200 <= statuses[i] < 300) for i in producers):
+                if kind == "profile.erased" and "external_id: None" in text and any(
+                        m.split()[2] == kind and "external_id: None" not in m for m in missing):
+                    heads.append("profile.erased WITHOUT THE EXTERNAL ID")
+                elif producers and all(not (200 <= statuses[i] < 300) for i in producers):
                     heads.append(f"4xx WITH EVENTS ({kind})")
                 elif kind == "profile.erased" and sum(o.kind == "erase" for o in ops) > 1:
                     heads.append("DUPLICATE EVENT (profile.erased)")
                 else:
                     heads.append(f"UNEXPECTED EVENT ({kind})")
             elif text.startswith("missing event"):
-                heads.append(f"MISSING EVENT ({text.split()[2]})")
+                kind = text.split()[2]
+                if not (kind == "profile.erased" and "profile.erased WITHOUT THE EXTERNAL ID" in heads):
+                    heads.append(f"MISSING EVENT ({kind})")
             elif text.startswith("state"):
                 heads.append(f"FINAL STATE ({text.split()[1].rstrip(':')})")
-        return "NO SERIAL ORDER: " + ", ".join(sorted(set(heads)) or ["answers"])
+            elif text.startswith("op "):
+                index = int(text.split()[1])
+                heads.append(f"ANSWER ({self.names[index]} {statuses[index]} where "
+                             f"{text.split('gives ')[1]})")
+        heads = [h for h in heads if not (h == "MISSING EVENT (profile.erased)"
+                                          and "profile.erased WITHOUT THE EXTERNAL ID" in heads)]
+        return "NO SERIAL ORDER: " + ", ".join(sorted(set(heads)))
 
     def personal_data(self, events: list[dict], state: dict, users: list[str]) -> list[str]:
         """A user held by no profile any more leaves no personal data in any event but profile.erased."""
@@ -683,6 +703,8 @@ class Checker:
         self.done = 0
         self.counts: Counter = Counter()
         self.notes: Counter = Counter()
+        self.cleanup_outcomes: Counter = Counter()
+        self.cleanup_ready_ms = 250.0  # how long the last cleanup node took to answer /health
         self.errors = 0
 
     def one(self, number: int, names: tuple[str, ...]) -> None:
@@ -752,7 +774,7 @@ class Checker:
         barrier.wait()
         try:
             for port, process in zip(ports, processes):
-                harness.wait_ready(port, process, "races: cleanup node", interval=0.05)
+                self.cleanup_ready_ms = 1000 * harness.wait_ready(port, process, "races: cleanup node", interval=0.01)
             for thread in threads:
                 thread.join()
             time.sleep(1.0)
@@ -831,6 +853,8 @@ def main() -> int:
     print(f"races run:      {checker.done} ({len(checker.counts)} distinct combinations; "
           f"{len(backend.ports)} node{'s' if len(backend.ports) > 1 else ''})")
     print(f"harness errors: {checker.errors}")
+    if checker.cleanup_outcomes:
+        print("cleanup races:  " + ", ".join(f"{n} {what}" for what, n in sorted(checker.cleanup_outcomes.items())))
     if backend.cluster_directory:
         print(f"deadlocks:      {len(locked)} \"deadlock detected\" in PostgreSQL's server.log")
         for line in locked[:5]:
@@ -847,6 +871,7 @@ def main() -> int:
                            "ANSWER ", "HARNESS ERROR"):
                 if line.strip().startswith(marker) or f": {marker}" in line:
                     kinds[line.strip().split(" (nearest")[0][:120]] += 1
+                    break
     for kind, count in kinds.most_common(40):
         print(f"  {count:5d}  {kind}")
     print(f"wall time:      {seconds:.1f} s ({checker.done / max(seconds, 0.001):.1f} races/s)")
