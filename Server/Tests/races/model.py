@@ -69,7 +69,13 @@ class World:
     installation_known: bool = False
     push_token_device: str | None = None  # the device holding the race's push token
     webhook: Webhook | None = None
-    users: dict[str, str] = field(default_factory=dict)  # symbol of a user -> kind of its tokens
+    created: int = 0  # profiles created by the race so far: the next is P:new{created + 1}
+
+    def new_profile(self) -> str:
+        """The symbol of a profile the race creates: numbered in creation order, whichever operation
+        creates it (the checker numbers the real ones by their time-ordered IDs)."""
+        self.created += 1
+        return f"P:new{self.created}"
 
     def resolve(self, symbol: str) -> str | None:
         """The live profile a profile ID or alias names, as the admin API resolves it."""
@@ -193,7 +199,6 @@ def identify(world: World, op: Op, log: list) -> Answer:
         return Answer(frozenset({403}), [])
     events: list[tuple] = []
     before: str | None = None
-    new_profile = f"P:{op.new}"
     if caller.kind == "identified":
         same = caller.external_id == op.user
         if same and caller.verified == op.verified:
@@ -218,7 +223,7 @@ def identify(world: World, op: Op, log: list) -> Answer:
         target, before = existing, existing
         events += fold(world, source, existing)
     else:  # upgrade
-        target = new_profile
+        target = world.new_profile()
         world.profiles[target] = Profile("identified", op.user, op.verified)
         events.append(ev("profile.created", profile_id=target, kind="identified"))
         events += fold(world, source, target)
@@ -238,18 +243,41 @@ def identify(world: World, op: Op, log: list) -> Answer:
 
 
 def restore(world: World, op: Op, log: list) -> Answer:
+    """POST /v1/sessions/anonymous: 201 for an installation the server does not know yet, else 200."""
     events = []
+    status = 200 if world.installation_known else 201
+    world.installation_known = True
     profile = world.installation
     if profile is not None and world.profiles[profile].blocked:
         return Answer(frozenset({403}), [])
     if profile is None:
-        profile = f"P:{op.new}"
+        profile = world.new_profile()
         world.profiles[profile] = Profile("anonymous")
         world.installation = profile
         events.append(ev("profile.created", profile_id=profile, kind="anonymous"))
     session = f"S:{op.new}"
     world.sessions[session] = Session(profile, "anonymous")
     events.append(ev("session.created", session_id=session, profile_id=profile, kind="anonymous"))
+    return Answer(frozenset({status}), events)
+
+
+def sign_in(world: World, op: Op, log: list) -> Answer:
+    """Identify with the publishable key (no calling session): a new session of the user's profile, or
+    a new profile when none has the user."""
+    existing = world.verified_profile(op.user, True)
+    if existing and world.profiles[existing].blocked:
+        return Answer(frozenset({403}), [])
+    events = []
+    if existing is None:
+        existing = world.new_profile()
+        world.profiles[existing] = Profile("identified", op.user, True, claims_of=op.user)
+        events.append(ev("profile.created", profile_id=existing, kind="identified"))
+    elif world.profiles[existing].claims_of != op.user:
+        events.append(ev("profile.updated", profile_id=existing, changed=CLAIM_FIELDS))
+        world.profiles[existing].claims_of = op.user
+    session = f"S:{op.new}"
+    world.sessions[session] = Session(existing, "verified")
+    events.append(ev("session.created", session_id=session, profile_id=existing, kind="verified"))
     return Answer(frozenset({200}), events)
 
 
@@ -401,7 +429,7 @@ def webhook_rotate(world: World, op: Op, log: list) -> Answer:
 
 
 RULES = {
-    "restore": restore, "promote": identify, "merge": identify, "unchanged": identify, "upgrade": identify,
+    "restore": restore, "start": restore, "sign_in": sign_in, "promote": identify, "merge": identify, "unchanged": identify, "upgrade": identify,
     "extend": extend, "sign_out": sign_out, "revoke_other": revoke_other, "device_add": device_add,
     "device_remove": device_remove, "block": block, "unblock": unblock, "erase": erase,
     "revoke_all": revoke_all, "admin_end_session": admin_end_session, "cleanup": cleanup,

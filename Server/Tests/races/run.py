@@ -20,8 +20,9 @@ Usually run through `scripts/race-check`. One run, on one backend:
    connection of its own, to a seeded node (PostgreSQL), released together by a barrier, each after
    a seeded delay of 0-4 ms.
 
-   Operations: `restore` (anonymous start of I) · identify `promote` (SA, a new user), `merge` (SA,
-   user u), `unchanged` (SP, u), `upgrade` (SV signs in with a signed token for v) · `extend` (SA,
+   Operations: `start` (anonymous start of a new installation) · `restore` (anonymous start of I) ·
+   identify `sign_in` (publishable key, user u), `promote` (SA, a new user x), `merge` (SA, user u),
+   `unchanged` (SP, u), `upgrade` (SV signs in with a signed token for v) · `extend` (SA,
    heartbeat with a duration) · `sign_out` (SA) · `revoke_other` (DELETE /v1/sessions/SP2 by SP) ·
    `device_add` (SA, the push token DA holds) · `device_remove` (DA by SA) · `block`, `unblock`,
    `erase`, `revoke_all` (admin) of A, P or V · `admin_end` (DELETE /v1/admin/sessions/{SA or SP2}) ·
@@ -78,7 +79,9 @@ from tessera_harness import clean_environment  # noqa: E402
 
 # name -> (model kind, target, caller, needs); the groups say which operations share a target.
 TEMPLATES: dict[str, tuple[str, str, str, frozenset[str]]] = {
+    "start": ("start", "", "", frozenset({"I"})),
     "restore": ("restore", "", "", frozenset({"A"})),
+    "sign_in": ("sign_in", "", "", frozenset({"P"})),
     "promote": ("promote", "", "SA", frozenset({"A"})),
     "merge": ("merge", "", "SA", frozenset({"A", "P"})),
     "unchanged": ("unchanged", "", "SP", frozenset({"P"})),
@@ -108,7 +111,8 @@ TEMPLATES: dict[str, tuple[str, str, str, frozenset[str]]] = {
 GROUPS = {
     "installation A": ["restore", "promote", "merge", "extend", "sign_out", "device_add", "device_remove",
                        "block_A", "unblock_A", "erase_A", "revoke_all_A", "admin_end_SA"],
-    "profile P": ["merge", "unchanged", "revoke_other", "block_P", "unblock_P", "erase_P", "revoke_all_P",
+    "new installation I": ["start"],
+    "profile P": ["sign_in", "merge", "unchanged", "revoke_other", "block_P", "unblock_P", "erase_P", "revoke_all_P",
                   "admin_end_SP2"],
     "profile V": ["upgrade", "block_V", "erase_V"],
     "webhook W": ["webhook_update", "webhook_delete", "webhook_rotate"],
@@ -268,6 +272,8 @@ class Race:
     def set_up(self, needs: set[str], blocked: set[str]) -> None:
         pk = self.project.publishable_key
         w = self.world
+        if "I" in needs:  # an installation the server has not seen yet
+            self.installation = harness.new_installation()
         if "A" in needs:
             self.installation = harness.new_installation()
             body = self.expect(self.client.call("POST", "/v1/sessions/anonymous", pk, self.installation), 201, "A")
@@ -350,8 +356,10 @@ class Race:
         pk, sk = self.project.publishable_key, self.project.secret_key
         caller = self.tokens.get(op.caller)
         kind = op.kind
-        if kind == "restore":
+        if kind in ("restore", "start"):
             return "POST", "/v1/sessions/anonymous", pk, self.installation
+        if kind == "sign_in":
+            return "POST", "/v1/sessions/identify", pk, {"identity_token": self.token(op.user)}
         if kind in ("promote", "merge", "unchanged", "upgrade"):
             return "POST", "/v1/sessions/identify", caller, {"identity_token": self.token(op.user)}
         if kind == "extend":
@@ -420,7 +428,9 @@ class Race:
         return threads
 
     def learn(self, sents: list[Sent]) -> None:
-        """The IDs the answers carry: new sessions, profiles and devices get the symbols of their operation."""
+        """The IDs the answers carry: new sessions and devices get the symbols of their operation, new
+        profiles P:new1, P:new2… in the order of their (time-ordered) IDs, as the model numbers them."""
+        created: set[str] = set()
         for sent in sents:
             if sent.op.kind not in CREATORS:
                 continue
@@ -431,10 +441,12 @@ class Race:
                 if body.get("session_token"):
                     self.tokens[f"S:{sent.op.new}"] = body["session_token"]
             if isinstance(profile, dict) and profile.get("id") and profile["id"] not in self.ids.values():
-                self.ids[f"P:{sent.op.new}"] = profile["id"]
+                created.add(profile["id"])
             device = body.get("device")
             if isinstance(device, dict) and device.get("id"):
                 self.ids[f"D:{sent.op.new}"] = device["id"]
+        for number, real in enumerate(sorted(created), 1):
+            self.ids[f"P:new{number}"] = real
 
     # ── what the server shows ──
 
@@ -524,8 +536,8 @@ class Race:
         blocked: set[str] = set()
         for index, name in enumerate(names):
             kind, target, caller, need = TEMPLATES[name]
-            user = {"promote": self.user(f"x{index}"), "merge": self.user("u"), "unchanged": self.user("u"),
-                    "upgrade": self.user("v")}.get(kind, "")
+            user = {"promote": self.user("x"), "merge": self.user("u"), "unchanged": self.user("u"),
+                    "sign_in": self.user("u"), "upgrade": self.user("v")}.get(kind, "")
             ops.append(M.Op(kind, index, target=target, caller=caller, user=user))
             needs |= need
             if kind == "unblock" and self.rng.random() < 0.6:
@@ -673,7 +685,7 @@ class Race:
 
 
 # The operations whose answers carry new IDs (sessions, profiles, devices).
-CREATORS = {"restore", "promote", "merge", "unchanged", "upgrade", "device_add"}
+CREATORS = {"restore", "start", "sign_in", "promote", "merge", "unchanged", "upgrade", "device_add"}
 PRODUCES = {
     "block": {"profile.blocked"}, "unblock": {"profile.unblocked"}, "erase": {"profile.erased"},
     "promote": {"profile.promoted"}, "merge": {"profile.merged", "profile.promoted"}, "upgrade": {"profile.merged"},

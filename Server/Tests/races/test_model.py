@@ -99,6 +99,23 @@ class ModelTests(unittest.TestCase):
         statuses = {tuple(sorted(a.statuses)[0] for a in o.answers) for o in M.serial_outcomes(w, ops)}
         self.assertEqual(statuses, {(204, 201), (204, 401)})
 
+    def test_two_starts_of_one_new_installation_create_one_profile(self):
+        w = M.World()
+        ops = [M.Op("start", 0), M.Op("start", 1)]
+        outcome = M.run_order(w, ops, (0, 1))
+        self.assertEqual([sorted(a.statuses) for a in outcome.answers], [[201], [200]])
+        self.assertEqual(list(outcome.state["profiles"]), ["P:new1"])
+        self.assertEqual(outcome.state["live_sessions"]["P:new1"], frozenset({"S:0", "S:1"}))
+
+    def test_a_sign_in_after_an_erasure_creates_the_user_again(self):
+        w = world(a=False)
+        ops = [M.Op("erase", 0, target="P"), M.Op("sign_in", 1, user="u")]
+        erase_first = M.run_order(w, ops, (0, 1))
+        self.assertIn(ev("profile.created", profile_id="P:new1", kind="identified"), erase_first.events)
+        self.assertEqual(list(erase_first.state["profiles"]), ["P:new1"])
+        sign_in_first = M.run_order(w, ops, (1, 0))
+        self.assertIn(ev("session.ended", session_id="S:1", profile_id="P", reason="erased"), sign_in_first.events)
+
     def test_a_missing_event_is_a_difference(self):
         w = world(a=False)
         outcome = M.run_order(w, [M.Op("revoke_all", 0, target="P")], (0,))
