@@ -726,6 +726,8 @@ class Checker:
         except Exception as error:  # a harness failure (setup refused, a broken answer): reported, counted
             self.harness_error(number, names, error)
             return
+        finally:
+            race.client.reset()
         self.record(race, problems)
 
     def harness_error(self, number: int, names: tuple[str, ...], error: Exception) -> None:
@@ -798,6 +800,8 @@ class Checker:
             except Exception as error:
                 self.harness_error(race.number, race.names, error)
                 continue
+            finally:
+                race.client.reset()
             self.record(race, problems)
 
 
