@@ -3,7 +3,7 @@
 installation, device or webhook, run at once many times, each race checked against its serial orders.
 
     Server/Tests/races/run.py --tessera PATH --database sqlite|postgres [--races N] [--seed S]
-        [--parallel 3] [--triples 0.2] [--only RACE] [--postgres-url URL] [--keep]
+        [--parallel 3] [--triples 0.2] [--only RACE] [--postgres-url URL] [--keep] [--strict-codes]
 
 Usually run through `scripts/race-check`. One run, on one backend:
 
@@ -33,15 +33,18 @@ Usually run through `scripts/race-check`. One run, on one backend:
    expiry into the past in the database at setup (sessions last at least 5 minutes), and its
    `cleanup` operation is one more `tessera serve` started on the same database, whose first pass
    runs while the race's other operations are sent, spread over 1.2 times the time the previous such
-   node took to answer (about 0.3 s); cleanup
-   races run in batches of 24 that share such a node (two nodes for cleanup ∥ cleanup).
+   node took to answer (about 0.3 s); cleanup races run in batches of 24 that share such a node (two
+   nodes for cleanup ∥ cleanup).
 3. Checks each race: the answers, the events the feed holds for the race's profiles (or webhook),
    and the final state read through the admin API (each profile ID: resolved profile, kind,
    external ID, blocked, personal data; its live sessions, live devices, aliases; lookup by each
    user's external ID; the webhook) must equal those of ONE serial order of its operations, computed
    by model.py. Beyond that: no event ID twice; no live session (introspection of every token the
    race saw) of a blocked or erased profile; and no personal data of a user who holds no profile
-   any more in any event but its `profile.erased`.
+   any more in any event but its `profile.erased`. A rejection (4xx) that matches a serial order's
+   rejection with another status (a device removal answered 404 because its session ended meanwhile,
+   where the order says 401) wrote nothing either: counted in the summary, a violation only with
+   --strict-codes.
 4. On PostgreSQL, reads the cluster's server.log: any "deadlock detected" is a violation.
 
 A violation prints the race number, the seed, the operations with their node and delay, the order in
