@@ -93,7 +93,13 @@ Usually run through `scripts/crash-test`. One run, on one backend:
    least once (2xx), and checks every delivery's signature (Standard Webhooks v1), that its body is the
    feed's event (id = webhook-id, sequence, type) and that no other type was delivered.
 4. Prints a summary (kills survived, acknowledged operations per kind, rotations, master key steps,
-   checks, violations, wall time) and exits 1 on any violation. `--self-test` also undoes a block,
+   checks, violations, wall time) and exits 1 on any violation. A failing run (a violation, or an
+   error that ends it early) keeps its work directory and prints where, with what a failure needs:
+   tessera.log (the server's output over every restart), model.json (the harness's record: every
+   fact, operation, kill and violation; tokens and keys only as SHA-256 prefixes), feed.json (the
+   events feed read at the end, or at the failure while the server still answers) and, on
+   PostgreSQL, postgres-server.log (the throwaway cluster's log, copied before it is removed).
+   A passing run removes it (unless --keep). `--self-test` also undoes a block,
    revives a rotated-out API key (a row in `retired_api_keys`), besides the lost writes above, and
    in the events table deletes one acknowledged session's session.created, duplicates another's and
    adds one for a session never acknowledged and absent from the database.
@@ -106,8 +112,10 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import dataclasses
 import hashlib
 import itertools
+import json
 import os
 import random
 import shutil
@@ -1793,6 +1801,70 @@ def parse_between(text: str) -> tuple[float, float]:
     return low, high
 
 
+def keep_record(run: "Run", work: str, events: list[dict] | None, cluster, server: "Server | None") -> list[str]:
+    """What a failing run leaves for whoever reads it, in its work directory: the model's record
+    (model.json: every fact, operation and violation; tokens and keys only as SHA-256 prefixes), the feed (feed.json: read at the end, else
+    now from the server if it still answers), and PostgreSQL's server.log (copied before the throwaway
+    cluster goes). The server's own log is already there (tessera.log). Returns the files written."""
+    written = []
+    model = run.model
+
+    def redacted(name: str, value):
+        # No credential in the record (tokens, JWTs, keys): a SHA-256 prefix still tells them apart.
+        if isinstance(value, str) and name in ("token", "jwt", "key", "secret", "push_token"):
+            return "sha256:" + hashlib.sha256(value.encode()).hexdigest()[:16]
+        return plain(value)
+
+    def plain(value):
+        if dataclasses.is_dataclass(value):
+            return {k: redacted(k, v) for k, v in vars(value).items()}
+        if isinstance(value, dict):
+            return {str(k): redacted(str(k), v) for k, v in value.items()}
+        if isinstance(value, (list, tuple, set, frozenset)):
+            return [plain(v) for v in value]
+        if isinstance(value, float) and value == INF:
+            return "inf"
+        if value is None or isinstance(value, (str, int, float, bool)):
+            return value
+        return repr(value)
+
+    try:
+        with model.lock:
+            record = {
+                "seed": run.seed, "arguments": plain(vars(run.arguments)), "violations": list(model.violations),
+                "ops": plain(model.ops), "kill_seqs": list(model.kill_seqs), "checks": model.checks,
+                "sessions": plain(model.sessions), "profiles": plain(model.profiles),
+                "installations": sorted(model.installations), "sub_profile": dict(model.sub_profile),
+                "extra_sessions": plain(run.extra_sessions), "extra_devices": plain(run.extra_devices),
+                "extra_erased": sorted(run.extra_erased), "race_sessions": list(run.race_sessions),
+                "keys": plain(run.key_history), "signing_rotations": plain(run.signing_rotations),
+                "events_summary": run.events_summary,
+            }
+        path = os.path.join(work, "model.json")
+        with open(path, "w") as file:
+            json.dump(record, file, indent=1)
+        written.append(path)
+    except Exception as error:  # the record is a help, never a second failure
+        print(f"crash: could not write the model's record: {error!r}", file=sys.stderr)
+    if events is None and server is not None and server.process and server.process.poll() is None:
+        try:
+            events, _ = feed.read_feed(lambda path, key: harness.call(run.port, "GET", path, key, timeout=30), run.sk)
+        except Exception as error:
+            print(f"crash: could not read the feed for the record: {error!r}", file=sys.stderr)
+    if events is not None:
+        path = os.path.join(work, "feed.json")
+        with open(path, "w") as file:
+            json.dump(events, file, indent=1)
+        written.append(path)
+    if cluster is not None and cluster.directory is not None:
+        source = os.path.join(str(cluster.directory), "server.log")
+        if os.path.exists(source):
+            shutil.copy(source, os.path.join(work, "postgres-server.log"))
+            written.append(os.path.join(work, "postgres-server.log"))
+    written += [os.path.join(work, name) for name in ("tessera.log",) if os.path.exists(os.path.join(work, name))]
+    return written
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tessera", required=True, help="the tessera binary")
@@ -1832,6 +1904,9 @@ def main() -> int:
     server = None
     receiver = None
     injected: list[str] = []
+    events: list[dict] | None = None
+    completed = False
+    kept: list[str] = []
     try:
         if arguments.database == "sqlite":
             sqlite_path = os.path.join(work, "tessera.sqlite")
@@ -1963,15 +2038,19 @@ def main() -> int:
         check_events(run, events, feed_problems, poller, database)
         master_keys.configure(server, *((master_keys.current, []) if master_keys.phase == "stable"
                                         else (master_keys.new, [master_keys.old])))
+        completed = True
     finally:
+        if not completed or model.violations or arguments.keep:
+            kept = keep_record(run, work, events, cluster, server)
         if server:
             server.kill()
         if receiver is not None:
             receiver.stop()
         if cluster is not None:
             cluster.stop()
-        if not arguments.keep and not model.violations:
-            shutil.rmtree(work, ignore_errors=True)
+        if not completed:
+            print(f"crash: FAILED before the end (seed {arguments.seed}); work dir kept: {work}\n  "
+                  + "\n  ".join(kept), file=sys.stderr, flush=True)
 
     seconds = time.monotonic() - wall
     with model.lock:
@@ -2007,13 +2086,23 @@ def main() -> int:
     if arguments.self_test:
         missed = [marker for marker in injected if not any(marker in text for text in model.violations)]
         if missed or len(injected) < 5:
-            print(f"crash self-test: FAILED: injected {injected}, not reported: {missed}")
+            print(f"crash self-test: FAILED: injected {injected}, not reported: {missed}; work dir kept: {work}")
             return 1
         print(f"crash self-test: passed: all {len(injected)} injected lost writes were reported")
+        if arguments.keep:
+            print(f"crash: work dir kept (--keep): {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
         return 0
     if model.violations:
-        print(f"crash: FAILED (reproduce the shape with --seed {arguments.seed}; logs in {work})")
+        print(f"crash: FAILED (reproduce the shape with --seed {arguments.seed}); work dir kept: {work}")
+        for path in kept:
+            print(f"  {path}")
         return 1
+    if arguments.keep:
+        print(f"crash: work dir kept (--keep): {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     print("crash: passed")
     return 0
 
