@@ -11,6 +11,7 @@ extension TesseraClient {
     /// Resumes the heartbeat; checks the session at once when the last check is older than one interval.
     public func enterForeground() {
         heartbeat.isInBackground = false
+        syncWithStore()
         if state != nil || isStarted || !work.isStarting { ensureMaintenance() }
     }
 
@@ -59,7 +60,7 @@ extension TesseraClient {
     /// One heartbeat.
     func tick() async -> Heartbeat.TickOutcome {
         heartbeat.lastAttemptAt = clock.now()
-        if needsPersist { persist() }
+        syncWithStore()
         if state == nil {
             do {
                 try await start()
@@ -171,6 +172,9 @@ extension TesseraClient {
     }
     private func performEstablish(generation gen: UInt64) async throws -> StoredSession {
         guard state != nil else { throw TesseraError(.storageUnavailable) }
+        // Another client of the store (the app, its extension) may have established one meanwhile.
+        syncWithStore()
+        if let established = state?.session { return established }
         if state?.installationConsumed == true {
             state?.rotateInstallation()
             persist()

@@ -10,6 +10,7 @@ extension TesseraClient {
     func loadState() throws(TesseraError) {
         do throws(CredentialStoreError) {
             state = try readState()
+            ledger.stored = state
         } catch {
             switch error {
             case .unavailable(let message), .corrupted(let message):

@@ -195,6 +195,8 @@ public actor TesseraClient {
     /// verified session, else (or when it gives nothing) a fresh anonymous identity, as the fallback policy
     /// says. An identify, sign-out or hydration under way resolves it instead.
     func endSession(_ reason: UnavailableReason, token: String) {
+        // Another client of the store may have replaced the session already: then that one is current.
+        syncWithStore()
         guard let current = state?.session, current.token == token else { return }
         if ledger.identityOperations > 0 { return }
         let gen = ledger.advance()
@@ -275,18 +277,60 @@ public actor TesseraClient {
         }
     }
 
-    /// Writes the state to the store; on failure keeps it in memory and retries on the next heartbeat.
+    /// Writes the state to the store, merged into what another client of the store (an app's extension)
+    /// wrote since this one last read or wrote it: under the store's exclusive access, the stored value is
+    /// read again, the changes this client made are merged into it (``StateMerge``), and the result is
+    /// written and becomes this client's state. On failure the state stays in memory and is written on
+    /// the next heartbeat.
     func persist() {
-        guard var state else { return }
-        if state.installMarker == nil { state.installMarker = installationMarkerID }
+        guard var mine = state else { return }
+        if mine.installMarker == nil { mine.installMarker = installationMarkerID }
+        let key = configuration.storageKey
+        let store = self.store
+        let base = ledger.stored
         do {
-            let data = try WireCoding.encoder().encode(state)
-            try store.save(data, for: configuration.storageKey)
+            let merged = try store.withExclusiveAccess(to: key) { () throws(CredentialStoreError) -> PersistedState in
+                let theirs = try store.load(key).flatMap(Self.decodeState)
+                let merged = StateMerge.merge(base: base, mine: mine, theirs: theirs)
+                if merged != theirs {
+                    let data: Data
+                    do { data = try WireCoding.encoder().encode(merged) } catch {
+                        throw .unavailable("the state cannot be encoded")
+                    }
+                    try store.save(data, for: key)
+                }
+                return merged
+            }
             needsPersist = false
+            adoptStored(merged)
         } catch {
             needsPersist = true
             log(.warning, "could not persist the state (\(error)); will retry")
         }
+    }
+
+    /// Reads the store again and merges what another client of it wrote since (see ``persist()``): at
+    /// each heartbeat, when the app comes to the foreground, before each call that changes the session,
+    /// and before a session the server ended is replaced.
+    func syncWithStore() {
+        guard state != nil else { return }
+        if needsPersist { return persist() }
+        guard let data = try? store.load(configuration.storageKey), let theirs = Self.decodeState(data),
+            theirs != ledger.stored
+        else { return }
+        persist()
+    }
+
+    /// Makes `merged`, just read or written, the base of the next merge and this client's state;
+    /// publishes it when another client's changes came in with it.
+    private func adoptStored(_ merged: PersistedState) {
+        ledger.stored = merged
+        guard state != merged else { return }
+        if state?.session?.token != merged.session?.token {
+            log(.info, "another client of the store changed the session")
+        }
+        state = merged
+        publishCurrent()
     }
 
     /// Throws `superseded` when a newer identify, sign-out or reset started since `gen`.
@@ -298,6 +342,7 @@ public actor TesseraClient {
     /// otherwise (its anonymous session overtaken by a reset, or offline) does not fail the caller, which
     /// needs the state, not that session.
     func requireState() async throws -> PersistedState {
+        syncWithStore()
         if let state { return state }
         do {
             try await start()

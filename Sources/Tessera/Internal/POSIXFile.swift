@@ -137,6 +137,32 @@ enum POSIXFile {
         }
     }
 
+    /// Runs `body` holding an exclusive `flock(2)` on the file at `path` (created empty with mode 0600
+    /// when missing), then within this process too: `flock` excludes other processes and every other
+    /// open of the file in this one. The lock goes with the descriptor, so a crashed holder frees it.
+    static func withExclusiveLock<Result>(
+        at path: String, _ body: () throws(CredentialStoreError) -> Result
+    ) throws(CredentialStoreError) -> Result {
+        let fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        if fd < 0 { throw .unavailable("cannot open the lock file: \(Failure(operation: "open", errno: errno))") }
+        defer { close(fd) }
+        if retryingOnInterrupt({ flock(fd, LOCK_EX) }) != 0 {
+            throw .unavailable("cannot lock the store: \(Failure(operation: "flock", errno: errno))")
+        }
+        defer { _ = flock(fd, LOCK_UN) }
+        return try body()
+    }
+
+    /// Flushes the file to stable storage: on Darwin `F_FULLFSYNC` (a plain `fsync` there only reaches
+    /// the drive's cache, which a power loss can drop), falling back to `fsync` where the file system
+    /// does not support it; `fsync` elsewhere.
+    static func fullSync(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+            if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+        #endif
+        return fsync(fd)
+    }
+
     /// Removes the file; a missing file is not an error.
     static func remove(_ path: String) throws(Failure) {
         if unlink(path) != 0, errno != ENOENT {

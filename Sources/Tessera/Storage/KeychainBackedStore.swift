@@ -31,6 +31,9 @@ struct KeychainBackedStore: CredentialStore {
     /// How long a "not found" that contradicts the marker is disbelieved, with the marker readable.
     let ambiguityGrace: TimeInterval
     let now: @Sendable () -> Date
+    /// The file whose `flock(2)` excludes the other processes sharing the items (an app and its
+    /// extensions): beside the installation marker, in the container they share; nil: this process only.
+    let lockFile: String?
     private let memory = Locked(Memory())
 
     private struct Memory {
@@ -41,8 +44,9 @@ struct KeychainBackedStore: CredentialStore {
     init(
         keychain: any KeychainAccess, legacyKeychain: (any KeychainAccess)? = nil,
         installationMarker: InstallationMarker?, ambiguityGrace: TimeInterval = 600,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, lockFile: String? = nil
     ) {
+        self.lockFile = lockFile
         self.keychain = keychain
         self.legacyKeychain = legacyKeychain
         self.installationMarker = installationMarker
@@ -148,6 +152,19 @@ struct KeychainBackedStore: CredentialStore {
         case .failed(let status):
             throw Self.error(status, "read")
         }
+    }
+
+    /// Excludes the other clients of the items: across processes through ``lockFile``, else in this process.
+    func withExclusiveAccess<Result>(
+        to key: String, _ body: () throws(CredentialStoreError) -> Result
+    ) throws(CredentialStoreError) -> Result {
+        guard let lockFile else { return try ProcessLock.shared.withLock(body) }
+        do {
+            try POSIXFile.makeDirectory((lockFile as NSString).deletingLastPathComponent)
+        } catch {
+            throw .unavailable("cannot create the lock file's directory: \(error)")
+        }
+        return try POSIXFile.withExclusiveLock(at: lockFile, body)
     }
 
     // MARK: Decisions

@@ -54,10 +54,12 @@
             #else
                 legacy = nil
             #endif
+            let marker =
+                installationMarker
+                ?? (accessGroup == nil ? InstallationMarker.applicationSupport(service: service) : nil)
             store = KeychainBackedStore(
                 keychain: SecItemKeychain(attributes: attributes), legacyKeychain: legacy,
-                installationMarker: installationMarker
-                    ?? (accessGroup == nil ? InstallationMarker.applicationSupport(service: service) : nil))
+                installationMarker: marker, lockFile: marker.map { $0.file.path + ".lock" })
         }
 
         public func load(_ key: String) throws(CredentialStoreError) -> Data? { try store.load(key) }
@@ -68,6 +70,14 @@
         }
         public func quarantine(_ key: String) throws(CredentialStoreError) { try store.quarantine(key) }
         public var installationMarker: InstallationMarker? { store.installationMarker }
+        /// Excludes the other clients of the items: across processes through a lock file beside the
+        /// installation marker (pass a marker in the app group's container to share the items with
+        /// extensions), else in this process only.
+        public func withExclusiveAccess<Result>(
+            to key: String, _ body: () throws(CredentialStoreError) -> Result
+        ) throws(CredentialStoreError) -> Result {
+            try store.withExclusiveAccess(to: key, body)
+        }
     }
 
     /// The four `SecItem…` calls over generic-password items with the given attributes; no decisions.
