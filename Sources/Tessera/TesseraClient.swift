@@ -143,9 +143,9 @@ public actor TesseraClient {
         }
         // The heartbeat starts once this run is over, whatever its outcome (it retries what failed).
         defer { ensureMaintenance() }
-        if let current = state?.session, current.session.expiresAt <= serverNow(current) {
-            endSession(.expired, token: current.token)
-        }
+        // A session that looks expired by the device clock is not ended here: the clock may be wrong (users
+        // move the date), and only the server's `session_expired` ends it. The heartbeat asks at once
+        // (its last check is older than one interval by that clock).
         if let provider = identityTokenProvider, state?.session?.profile.kind != .identified,
             heartbeat.reestablishTask == nil
         {
@@ -163,7 +163,8 @@ public actor TesseraClient {
 
     // MARK: State
 
-    /// Server time now, from the last answer's `server_time`.
+    /// Server time now, from the last answer's `server_time`: an estimate that the device clock moves
+    /// with it, for choosing when to refresh a JWT; never used to end a session.
     func serverNow(_ session: StoredSession) -> Date {
         clock.now().addingTimeInterval(session.serverTimeOffset)
     }

@@ -99,7 +99,8 @@ struct Heartbeat {
         guard let current = state.session else { return interval }
         let last = max(current.lastValidatedAt, lastAttemptAt ?? current.lastValidatedAt)
         let due = last.addingTimeInterval(interval.timeInterval)
-        let wait = due.timeIntervalSince(clock.now())
+        // Never more than one interval: a device clock set back (by years) puts `last` in the future.
+        let wait = min(due.timeIntervalSince(clock.now()), interval.timeInterval)
         return wait > 0 ? .milliseconds(Int64((wait * 1000).rounded())) : .zero
     }
 
