@@ -201,6 +201,9 @@ public actor TesseraClient {
         guard let current = state?.session, current.token == token else { return }
         if ledger.identityOperations > 0 { return }
         let gen = ledger.advance()
+        // The server dropped the push token with the session: kept here, to bind it to the session that
+        // replaces this one when it is the same profile's (a silent re-sign-in after a revoke).
+        let carried = state?.device.flatMap { $0.sessionToken == token ? $0 : nil }
         guard let ended = endLocalSession(reason, pushTokens: .boundToEndedSession) else { return }
         log(.info, "session \(ended.session.id) ended: \(reason.rawValue)")
         eventBroadcaster.publish(.sessionEnded(reason))
@@ -209,7 +212,12 @@ public actor TesseraClient {
             ? IdentityTokenRequest(externalUserID: ended.profile.externalID, reason: reason) : nil
         work.taskBegan()
         heartbeat.beginReestablishment { serial in
-            Task { await self.reestablish(after: request, generation: gen, serial: serial) }
+            Task {
+                await self.reestablish(
+                    after: request, carrying: carried.map { (device: $0, profileID: ended.profile.id) },
+                    generation: gen,
+                    serial: serial)
+            }
         }
     }
 
@@ -227,7 +235,11 @@ public actor TesseraClient {
         return ended
     }
 
-    private func reestablish(after request: IdentityTokenRequest?, generation gen: UInt64, serial: UInt64) async {
+    private func reestablish(
+        after request: IdentityTokenRequest?, carrying device: (device: StoredDevice, profileID: String)?,
+        generation gen: UInt64,
+        serial: UInt64
+    ) async {
         // Cleared when this run ends, whatever overtook it: a finished task left here would make every
         // later heartbeat wait for it and return before checking the session.
         defer {
@@ -241,6 +253,7 @@ public actor TesseraClient {
                 }
                 guard ledger.isCurrent(gen) else { return }
                 _ = try await performIdentify(.signed(token), generation: gen)
+                await carryOver(device, generation: gen)
                 return
             } catch {
                 let error = TesseraError.wrapping(error)
@@ -256,10 +269,31 @@ public actor TesseraClient {
         }
         do {
             _ = try await establishSession()
+            await carryOver(device, generation: gen)
         } catch {
             log(.warning, "anonymous fallback failed: \(TesseraError.wrapping(error).code); retrying later")
             heartbeat.reestablishmentEnded(serial: serial)
             rescheduleMaintenance()
+        }
+    }
+
+    /// Binds the push token of a session that ended to the session that replaced it, when that is the
+    /// same profile's (the server dropped it with the ended session; nothing else will bring it back). On
+    /// failure ``TesseraEvent/deviceRegistrationLost(pushToken:)`` tells the app to register it again.
+    private func carryOver(_ carried: (device: StoredDevice, profileID: String)?, generation gen: UInt64) async {
+        guard let carried, ledger.isCurrent(gen), state?.device == nil,
+            let current = state?.session, current.profile.id == carried.profileID
+        else { return }
+        let device = carried.device
+        do {
+            _ = try await registerDeviceToken(
+                device.pushToken, platform: device.device.platform, environment: device.device.environment)
+            log(.info, "push token moved to the re-established session")
+        } catch {
+            log(
+                .warning,
+                "could not move the push token to the re-established session: \(TesseraError.wrapping(error).code)")
+            eventBroadcaster.publish(.deviceRegistrationLost(pushToken: device.pushToken))
         }
     }
 
