@@ -143,6 +143,18 @@ public actor TesseraClient {
         }
         // The heartbeat starts once this run is over, whatever its outcome (it retries what failed).
         defer { ensureMaintenance() }
+        // Revocations an offline sign-out (or a reset, a dropped answer) left queued go now, beside the
+        // session below, not at the first heartbeat an interval later: until then the signed-out user's
+        // session and push token stay alive on the server.
+        if state?.pendingRevocations.isEmpty == false, !heartbeat.isFlushingAtStart {
+            heartbeat.isFlushingAtStart = true
+            work.taskBegan()
+            Task {
+                await self.flushPendingRevocations()
+                self.heartbeat.isFlushingAtStart = false
+                self.work.taskEnded()
+            }
+        }
         // A session that looks expired by the device clock is not ended here: the clock may be wrong (users
         // move the date), and only the server's `session_expired` ends it. The heartbeat asks at once
         // (its last check is older than one interval by that clock).

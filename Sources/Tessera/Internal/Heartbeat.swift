@@ -6,6 +6,8 @@ import Foundation
 /// A plain value owned by ``TesseraClient``, which runs the loop and the ticks: this type only decides
 /// delays and keeps the serials that tell which re-establishment is the newest.
 struct Heartbeat {
+    /// Whether ``TesseraClient/start()`` is flushing the queued revocations (one flush at a time).
+    var isFlushingAtStart = false
     /// How a tick went.
     enum TickOutcome: Equatable {
         case done
