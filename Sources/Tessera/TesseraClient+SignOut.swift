@@ -147,8 +147,14 @@ extension TesseraClient {
         do {
             data = try store.load(configuration.storageKey)
         } catch {
-            guard case .unavailable = error else { return nil }
-            throw TesseraError(.storageUnavailable, message: "The credential store cannot be read now.")
+            switch error {
+            case .unavailable:
+                throw TesseraError(.storageUnavailable, message: "The credential store cannot be read now.")
+            case .denied:
+                throw TesseraError(.storageAccessDenied, message: "Access to the credential store was refused.")
+            case .corrupted, .misconfigured:
+                return nil
+            }
         }
         guard let data, let stored = try? WireCoding.decoder().decode(PersistedState.self, from: data),
             stored.version == PersistedState.currentVersion

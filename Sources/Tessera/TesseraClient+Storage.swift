@@ -24,6 +24,11 @@ extension TesseraClient {
                 profileBroadcaster.publish(.unavailable(.storageMisconfigured))
                 throw TesseraError(
                     .storageMisconfigured, message: "The credential store cannot work as configured: \(message)")
+            case .denied(let message):
+                log(.error, "credential store access denied: \(message)")
+                sessionBroadcaster.publish(.unavailable(.storageAccessDenied))
+                profileBroadcaster.publish(.unavailable(.storageAccessDenied))
+                throw TesseraError(.storageAccessDenied, message: "Access to the credential store was refused.")
             }
         }
         needsPersist = false

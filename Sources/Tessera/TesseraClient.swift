@@ -137,7 +137,11 @@ public actor TesseraClient {
                 try loadState()
             } catch {
                 // Retried by the heartbeat, unless retrying cannot help (then on the next foreground).
-                if error.code == .storageMisconfigured { stopRetryingStorage() } else { ensureMaintenance() }
+                if error.code == .storageMisconfigured || error.code == .storageAccessDenied {
+                    stopRetryingStorage()
+                } else {
+                    ensureMaintenance()
+                }
                 throw error
             }
         }

@@ -119,7 +119,7 @@ enum POSIXFile {
             failure = Failure(operation: "write", errno: errno)
         } else if fchmod(fd, mode) != 0 {
             failure = Failure(operation: "fchmod", errno: errno)
-        } else if fsync(fd) != 0 {
+        } else if fullSync(fd) != 0 {
             failure = Failure(operation: "fsync", errno: errno)
         }
         close(fd)
@@ -132,7 +132,7 @@ enum POSIXFile {
     private static func syncDirectory(of path: String) {
         let directoryFD = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
         if directoryFD >= 0 {
-            _ = fsync(directoryFD)
+            _ = fullSync(directoryFD)
             close(directoryFD)
         }
     }

@@ -82,12 +82,17 @@ public enum CredentialStoreError: Error, Sendable, Hashable, CustomStringConvert
     /// The store cannot work as configured (a missing keychain entitlement, an invalid parameter):
     /// retrying will not help; the app must be fixed.
     case misconfigured(String)
+    /// The user (or the system on their behalf) refused access: a keychain prompt was cancelled or failed
+    /// to authenticate. Retrying at once would only ask again: the SDK reports it and tries again on
+    /// ``TesseraClient/start()`` and on the next foreground, never at its backoff.
+    case denied(String)
 
     public var description: String {
         switch self {
         case .unavailable(let message): return "credential store unavailable: \(message)"
         case .corrupted(let message): return "credential store corrupted: \(message)"
         case .misconfigured(let message): return "credential store misconfigured: \(message)"
+        case .denied(let message): return "credential store access denied: \(message)"
         }
     }
 }

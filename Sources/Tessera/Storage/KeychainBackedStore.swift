@@ -16,8 +16,10 @@ import Foundation
 /// - ``save(_:for:)`` updates, adds when there is no item, and updates again when an add meets an item
 ///   another process added meanwhile.
 /// - Unreadable data is copied to a quarantine item before the original is deleted.
-/// - `errSecMissingEntitlement` and `errSecParam` are `misconfigured` (reported, not retried); every
-///   other failure is `unavailable` (retried).
+/// - `errSecMissingEntitlement` and `errSecParam` are `misconfigured` (reported, not retried);
+///   `errSecUserCanceled` and `errSecAuthFailed` (a refused prompt) are `denied` (reported, not retried
+///   at the backoff, which would prompt again); every other failure, `errSecInteractionNotAllowed`
+///   included, is `unavailable` (retried).
 struct KeychainBackedStore: CredentialStore {
     /// The account of the probe item that proves the keychain is readable.
     static let probeAccount = "tessera.probe"
@@ -217,7 +219,8 @@ struct KeychainBackedStore: CredentialStore {
     }
 
     static func error(_ status: KeychainStatus, _ operation: String) -> CredentialStoreError {
-        status.isPermanent
+        if status.isDenial { return .denied("keychain \(operation) refused: \(status)") }
+        return status.isPermanent
             ? .misconfigured("keychain \(operation) failed: \(status)")
             : .unavailable("keychain \(operation) failed: \(status)")
     }
