@@ -107,8 +107,8 @@ func run() async -> Int32 {
             print("identified: kind=\(capabilities.kind.rawValue) authenticated=\(capabilities.authenticated)")
             print(await describe(client))
         case "hold":
-            print(await describe(client))
-            FileHandle.standardOutput.write(Data("ready\n".utf8))
+            // Unbuffered: whoever waits for "ready" reads the state with it.
+            FileHandle.standardOutput.write(Data("\(await describe(client))\nready\n".utf8))
             _ = readLine()
             do {
                 try await client.refreshSession()

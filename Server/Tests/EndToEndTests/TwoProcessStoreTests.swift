@@ -58,7 +58,9 @@ struct TwoProcessStoreTests {
     }
 }
 
-/// One `tessera-device` process with its standard input and output.
+/// One `tessera-device` process with its standard input and output. Its output is read on a thread
+/// of its own with blocking reads, and its end is told by `terminationHandler` (no run loop, no
+/// `readabilityHandler`).
 final class DeviceProcess {
     struct Result: Sendable {
         var status: Int32
@@ -73,8 +75,8 @@ final class DeviceProcess {
     private let process: Process
     private let input: Pipe
     private let output: Guarded<Data>
-    private let lines: AsyncStream<Void>
-    private let ended: AsyncStream<Void>
+    private let chunks: AsyncStream<Void>
+    private let exited: AsyncStream<Int32>
 
     init(_ arguments: [String]) throws {
         let process = Process()
@@ -86,43 +88,47 @@ final class DeviceProcess {
         process.standardOutput = pipe
         process.standardError = pipe
         let output = Guarded(Data())
-        let (lines, linesContinuation) = AsyncStream<Void>.makeStream()
-        let (ended, endedContinuation) = AsyncStream<Void>.makeStream()
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                linesContinuation.finish()
-                endedContinuation.finish()
-                return
-            }
-            output.withLock { $0.append(chunk) }
-            linesContinuation.yield()
+        let (chunks, chunksContinuation) = AsyncStream<Void>.makeStream()
+        let (exited, exitedContinuation) = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { process in
+            exitedContinuation.yield(process.terminationStatus)
+            exitedContinuation.finish()
         }
         self.process = process
         self.input = input
         self.output = output
-        self.lines = lines
-        self.ended = ended
+        self.chunks = chunks
+        self.exited = exited
         try process.run()
+        let reader = pipe.fileHandleForReading
+        Thread.detachNewThread {
+            while true {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                output.withLock { $0.append(chunk) }
+                chunksContinuation.yield()
+            }
+            chunksContinuation.finish()
+        }
     }
 
     var text: String { String(decoding: output.withLock { $0 }, as: UTF8.self) }
 
-    /// Waits until the process printed `line` (or ended); answers what it printed so far.
+    /// Waits until the process printed `line` (or closed its output); answers what it printed so far.
     func waitForLine(_ line: String) async -> String {
         if text.contains("\(line)\n") { return text }
-        for await _ in lines where text.contains("\(line)\n") { break }
+        for await _ in chunks where text.contains("\(line)\n") { break }
         return text
     }
 
-    /// Writes `input`, closes standard input, and waits for the process to end.
+    /// Writes `input`, closes standard input, and waits for the process to end and its output to close.
     func finish(input text: String) async -> Result {
         input.fileHandleForWriting.write(Data(text.utf8))
         try? input.fileHandleForWriting.close()
-        for await _ in ended {}
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: self.text)
+        var status: Int32 = -1
+        for await code in exited { status = code }
+        for await _ in chunks {}
+        return Result(status: status, output: self.text)
     }
 
     /// Runs a command to its end.
