@@ -334,30 +334,35 @@ public actor TesseraClient {
     /// written and becomes this client's state. On failure the state stays in memory and is written on
     /// the next heartbeat.
     func persist() {
+        do {
+            try persistMerged()
+        } catch {
+            needsPersist = true
+            log(.warning, "could not persist the state (\(error)); will retry")
+        }
+    }
+
+    /// ``persist()`` that throws when the store cannot be read or written now (the state stays in memory).
+    func persistMerged() throws(CredentialStoreError) {
         guard var mine = state else { return }
         if mine.installMarker == nil { mine.installMarker = installationMarkerID }
         let key = configuration.storageKey
         let store = self.store
         let base = ledger.stored
-        do {
-            let merged = try store.withExclusiveAccess(to: key) { () throws(CredentialStoreError) -> PersistedState in
-                let theirs = try store.load(key).flatMap(Self.decodeState)
-                let merged = StateMerge.merge(base: base, mine: mine, theirs: theirs)
-                if merged != theirs {
-                    let data: Data
-                    do { data = try WireCoding.encoder().encode(merged) } catch {
-                        throw .unavailable("the state cannot be encoded")
-                    }
-                    try store.save(data, for: key)
+        let merged = try store.withExclusiveAccess(to: key) { () throws(CredentialStoreError) -> PersistedState in
+            let theirs = try store.load(key).flatMap(Self.decodeState)
+            let merged = StateMerge.merge(base: base, mine: mine, theirs: theirs)
+            if merged != theirs {
+                let data: Data
+                do { data = try WireCoding.encoder().encode(merged) } catch {
+                    throw .unavailable("the state cannot be encoded")
                 }
-                return merged
+                try store.save(data, for: key)
             }
-            needsPersist = false
-            adoptStored(merged)
-        } catch {
-            needsPersist = true
-            log(.warning, "could not persist the state (\(error)); will retry")
+            return merged
         }
+        needsPersist = false
+        adoptStored(merged)
     }
 
     /// Reads the store again and merges what another client of it wrote since (see ``persist()``): at
