@@ -349,7 +349,8 @@ public actor TesseraClient {
         let key = configuration.storageKey
         let store = self.store
         let base = ledger.stored
-        let merged = try store.withExclusiveAccess(to: key) { () throws(CredentialStoreError) -> PersistedState in
+        let (merged, theirs) = try store.withExclusiveAccess(to: key) {
+            () throws(CredentialStoreError) -> (PersistedState, PersistedState?) in
             let theirs = try store.load(key).flatMap(Self.decodeState)
             let merged = StateMerge.merge(base: base, mine: mine, theirs: theirs)
             if merged != theirs {
@@ -359,10 +360,21 @@ public actor TesseraClient {
                 }
                 try store.save(data, for: key)
             }
-            return merged
+            return (merged, theirs)
         }
         needsPersist = false
         adoptStored(merged)
+        // The session that lost the merge (this client's or the other's) must not stay alive: revoked now.
+        let losers = merged.pendingRevocations.filter {
+            !mine.pendingRevocations.contains($0) && theirs?.pendingRevocations.contains($0) != true
+        }
+        if !losers.isEmpty {
+            work.taskBegan()
+            Task {
+                for item in losers { await self.flush(item) }
+                self.work.taskEnded()
+            }
+        }
     }
 
     /// Reads the store again and merges what another client of it wrote since (see ``persist()``): at
