@@ -4,7 +4,7 @@ import Testing
 /// Two processes on one encrypted file store, against a live server: an app and its extension sharing
 /// an app group container. The `tessera-device` example of the root package plays both (build it first:
 /// `swift build --product tessera-device` at the repository's root, or set `TESSERA_DEVICE_BINARY`).
-@Suite("Two processes on one store against a live server")
+@Suite("Two processes on one store against a live server", .timeLimit(.minutes(1)))
 struct TwoProcessStoreTests {
     static let binary: URL = {
         if let path = ProcessInfo.processInfo.environment["TESSERA_DEVICE_BINARY"] {
