@@ -361,6 +361,8 @@ struct RaceRun {
             problems.append("a live session was ended locally: \(line.trimmingCharacters(in: .whitespaces))")
         }
         guard clients.extensionLaunched else { return problems }
+        // An app that never launched in the run reads the store now (its state is the extension's).
+        if await clients.app.installationID == nil { try? await clients.app.loadState() }
         await clients.extension.syncWithStore()
         await clients.app.syncWithStore()
         let app = (await clients.app.installationID, await clients.app.sessions.token, await clients.app.profile?.id)
