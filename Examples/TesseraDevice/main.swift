@@ -5,10 +5,13 @@
 //   tessera-device identify  --user-id USER_ID
 //   tessera-device status
 //   tessera-device sign-out
+//   tessera-device hold      (starts, prints "ready", waits for a line on stdin, then checks the session)
 //
 // The server URL and publishable key also come from TESSERA_SERVER_URL and TESSERA_PUBLISHABLE_KEY.
 // State lives in an encrypted file store under --state-dir (default ./.tessera-device), its key in a
-// separate key file there: that only keeps the session token from casual reading.
+// separate key file there: that only keeps the session token from casual reading. Several processes may
+// share one --state-dir, as an app and its extensions share an app group container: `hold` plays an
+// extension that stays in memory while another process (the app) signs in or out.
 
 import Foundation
 import Tessera
@@ -27,7 +30,7 @@ struct UsageError: Error, CustomStringConvertible {
 }
 
 let usage = """
-    usage: tessera-device <start|identify|status|sign-out> [--server URL] [--key pk_…] [--state-dir DIR]
+    usage: tessera-device <start|identify|status|sign-out|hold> [--server URL] [--key pk_…] [--state-dir DIR]
                           [--token IDENTITY_TOKEN | --user-id USER_ID]
     """
 
@@ -102,6 +105,18 @@ func run() async -> Int32 {
                 throw UsageError(description: "identify needs --token or --user-id")
             }
             print("identified: kind=\(capabilities.kind.rawValue) authenticated=\(capabilities.authenticated)")
+            print(await describe(client))
+        case "hold":
+            // Unbuffered: whoever waits for "ready" reads the state with it.
+            FileHandle.standardOutput.write(Data("\(await describe(client))\nready\n".utf8))
+            _ = readLine()
+            do {
+                try await client.refreshSession()
+            } catch {
+                FileHandle.standardError.write(Data("refresh: \(error)\n".utf8))
+            }
+            // A session ended on the server is replaced in the background: wait for one.
+            for await state in client.sessionUpdates where state.value != nil { break }
             print(await describe(client))
         case "sign-out":
             try await client.signOut()

@@ -40,6 +40,10 @@ public enum UnavailableReason: String, Sendable, Hashable, Codable {
     /// Permanent: the SDK does not retry by itself (it tries again on `start()` and on the next
     /// foreground); the app must be fixed.
     case storageMisconfigured
+    /// Access to the credential store was refused (a keychain prompt cancelled or failed on macOS).
+    /// Not retried by the SDK's backoff, which would prompt again and again: it tries again on `start()`
+    /// and on the next foreground.
+    case storageAccessDenied
 
     /// Whether the state will resolve by itself (retrying storage).
     public var isTransient: Bool { self == .storageUnavailable }

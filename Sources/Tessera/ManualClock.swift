@@ -86,6 +86,17 @@ public final class ManualClock: TesseraClock {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
+    /// The device's wall clock jumps, in either direction (a user sets the date): ``now()`` moves by
+    /// `duration` and every sleeper keeps the time it has left, as sleeps on a monotonic clock do.
+    /// - Parameter duration: How far the wall clock moves (negative: back).
+    public func jump(by duration: Duration) {
+        let delta = duration.timeInterval
+        state.withLock { state in
+            state.now = state.now.addingTimeInterval(delta)
+            for id in state.sleepers.keys { state.sleepers[id]?.deadline.addTimeInterval(delta) }
+        }
+    }
+
     /// Returns once at least `count` tasks are sleeping on this clock.
     /// - Parameter count: How many sleepers to wait for.
     public func waitForSleepers(count: Int = 1) async {

@@ -11,6 +11,7 @@ extension TesseraClient {
     /// Resumes the heartbeat; checks the session at once when the last check is older than one interval.
     public func enterForeground() {
         heartbeat.isInBackground = false
+        syncWithStore()
         if state != nil || isStarted || !work.isStarting { ensureMaintenance() }
     }
 
@@ -59,7 +60,7 @@ extension TesseraClient {
     /// One heartbeat.
     func tick() async -> Heartbeat.TickOutcome {
         heartbeat.lastAttemptAt = clock.now()
-        if needsPersist { persist() }
+        syncWithStore()
         if state == nil {
             do {
                 try await start()
@@ -74,7 +75,7 @@ extension TesseraClient {
             return .done
         }
         await flushPendingRevocations()
-        guard let current = state?.session else {
+        guard state?.session != nil else {
             guard heartbeat.autoEstablish else { return .done }
             do {
                 _ = try await establishSession()
@@ -85,10 +86,8 @@ extension TesseraClient {
                 return error.isTransient ? .transientFailure(retryAfter: error.retryAfter) : .done
             }
         }
-        if current.session.expiresAt <= serverNow(current) {
-            endSession(.expired, token: current.token)
-            return .done
-        }
+        // Checked with the server even when the device clock says it expired: only the server's answer
+        // (`session_expired`, …) ends it, and its `server_time` corrects the clock's offset.
         do {
             _ = try await authenticateShared(durationMinutes: nil)
             return .done
@@ -171,6 +170,9 @@ extension TesseraClient {
     }
     private func performEstablish(generation gen: UInt64) async throws -> StoredSession {
         guard state != nil else { throw TesseraError(.storageUnavailable) }
+        // Another client of the store (the app, its extension) may have established one meanwhile.
+        syncWithStore()
+        if let established = state?.session { return established }
         if state?.installationConsumed == true {
             state?.rotateInstallation()
             persist()

@@ -7,6 +7,19 @@ import Foundation
     import UIKit
 
     extension LifecycleObservation {
+        /// The app's `UIApplication`, or nil in an app extension, which has none.
+        ///
+        /// `UIApplication.shared` is unavailable in extensions at compile time (`APPLICATION_EXTENSION_API_ONLY`),
+        /// and this package is linked into extensions too: the instance is asked of the runtime, and only
+        /// outside an extension bundle.
+        @MainActor
+        static func sharedApplication() -> UIApplication? {
+            guard Bundle.main.bundleURL.pathExtension != "appex" else { return nil }
+            let selector = NSSelectorFromString("sharedApplication")
+            guard UIApplication.responds(to: selector) else { return nil }
+            return UIApplication.perform(selector)?.takeUnretainedValue() as? UIApplication
+        }
+
         /// UIKit (iOS, iPadOS, tvOS, visionOS, Mac Catalyst).
         static func install(client: TesseraClient) async -> LifecycleObservation? {
             await MainActor.run {
@@ -21,9 +34,7 @@ import Foundation
                         center: center, name: UIApplication.protectedDataDidBecomeAvailableNotification,
                         event: .protectedDataDidBecomeAvailable),
                 ]
-                // `UIApplication.shared` does not exist in app extensions.
-                let isExtension = Bundle.main.bundleURL.pathExtension == "appex"
-                let launchedInBackground = !isExtension && UIApplication.shared.applicationState == .background
+                let launchedInBackground = Self.sharedApplication()?.applicationState == .background
                 return LifecycleObservation(
                     client: client, sources: sources, initial: launchedInBackground ? [.launchedInBackground] : [])
             }

@@ -120,17 +120,22 @@ extension TesseraClient {
         try configuration.validate()
         // Before the store was read, what it holds is read first: the old session and push token must be
         // ended on the server, not deleted unread (the previous user's pushes would keep arriving).
+        // What another client of the store (the app's extension) wrote meanwhile is abandoned too: read first.
+        syncWithStore()
         let previous = try state ?? storedStateUnadopted()
+        // The fresh installation replaces the stored state in one merged write (what another client queued
+        // for revocation meanwhile stays queued); nothing changes when the store cannot be written now.
+        let kept = state
+        state = SessionLedger.freshInstallation(abandoning: previous, reason: .signedOut)
         do {
-            try store.remove(configuration.storageKey)
+            try persistMerged()
         } catch {
+            state = kept
             throw TesseraError(.storageUnavailable, message: "The credential store cannot be written now.")
         }
         let gen = ledger.advance()
-        state = SessionLedger.freshInstallation(abandoning: previous, reason: .signedOut)
         heartbeat.autoEstablish = true
         heartbeat.dropReestablishment()
-        persist()
         publishCurrent()
         log(.info, "reset: new installation")
         eventBroadcaster.publish(.reset)
@@ -147,8 +152,14 @@ extension TesseraClient {
         do {
             data = try store.load(configuration.storageKey)
         } catch {
-            guard case .unavailable = error else { return nil }
-            throw TesseraError(.storageUnavailable, message: "The credential store cannot be read now.")
+            switch error {
+            case .unavailable:
+                throw TesseraError(.storageUnavailable, message: "The credential store cannot be read now.")
+            case .denied:
+                throw TesseraError(.storageAccessDenied, message: "Access to the credential store was refused.")
+            case .corrupted, .misconfigured:
+                return nil
+            }
         }
         guard let data, let stored = try? WireCoding.decoder().decode(PersistedState.self, from: data),
             stored.version == PersistedState.currentVersion

@@ -10,6 +10,7 @@ extension TesseraClient {
     func loadState() throws(TesseraError) {
         do throws(CredentialStoreError) {
             state = try readState()
+            ledger.stored = state
         } catch {
             switch error {
             case .unavailable(let message), .corrupted(let message):
@@ -23,6 +24,11 @@ extension TesseraClient {
                 profileBroadcaster.publish(.unavailable(.storageMisconfigured))
                 throw TesseraError(
                     .storageMisconfigured, message: "The credential store cannot work as configured: \(message)")
+            case .denied(let message):
+                log(.error, "credential store access denied: \(message)")
+                sessionBroadcaster.publish(.unavailable(.storageAccessDenied))
+                profileBroadcaster.publish(.unavailable(.storageAccessDenied))
+                throw TesseraError(.storageAccessDenied, message: "Access to the credential store was refused.")
             }
         }
         needsPersist = false

@@ -137,15 +137,31 @@ public actor TesseraClient {
                 try loadState()
             } catch {
                 // Retried by the heartbeat, unless retrying cannot help (then on the next foreground).
-                if error.code == .storageMisconfigured { stopRetryingStorage() } else { ensureMaintenance() }
+                if error.code == .storageMisconfigured || error.code == .storageAccessDenied {
+                    stopRetryingStorage()
+                } else {
+                    ensureMaintenance()
+                }
                 throw error
             }
         }
         // The heartbeat starts once this run is over, whatever its outcome (it retries what failed).
         defer { ensureMaintenance() }
-        if let current = state?.session, current.session.expiresAt <= serverNow(current) {
-            endSession(.expired, token: current.token)
+        // Revocations an offline sign-out (or a reset, a dropped answer) left queued go now, beside the
+        // session below, not at the first heartbeat an interval later: until then the signed-out user's
+        // session and push token stay alive on the server.
+        if state?.pendingRevocations.isEmpty == false, !heartbeat.isFlushingAtStart {
+            heartbeat.isFlushingAtStart = true
+            work.taskBegan()
+            Task {
+                await self.flushPendingRevocations()
+                self.heartbeat.isFlushingAtStart = false
+                self.work.taskEnded()
+            }
         }
+        // A session that looks expired by the device clock is not ended here: the clock may be wrong (users
+        // move the date), and only the server's `session_expired` ends it. The heartbeat asks at once
+        // (its last check is older than one interval by that clock).
         if let provider = identityTokenProvider, state?.session?.profile.kind != .identified,
             heartbeat.reestablishTask == nil
         {
@@ -163,7 +179,8 @@ public actor TesseraClient {
 
     // MARK: State
 
-    /// Server time now, from the last answer's `server_time`.
+    /// Server time now, from the last answer's `server_time`: an estimate that the device clock moves
+    /// with it, for choosing when to refresh a JWT; never used to end a session.
     func serverNow(_ session: StoredSession) -> Date {
         clock.now().addingTimeInterval(session.serverTimeOffset)
     }
@@ -195,9 +212,14 @@ public actor TesseraClient {
     /// verified session, else (or when it gives nothing) a fresh anonymous identity, as the fallback policy
     /// says. An identify, sign-out or hydration under way resolves it instead.
     func endSession(_ reason: UnavailableReason, token: String) {
+        // Another client of the store may have replaced the session already: then that one is current.
+        syncWithStore()
         guard let current = state?.session, current.token == token else { return }
         if ledger.identityOperations > 0 { return }
         let gen = ledger.advance()
+        // The server dropped the push token with the session: kept here, to bind it to the session that
+        // replaces this one when it is the same profile's (a silent re-sign-in after a revoke).
+        let carried = state?.device.flatMap { $0.sessionToken == token ? $0 : nil }
         guard let ended = endLocalSession(reason, pushTokens: .boundToEndedSession) else { return }
         log(.info, "session \(ended.session.id) ended: \(reason.rawValue)")
         eventBroadcaster.publish(.sessionEnded(reason))
@@ -206,7 +228,12 @@ public actor TesseraClient {
             ? IdentityTokenRequest(externalUserID: ended.profile.externalID, reason: reason) : nil
         work.taskBegan()
         heartbeat.beginReestablishment { serial in
-            Task { await self.reestablish(after: request, generation: gen, serial: serial) }
+            Task {
+                await self.reestablish(
+                    after: request, carrying: carried.map { (device: $0, profileID: ended.profile.id) },
+                    generation: gen,
+                    serial: serial)
+            }
         }
     }
 
@@ -224,7 +251,11 @@ public actor TesseraClient {
         return ended
     }
 
-    private func reestablish(after request: IdentityTokenRequest?, generation gen: UInt64, serial: UInt64) async {
+    private func reestablish(
+        after request: IdentityTokenRequest?, carrying device: (device: StoredDevice, profileID: String)?,
+        generation gen: UInt64,
+        serial: UInt64
+    ) async {
         // Cleared when this run ends, whatever overtook it: a finished task left here would make every
         // later heartbeat wait for it and return before checking the session.
         defer {
@@ -238,6 +269,7 @@ public actor TesseraClient {
                 }
                 guard ledger.isCurrent(gen) else { return }
                 _ = try await performIdentify(.signed(token), generation: gen)
+                await carryOver(device, generation: gen)
                 return
             } catch {
                 let error = TesseraError.wrapping(error)
@@ -253,10 +285,31 @@ public actor TesseraClient {
         }
         do {
             _ = try await establishSession()
+            await carryOver(device, generation: gen)
         } catch {
             log(.warning, "anonymous fallback failed: \(TesseraError.wrapping(error).code); retrying later")
             heartbeat.reestablishmentEnded(serial: serial)
             rescheduleMaintenance()
+        }
+    }
+
+    /// Binds the push token of a session that ended to the session that replaced it, when that is the
+    /// same profile's (the server dropped it with the ended session; nothing else will bring it back). On
+    /// failure ``TesseraEvent/deviceRegistrationLost(pushToken:)`` tells the app to register it again.
+    private func carryOver(_ carried: (device: StoredDevice, profileID: String)?, generation gen: UInt64) async {
+        guard let carried, ledger.isCurrent(gen), state?.device == nil,
+            let current = state?.session, current.profile.id == carried.profileID
+        else { return }
+        let device = carried.device
+        do {
+            _ = try await registerDeviceToken(
+                device.pushToken, platform: device.device.platform, environment: device.device.environment)
+            log(.info, "push token moved to the re-established session")
+        } catch {
+            log(
+                .warning,
+                "could not move the push token to the re-established session: \(TesseraError.wrapping(error).code)")
+            eventBroadcaster.publish(.deviceRegistrationLost(pushToken: device.pushToken))
         }
     }
 
@@ -275,18 +328,77 @@ public actor TesseraClient {
         }
     }
 
-    /// Writes the state to the store; on failure keeps it in memory and retries on the next heartbeat.
+    /// Writes the state to the store, merged into what another client of the store (an app's extension)
+    /// wrote since this one last read or wrote it: under the store's exclusive access, the stored value is
+    /// read again, the changes this client made are merged into it (``StateMerge``), and the result is
+    /// written and becomes this client's state. On failure the state stays in memory and is written on
+    /// the next heartbeat.
     func persist() {
-        guard var state else { return }
-        if state.installMarker == nil { state.installMarker = installationMarkerID }
         do {
-            let data = try WireCoding.encoder().encode(state)
-            try store.save(data, for: configuration.storageKey)
-            needsPersist = false
+            try persistMerged()
         } catch {
             needsPersist = true
             log(.warning, "could not persist the state (\(error)); will retry")
         }
+    }
+
+    /// ``persist()`` that throws when the store cannot be read or written now (the state stays in memory).
+    func persistMerged() throws(CredentialStoreError) {
+        guard var mine = state else { return }
+        if mine.installMarker == nil { mine.installMarker = installationMarkerID }
+        let key = configuration.storageKey
+        let store = self.store
+        let base = ledger.stored
+        let (merged, theirs) = try store.withExclusiveAccess(to: key) {
+            () throws(CredentialStoreError) -> (PersistedState, PersistedState?) in
+            let theirs = try store.load(key).flatMap(Self.decodeState)
+            let merged = StateMerge.merge(base: base, mine: mine, theirs: theirs)
+            if merged != theirs {
+                let data: Data
+                do { data = try WireCoding.encoder().encode(merged) } catch {
+                    throw .unavailable("the state cannot be encoded")
+                }
+                try store.save(data, for: key)
+            }
+            return (merged, theirs)
+        }
+        needsPersist = false
+        adoptStored(merged)
+        // The session that lost the merge (this client's or the other's) must not stay alive: revoked now.
+        let losers = merged.pendingRevocations.filter {
+            !mine.pendingRevocations.contains($0) && theirs?.pendingRevocations.contains($0) != true
+        }
+        if !losers.isEmpty {
+            work.taskBegan()
+            Task {
+                for item in losers { await self.flush(item) }
+                self.work.taskEnded()
+            }
+        }
+    }
+
+    /// Reads the store again and merges what another client of it wrote since (see ``persist()``): at
+    /// each heartbeat, when the app comes to the foreground, before each call that changes the session,
+    /// and before a session the server ended is replaced.
+    func syncWithStore() {
+        guard state != nil else { return }
+        if needsPersist { return persist() }
+        guard let data = try? store.load(configuration.storageKey), let theirs = Self.decodeState(data),
+            theirs != ledger.stored
+        else { return }
+        persist()
+    }
+
+    /// Makes `merged`, just read or written, the base of the next merge and this client's state;
+    /// publishes it when another client's changes came in with it.
+    private func adoptStored(_ merged: PersistedState) {
+        ledger.stored = merged
+        guard state != merged else { return }
+        if state?.session?.token != merged.session?.token {
+            log(.info, "another client of the store changed the session")
+        }
+        state = merged
+        publishCurrent()
     }
 
     /// Throws `superseded` when a newer identify, sign-out or reset started since `gen`.
@@ -298,6 +410,7 @@ public actor TesseraClient {
     /// otherwise (its anonymous session overtaken by a reset, or offline) does not fail the caller, which
     /// needs the state, not that session.
     func requireState() async throws -> PersistedState {
+        syncWithStore()
         if let state { return state }
         do {
             try await start()

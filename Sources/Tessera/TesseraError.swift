@@ -69,6 +69,8 @@ public struct TesseraError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let storageCorrupted: Code = "storage_corrupted"
         /// The credential store cannot work as configured (a missing keychain entitlement); not transient.
         public static let storageMisconfigured: Code = "storage_misconfigured"
+        /// Access to the credential store was refused (a keychain prompt cancelled); not transient.
+        public static let storageAccessDenied: Code = "storage_access_denied"
         /// The call needs a session and there is none.
         public static let noSession: Code = "no_session"
         /// The identity-token provider gave no token.

@@ -16,6 +16,9 @@ public enum TesseraEvent: Sendable, Hashable {
     /// The state of a previous installation of the app was found (the keychain survives the app's
     /// deletion); ``TesseraConfiguration/reinstallPolicy`` restored it or started fresh.
     case previousInstallationFound(restored: Bool)
+    /// The server ended the session its push token was bound to, and the token could not be bound to
+    /// the session that replaced it: register it again (``TesseraClient/registeredDevice`` is nil).
+    case deviceRegistrationLost(pushToken: String)
     /// The sign-out pipeline finished.
     case signedOut
     /// `reset()` replaced the installation identity.

@@ -226,7 +226,7 @@ struct KeychainStoreTests {
 
     @Test("OSStatus values map to the typed statuses, and only -34018 and -50 are permanent")
     func statusMapping() {
-        let statuses: [Int32] = [0, -25300, -25299, -25308, -25291, -34018, -50, -26276]
+        let statuses: [Int32] = [0, -25300, -25299, -25308, -25291, -34018, -50, -128, -25293, -26276]
         for status in statuses { #expect(KeychainStatus(osStatus: status).osStatus == status) }
         #expect(KeychainStatus(osStatus: -34018) == .missingEntitlement)
         #expect(KeychainStatus(osStatus: -25308) == .interactionNotAllowed)
@@ -234,5 +234,51 @@ struct KeychainStoreTests {
             statuses.map(KeychainStatus.init(osStatus:)).filter(\.isPermanent) == [
                 .missingEntitlement, .invalidParameter,
             ])
+        #expect(statuses.map(KeychainStatus.init(osStatus:)).filter(\.isDenial) == [.userCanceled, .authFailed])
+    }
+
+    @Test(
+        "A refused prompt (errSecUserCanceled, errSecAuthFailed) is denied; a locked keychain is unavailable",
+        arguments: [
+            (KeychainStatus.userCanceled, true), (.authFailed, true), (.interactionNotAllowed, false),
+        ])
+    func refusedPrompt(status: KeychainStatus, denied: Bool) throws {
+        let device = Device()
+        defer { device.deleteApp() }
+        let store = device.store()
+        device.keychain.scriptReads("tessera", .failed(status))
+        #expect {
+            _ = try store.load("tessera")
+        } throws: { error in
+            switch error as? CredentialStoreError {
+            case .denied: return denied
+            case .unavailable: return !denied
+            default: return false
+            }
+        }
+    }
+
+    @Test("A refused prompt at launch: storage_access_denied, published, and not asked again at every backoff")
+    func refusedPromptIsNotRetried() async throws {
+        let device = Device()
+        defer { device.deleteApp() }
+        _ = try await device.firstRun()
+        let harness = device.launch()
+        device.keychain.scriptReads("tessera", .failed(.userCanceled))
+        await #expect {
+            try await harness.client.start()
+        } throws: { error in
+            (error as? TesseraError)?.code == .storageAccessDenied
+        }
+        #expect(harness.client.sessionState == .unavailable(.storageAccessDenied))
+        #expect(await harness.client.maintenanceTask == nil, "no retry loop: the prompt would come back")
+        let reads = device.keychain.calls.filter { $0 == "read tessera" }.count
+        harness.clock.advance(by: .seconds(3600))
+        #expect(device.keychain.calls.filter { $0 == "read tessera" }.count == reads)
+        // The next foreground asks again, once.
+        await harness.client.enterForeground()
+        try await harness.client.refreshSession()
+        #expect(harness.client.sessionState.value != nil)
+        await harness.client.stop()
     }
 }

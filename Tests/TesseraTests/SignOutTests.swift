@@ -214,3 +214,26 @@ struct AuthorizationTests {
         #expect(await client.sessions.current != nil, "a 401 from a private endpoint never ends the session")
     }
 }
+
+@Suite("Queued revocations at start", .timeLimit(.minutes(1)))
+struct QueuedRevocationsAtStartTests {
+    @Test("An offline sign-out's revocation is sent at the next start(), before any heartbeat")
+    func flushedAtStart() async throws {
+        let harness = Harness(random: 0.5)
+        let client = try await harness.start(as: "alice", quiet: true)
+        let (device, token) = try await harness.registerPushToken("push", environment: .production)
+        harness.transport.setHandler { _ in .failure(.notConnectedToInternet) }
+        try await client.signOut()
+        #expect(try harness.storedState()?.pendingRevocations.map(\.sessionToken) == [token])
+
+        // The app is launched again, online; the clock does not move: no heartbeat runs.
+        let server = harness.server
+        server.hold("DELETE /v1/devices/\(device.id)")
+        let relaunched = harness.relaunch()
+        try await relaunched.start(quiet: true)
+        let exchange = await relaunched.transport.next()
+        #expect(exchange.endpoint == "DELETE /v1/devices/\(device.id)")
+        #expect(exchange.bearer == token)
+        exchange.respond(server.reply(to: exchange.request))
+    }
+}

@@ -25,6 +25,13 @@ struct RaceRun {
         case authorizationHeader
         case hydrate(String)
         case clearSession
+        /// The app's extension launches: a second client on the same store (no identity-token provider:
+        /// an extension that never signs in by itself).
+        case extensionLaunch
+        /// The extension checks its session (`refreshSession()`), from whatever it holds in memory.
+        case extensionRefresh
+        /// The device clock jumps by this many seconds (the user sets the date); the server's does not.
+        case clockJump(Int)
 
         var description: String {
             switch self {
@@ -43,6 +50,9 @@ struct RaceRun {
             case .authorizationHeader: "authorizationHeader"
             case .hydrate(let sub): "sessions.update(tokens of \(sub))"
             case .clearSession: "clearSession"
+            case .extensionLaunch: "extension: start"
+            case .extensionRefresh: "extension: refreshSession"
+            case .clockJump(let seconds): "device clock \(seconds > 0 ? "+" : "")\(seconds / 86_400) days"
             }
         }
     }
@@ -87,6 +97,9 @@ struct RaceRun {
             (1, { _ in .start }),
             (2, { .hydrate(users[$0.index(users.count)]) }),
             (2, { _ in .clearSession }),
+            (2, { _ in .extensionLaunch }),
+            (2, { _ in .extensionRefresh }),
+            (2, { .clockJump([40 * 86_400, -3 * 365 * 86_400, 3 * 365 * 86_400][$0.index(3)]) }),
         ]
         let total = table.reduce(0) { $0 + $1.weight }
         while operations.count < count {
@@ -129,6 +142,19 @@ struct RaceRun {
                 random: { jitter.withLock { $0.unit() } },
                 observesApplicationLifecycle: false
             ))
+        // The app's extension: the same store, server and clock; launched by an operation, if at all.
+        let extensionClient = TesseraClient(
+            configuration: TesseraConfiguration(
+                serverURL: server.baseURL,
+                publishableKey: server.project.publishableKey,
+                credentialStore: store,
+                transport: scheduler.gate(TesseraConfiguration.urlSessionTransport),
+                clock: clock,
+                logHandler: { scheduler.noteEvent("  ext: \($0.message)") },
+                random: { jitter.withLock { $0.unit() } },
+                observesApplicationLifecycle: false
+            ))
+        let clients = RaceClients(app: client, extension: extensionClient)
 
         let problems = Guarded<[String]>([])
         let endings = Guarded<[Ending]>([])
@@ -157,7 +183,7 @@ struct RaceRun {
                 let index = next
                 Task {
                     let outcome = await Self.perform(
-                        operation, client: client, clock: clock, server: server, scheduler: scheduler,
+                        operation, clients: clients, clock: clock, server: server, scheduler: scheduler,
                         endings: endings)
                     if let outcome {
                         problems.withLock { $0.append("operation #\(index) \(operation): \(outcome)") }
@@ -181,7 +207,9 @@ struct RaceRun {
                     // moves, everything the client started must have ended: a heartbeat woken while a check is still
                     // being digested joins it (no request in the interval), one woken while a re-establishment winds
                     // up waits for it, and either schedules its next check one interval after the move.
-                    if await client.work.isWorking {
+                    let appWorking = await client.work.isWorking
+                    let extensionWorking = await extensionClient.work.isWorking
+                    if appWorking || extensionWorking {
                         if workWait == nil {
                             scheduler.noteEvent("the client is still at work after settling: waiting for it")
                         }
@@ -239,6 +267,7 @@ struct RaceRun {
                 if !stopped {
                     // Everything asked is done: stop the heartbeat, then drain what is left in the background.
                     await client.stop()
+                    await extensionClient.stop()
                     stopped = true
                     continue
                 }
@@ -247,6 +276,7 @@ struct RaceRun {
                 await scheduler.settle(quietWindow: .milliseconds(25), barrier: barrier)
                 if scheduler.parkedCount > 0 { continue }
                 var found = problems.withLock { $0 }
+                found += await checkSharing(clients: clients, trace: scheduler.trace)
                 found += try await checkInvariants(
                     client: client, store: store, clock: clock, scheduler: scheduler, operations: operations,
                     endings: endings.withLock { $0 })
@@ -262,9 +292,10 @@ struct RaceRun {
 
     /// Runs one operation; answers a description of an unexpected outcome, or nil.
     private static func perform(
-        _ operation: Operation, client: TesseraClient, clock: ManualClock, server: LiveServer,
+        _ operation: Operation, clients: RaceClients, clock: ManualClock, server: LiveServer,
         scheduler: RaceScheduler, endings: Guarded<[Ending]>
     ) async -> String? {
+        let client = clients.app
         do {
             switch operation {
             case .start: try await client.start()
@@ -304,6 +335,13 @@ struct RaceRun {
                 scheduler.noteSession(token: token, profileID: profileID)
                 try await client.sessions.update(tokens: SessionTokens(sessionToken: token))
             case .clearSession: try await client.clearSession()
+            case .extensionLaunch:
+                clients.launchExtension()
+                try await clients.extension.start()
+            case .extensionRefresh:
+                clients.launchExtension()
+                try await clients.extension.refreshSession()
+            case .clockJump(let seconds): clock.jump(by: .seconds(seconds))
             }
             return nil
         } catch let error as TesseraError {
@@ -311,6 +349,33 @@ struct RaceRun {
         } catch {
             return "unexpected \(error)"
         }
+    }
+
+    /// The invariants of the moves of two clients on one store and of a device clock that jumps: once
+    /// each client has read the store again, both hold the same installation and the same session (no
+    /// identity forked); and no session was ended on the device clock's word (the server's sessions
+    /// outlive a run by weeks: any "expired" end was decided locally).
+    private func checkSharing(clients: RaceClients, trace: [String]) async -> [String] {
+        var problems: [String] = []
+        for line in trace where line.contains("ended: expired") {
+            problems.append("a live session was ended locally: \(line.trimmingCharacters(in: .whitespaces))")
+        }
+        guard clients.extensionLaunched else { return problems }
+        // An app that never launched in the run reads the store now (its state is the extension's).
+        if await clients.app.installationID == nil { try? await clients.app.loadState() }
+        await clients.extension.syncWithStore()
+        await clients.app.syncWithStore()
+        let app = (await clients.app.installationID, await clients.app.sessions.token, await clients.app.profile?.id)
+        let ext = (
+            await clients.extension.installationID, await clients.extension.sessions.token,
+            await clients.extension.profile?.id
+        )
+        if app.0 != ext.0 || app.1 != ext.1 || app.2 != ext.2 {
+            problems.append(
+                "identity forked: the app holds installation \(app.0?.uuidString ?? "none"), profile \(app.2 ?? "none"); the extension \(ext.0?.uuidString ?? "none"), profile \(ext.2 ?? "none")\(app.1 == ext.1 ? "" : ", another session")"
+            )
+        }
+        return problems
     }
 
     /// The invariants after a run, with everything drained.
@@ -435,4 +500,21 @@ struct RaceRun {
         }
         return problems
     }
+}
+
+/// The app's client and its extension's, on one store.
+final class RaceClients: Sendable {
+    let app: TesseraClient
+    let `extension`: TesseraClient
+    private let launched = Guarded(false)
+
+    init(app: TesseraClient, extension: TesseraClient) {
+        self.app = app
+        self.extension = `extension`
+    }
+
+    /// Whether an operation launched the extension.
+    var extensionLaunched: Bool { launched.withLock { $0 } }
+
+    func launchExtension() { launched.withLock { $0 = true } }
 }

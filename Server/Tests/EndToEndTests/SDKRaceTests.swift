@@ -3,7 +3,10 @@ import Testing
 
 /// Randomized interleavings of the SDK's operations on one client, against a live server: a seeded
 /// scheduler over a gated transport decides when each operation starts and in which order every
-/// request reaches the server and every answer reaches the SDK (see ``RaceRun``).
+/// request reaches the server and every answer reaches the SDK (see ``RaceRun``). The app's extension
+/// (a second client on the same store) launches and checks its session at seeded moments, and the
+/// device clock jumps (40 days ahead, 3 years either way): after each run no identity is forked between
+/// the two clients and no live session was ended on the device clock's word.
 ///
 /// `TESSERA_RACE_RUNS` sets the number of runs (default 1000); `TESSERA_RACE_SEED` replays one seed
 /// and prints its trace.

@@ -6,6 +6,8 @@ import Foundation
 /// A plain value owned by ``TesseraClient``, which runs the loop and the ticks: this type only decides
 /// delays and keeps the serials that tell which re-establishment is the newest.
 struct Heartbeat {
+    /// Whether ``TesseraClient/start()`` is flushing the queued revocations (one flush at a time).
+    var isFlushingAtStart = false
     /// How a tick went.
     enum TickOutcome: Equatable {
         case done
@@ -99,7 +101,8 @@ struct Heartbeat {
         guard let current = state.session else { return interval }
         let last = max(current.lastValidatedAt, lastAttemptAt ?? current.lastValidatedAt)
         let due = last.addingTimeInterval(interval.timeInterval)
-        let wait = due.timeIntervalSince(clock.now())
+        // Never more than one interval: a device clock set back (by years) puts `last` in the future.
+        let wait = min(due.timeIntervalSince(clock.now()), interval.timeInterval)
         return wait > 0 ? .milliseconds(Int64((wait * 1000).rounded())) : .zero
     }
 

@@ -119,7 +119,7 @@ enum POSIXFile {
             failure = Failure(operation: "write", errno: errno)
         } else if fchmod(fd, mode) != 0 {
             failure = Failure(operation: "fchmod", errno: errno)
-        } else if fsync(fd) != 0 {
+        } else if fullSync(fd) != 0 {
             failure = Failure(operation: "fsync", errno: errno)
         }
         close(fd)
@@ -132,9 +132,35 @@ enum POSIXFile {
     private static func syncDirectory(of path: String) {
         let directoryFD = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
         if directoryFD >= 0 {
-            _ = fsync(directoryFD)
+            _ = fullSync(directoryFD)
             close(directoryFD)
         }
+    }
+
+    /// Runs `body` holding an exclusive `flock(2)` on the file at `path` (created empty with mode 0600
+    /// when missing), then within this process too: `flock` excludes other processes and every other
+    /// open of the file in this one. The lock goes with the descriptor, so a crashed holder frees it.
+    static func withExclusiveLock<Result>(
+        at path: String, _ body: () throws(CredentialStoreError) -> Result
+    ) throws(CredentialStoreError) -> Result {
+        let fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        if fd < 0 { throw .unavailable("cannot open the lock file: \(Failure(operation: "open", errno: errno))") }
+        defer { close(fd) }
+        if retryingOnInterrupt({ flock(fd, LOCK_EX) }) != 0 {
+            throw .unavailable("cannot lock the store: \(Failure(operation: "flock", errno: errno))")
+        }
+        defer { _ = flock(fd, LOCK_UN) }
+        return try body()
+    }
+
+    /// Flushes the file to stable storage: on Darwin `F_FULLFSYNC` (a plain `fsync` there only reaches
+    /// the drive's cache, which a power loss can drop), falling back to `fsync` where the file system
+    /// does not support it; `fsync` elsewhere.
+    static func fullSync(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+            if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+        #endif
+        return fsync(fd)
     }
 
     /// Removes the file; a missing file is not an error.

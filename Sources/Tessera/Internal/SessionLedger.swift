@@ -15,6 +15,9 @@ struct SessionLedger {
 
     /// The loaded state; nil until the store was read.
     var state: PersistedState?
+    /// What the store held when this client last read or wrote it: the base of the merge of `state`
+    /// into what another client of the store wrote since (see ``StateMerge``).
+    var stored: PersistedState?
     /// Bumped by identify, sign-out, reset, clear, hydration and the end of a session.
     private(set) var generation: UInt64 = 0
     /// How many of the bumps of ``generation`` were identifies.

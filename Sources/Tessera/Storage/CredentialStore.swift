@@ -38,6 +38,19 @@ public protocol CredentialStore: Sendable {
     /// The marker that tells a reinstalled app from a relaunched one, for stores whose contents outlive
     /// the app (the iOS keychain survives the app's deletion); nil by default.
     var installationMarker: InstallationMarker? { get }
+    /// Runs `body` while no other client of this store runs its own: in this process, and in others
+    /// (an app and its extensions sharing the store) where the store can lock across processes.
+    ///
+    /// The SDK reads the stored value, merges its own changes into it and writes the result inside
+    /// `body`, so that two clients sharing a store never overwrite each other from stale memory.
+    /// `body` is short and synchronous. The default implementation runs `body` under a lock of this
+    /// process only; share a store between processes only through a store that overrides it.
+    /// - Parameters:
+    ///   - key: The storage key.
+    ///   - body: The read-merge-write.
+    func withExclusiveAccess<Result>(
+        to key: String, _ body: () throws(CredentialStoreError) -> Result
+    ) throws(CredentialStoreError) -> Result
 }
 
 extension CredentialStore {
@@ -52,6 +65,12 @@ extension CredentialStore {
     }
 
     public var installationMarker: InstallationMarker? { nil }
+
+    public func withExclusiveAccess<Result>(
+        to key: String, _ body: () throws(CredentialStoreError) -> Result
+    ) throws(CredentialStoreError) -> Result {
+        try ProcessLock.shared.withLock(body)
+    }
 }
 
 /// A credential store failure.
@@ -63,12 +82,17 @@ public enum CredentialStoreError: Error, Sendable, Hashable, CustomStringConvert
     /// The store cannot work as configured (a missing keychain entitlement, an invalid parameter):
     /// retrying will not help; the app must be fixed.
     case misconfigured(String)
+    /// The user (or the system on their behalf) refused access: a keychain prompt was cancelled or failed
+    /// to authenticate. Retrying at once would only ask again: the SDK reports it and tries again on
+    /// ``TesseraClient/start()`` and on the next foreground, never at its backoff.
+    case denied(String)
 
     public var description: String {
         switch self {
         case .unavailable(let message): return "credential store unavailable: \(message)"
         case .corrupted(let message): return "credential store corrupted: \(message)"
         case .misconfigured(let message): return "credential store misconfigured: \(message)"
+        case .denied(let message): return "credential store access denied: \(message)"
         }
     }
 }

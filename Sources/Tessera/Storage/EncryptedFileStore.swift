@@ -97,6 +97,20 @@ public struct EncryptedFileStore: CredentialStore {
         return existing
     }
 
+    /// Holds an exclusive `flock(2)` on `<name>.lock` beside the sealed file: every client of this
+    /// directory, in this process or another (an app and its extension in an app group container),
+    /// waits for the others' read-merge-write.
+    public func withExclusiveAccess<Result>(
+        to key: String, _ body: () throws(CredentialStoreError) -> Result
+    ) throws(CredentialStoreError) -> Result {
+        do {
+            try POSIXFile.makeDirectory(directory.path)
+        } catch {
+            throw .unavailable("cannot create the store directory: \(error)")
+        }
+        return try POSIXFile.withExclusiveLock(at: lockPath(for: key), body)
+    }
+
     /// Renames the sealed file to `<name>.sealed.quarantined-<uuid>`, keeping its bytes.
     public func quarantine(_ key: String) throws(CredentialStoreError) {
         let path = path(for: key)
@@ -168,6 +182,10 @@ public struct EncryptedFileStore: CredentialStore {
         }
         let name = safe && !key.isEmpty ? key : key.utf8.map { String(format: "%02x", $0) }.joined()
         return directory.appendingPathComponent("\(name).sealed").path
+    }
+
+    func lockPath(for key: String) -> String {
+        String(path(for: key).dropLast(".sealed".count)) + ".lock"
     }
 
     /// The key for reading: nil when the key file does not exist (nothing can be decrypted).

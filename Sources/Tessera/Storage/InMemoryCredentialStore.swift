@@ -5,6 +5,7 @@ public import Foundation
 /// Share one instance between clients to model "the same device".
 public final class InMemoryCredentialStore: CredentialStore {
     private let values: Locked<[String: Data]>
+    private let exclusive = ProcessLock()
 
     /// Creates an empty store, or one holding `values`.
     /// - Parameter values: The initial contents.
@@ -22,5 +23,12 @@ public final class InMemoryCredentialStore: CredentialStore {
 
     public func remove(_ key: String) throws(CredentialStoreError) {
         _ = values.withLock { $0.removeValue(forKey: key) }
+    }
+
+    /// Excludes the other clients of this instance.
+    public func withExclusiveAccess<Result>(
+        to key: String, _ body: () throws(CredentialStoreError) -> Result
+    ) throws(CredentialStoreError) -> Result {
+        try exclusive.withLock(body)
     }
 }

@@ -41,6 +41,10 @@ enum KeychainStatus: Sendable, Hashable, CustomStringConvertible {
     case missingEntitlement
     /// `errSecParam` (-50): the query is invalid. Never heals by itself.
     case invalidParameter
+    /// `errSecUserCanceled` (-128): the user cancelled the keychain prompt (macOS).
+    case userCanceled
+    /// `errSecAuthFailed` (-25293): the keychain prompt's password was wrong, or access was refused (macOS).
+    case authFailed
     /// Any other code.
     case other(Int32)
 
@@ -54,6 +58,8 @@ enum KeychainStatus: Sendable, Hashable, CustomStringConvertible {
         case -25291: self = .notAvailable
         case -34018: self = .missingEntitlement
         case -50: self = .invalidParameter
+        case -128: self = .userCanceled
+        case -25293: self = .authFailed
         default: self = .other(osStatus)
         }
     }
@@ -68,12 +74,18 @@ enum KeychainStatus: Sendable, Hashable, CustomStringConvertible {
         case .notAvailable: return -25291
         case .missingEntitlement: return -34018
         case .invalidParameter: return -50
+        case .userCanceled: return -128
+        case .authFailed: return -25293
         case .other(let status): return status
         }
     }
 
     /// Whether retrying cannot help: the app's entitlements or query must be fixed.
     var isPermanent: Bool { self == .missingEntitlement || self == .invalidParameter }
+
+    /// Whether the user (or the system for them) refused access: asking again at once would prompt again.
+    /// (`errSecInteractionNotAllowed` is not a refusal: the device is locked, and unlocking heals it.)
+    var isDenial: Bool { self == .userCanceled || self == .authFailed }
 
     var description: String { "OSStatus \(osStatus)" }
 }
@@ -84,9 +96,10 @@ struct KeychainItemAttributes: Sendable, Hashable {
     var service: String
     /// `kSecAttrAccessGroup`, for apps sharing state with their extensions.
     var accessGroup: String?
-    /// `kSecUseDataProtectionKeychain`: on macOS only when the app opts in (it needs a signed app with
-    /// a keychain entitlement; unsigned tools and `swift test` get -34018). iOS-family keychains are
-    /// data-protection keychains whatever this says.
+    /// `kSecUseDataProtectionKeychain`: on macOS, the data-protection keychain, the only one where
+    /// `kSecAttrAccessible` and `kSecAttrAccessGroup` take effect (it needs a signed app with a
+    /// keychain entitlement; unsigned tools and `swift test` get -34018 and opt out). iOS-family
+    /// keychains are data-protection keychains whatever this says.
     var useDataProtectionKeychain: Bool
     /// `kSecAttrAccessible`: `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`, so that background
     /// launches after the first unlock can read it, and it never leaves the device in a backup.

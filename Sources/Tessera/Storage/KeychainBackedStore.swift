@@ -16,8 +16,10 @@ import Foundation
 /// - ``save(_:for:)`` updates, adds when there is no item, and updates again when an add meets an item
 ///   another process added meanwhile.
 /// - Unreadable data is copied to a quarantine item before the original is deleted.
-/// - `errSecMissingEntitlement` and `errSecParam` are `misconfigured` (reported, not retried); every
-///   other failure is `unavailable` (retried).
+/// - `errSecMissingEntitlement` and `errSecParam` are `misconfigured` (reported, not retried);
+///   `errSecUserCanceled` and `errSecAuthFailed` (a refused prompt) are `denied` (reported, not retried
+///   at the backoff, which would prompt again); every other failure, `errSecInteractionNotAllowed`
+///   included, is `unavailable` (retried).
 struct KeychainBackedStore: CredentialStore {
     /// The account of the probe item that proves the keychain is readable.
     static let probeAccount = "tessera.probe"
@@ -31,6 +33,9 @@ struct KeychainBackedStore: CredentialStore {
     /// How long a "not found" that contradicts the marker is disbelieved, with the marker readable.
     let ambiguityGrace: TimeInterval
     let now: @Sendable () -> Date
+    /// The file whose `flock(2)` excludes the other processes sharing the items (an app and its
+    /// extensions): beside the installation marker, in the container they share; nil: this process only.
+    let lockFile: String?
     private let memory = Locked(Memory())
 
     private struct Memory {
@@ -41,8 +46,9 @@ struct KeychainBackedStore: CredentialStore {
     init(
         keychain: any KeychainAccess, legacyKeychain: (any KeychainAccess)? = nil,
         installationMarker: InstallationMarker?, ambiguityGrace: TimeInterval = 600,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, lockFile: String? = nil
     ) {
+        self.lockFile = lockFile
         self.keychain = keychain
         self.legacyKeychain = legacyKeychain
         self.installationMarker = installationMarker
@@ -150,6 +156,19 @@ struct KeychainBackedStore: CredentialStore {
         }
     }
 
+    /// Excludes the other clients of the items: across processes through ``lockFile``, else in this process.
+    func withExclusiveAccess<Result>(
+        to key: String, _ body: () throws(CredentialStoreError) -> Result
+    ) throws(CredentialStoreError) -> Result {
+        guard let lockFile else { return try ProcessLock.shared.withLock(body) }
+        do {
+            try POSIXFile.makeDirectory((lockFile as NSString).deletingLastPathComponent)
+        } catch {
+            throw .unavailable("cannot create the lock file's directory: \(error)")
+        }
+        return try POSIXFile.withExclusiveLock(at: lockFile, body)
+    }
+
     // MARK: Decisions
 
     /// Neither believes nor dismisses a "not found" until the probe or the marker settles it.
@@ -200,7 +219,8 @@ struct KeychainBackedStore: CredentialStore {
     }
 
     static func error(_ status: KeychainStatus, _ operation: String) -> CredentialStoreError {
-        status.isPermanent
+        if status.isDenial { return .denied("keychain \(operation) refused: \(status)") }
+        return status.isPermanent
             ? .misconfigured("keychain \(operation) failed: \(status)")
             : .unavailable("keychain \(operation) failed: \(status)")
     }

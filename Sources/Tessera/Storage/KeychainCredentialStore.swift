@@ -24,16 +24,18 @@
         ///   - service: The item service (default `dev.tessera.<bundle identifier>`).
         ///   - accessGroup: A keychain access group, or nil.
         ///   - useDataProtectionKeychain: On macOS, keep the items in the data-protection keychain
-        ///     (`kSecUseDataProtectionKeychain`). It needs a signed app with a keychain-access-groups
-        ///     entitlement: unsigned command-line tools and `swift test` get `errSecMissingEntitlement`.
-        ///     Off by default (the login keychain; an item an earlier version left in the data-protection
-        ///     keychain is moved once). No effect on iOS, tvOS, watchOS and visionOS.
+        ///     (`kSecUseDataProtectionKeychain`), the default: only there do "this device only"
+        ///     (`kSecAttrAccessible`) and the `accessGroup` take effect, and no prompt is ever shown. It
+        ///     needs a signed app with a keychain-access-groups entitlement: unsigned command-line tools
+        ///     and `swift test` get `errSecMissingEntitlement` (`storage_misconfigured`) and pass false
+        ///     (the login keychain; no access group then). An item the other keychain holds (an earlier
+        ///     version's) is moved once. No effect on iOS, tvOS, watchOS and visionOS.
         ///   - installationMarker: The marker that detects a reinstall. By default a file in the app's
         ///     Application Support directory; with an `accessGroup` there is none unless you pass one in
         ///     the app group's container (an extension has its own container, and would take the app for
         ///     a reinstalled one).
         public init(
-            service: String? = nil, accessGroup: String? = nil, useDataProtectionKeychain: Bool = false,
+            service: String? = nil, accessGroup: String? = nil, useDataProtectionKeychain: Bool = true,
             installationMarker: InstallationMarker? = nil
         ) {
             let service = service ?? "dev.tessera.\(Bundle.main.bundleIdentifier ?? "app")"
@@ -42,22 +44,22 @@
             self.useDataProtectionKeychain = useDataProtectionKeychain
             let attributes = KeychainItemAttributes(
                 service: service, accessGroup: accessGroup, useDataProtectionKeychain: useDataProtectionKeychain)
-            // Earlier versions always used the data-protection keychain: on macOS, migrate from it once.
+            // Earlier versions used one keychain or the other on macOS: migrate from the other one once.
             let legacy: SecItemKeychain?
             #if os(macOS)
-                legacy =
-                    useDataProtectionKeychain
-                    ? nil
-                    : SecItemKeychain(
-                        attributes: KeychainItemAttributes(
-                            service: service, accessGroup: accessGroup, useDataProtectionKeychain: true))
+                legacy = SecItemKeychain(
+                    attributes: KeychainItemAttributes(
+                        service: service, accessGroup: useDataProtectionKeychain ? nil : accessGroup,
+                        useDataProtectionKeychain: !useDataProtectionKeychain))
             #else
                 legacy = nil
             #endif
+            let marker =
+                installationMarker
+                ?? (accessGroup == nil ? InstallationMarker.applicationSupport(service: service) : nil)
             store = KeychainBackedStore(
                 keychain: SecItemKeychain(attributes: attributes), legacyKeychain: legacy,
-                installationMarker: installationMarker
-                    ?? (accessGroup == nil ? InstallationMarker.applicationSupport(service: service) : nil))
+                installationMarker: marker, lockFile: marker.map { $0.file.path + ".lock" })
         }
 
         public func load(_ key: String) throws(CredentialStoreError) -> Data? { try store.load(key) }
@@ -68,6 +70,14 @@
         }
         public func quarantine(_ key: String) throws(CredentialStoreError) { try store.quarantine(key) }
         public var installationMarker: InstallationMarker? { store.installationMarker }
+        /// Excludes the other clients of the items: across processes through a lock file beside the
+        /// installation marker (pass a marker in the app group's container to share the items with
+        /// extensions), else in this process only.
+        public func withExclusiveAccess<Result>(
+            to key: String, _ body: () throws(CredentialStoreError) -> Result
+        ) throws(CredentialStoreError) -> Result {
+            try store.withExclusiveAccess(to: key, body)
+        }
     }
 
     /// The four `SecItem…` calls over generic-password items with the given attributes; no decisions.
