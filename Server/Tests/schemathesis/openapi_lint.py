@@ -83,6 +83,8 @@ ERROR_CODES = {
     "not_found", "rate_limited",
     # v1 additions (docs/API.md, "Error codes added")
     "profile_blocked", "session_token_required", "webhook_url_not_allowed",
+    # v2 additions (docs/API.md, sessions bound to a device key)
+    "dpop_proof_required", "dpop_proof_invalid", "dpop_key_mismatch", "dpop_proof_replayed", "use_dpop_nonce",
 }
 
 # Codes the server adds where the contract is silent (each documented in the OpenAPI document and
@@ -103,6 +105,8 @@ CODE_STATUS = {**EXTENSION_CODES,
     "unverified_identify_disabled": 403, "profile_blocked": 403, "external_user_id_changed": 409,
     "installation_conflict": 409, "not_found": 404, "rate_limited": 429,
     "session_token_required": 403, "webhook_url_not_allowed": 400,
+    # 401 on a session credential, 400 at an anonymous start or identify that requires binding.
+    "dpop_proof_required": (400, 401),
 }
 for code in ERROR_CODES - set(CODE_STATUS):
     CODE_STATUS[code] = 401
@@ -301,7 +305,8 @@ def lint(document: dict[str, Any]) -> list[str]:
                     if codes - ALLOWED_CODES:
                         problems.add(rwhere, f"codes outside the contract: {sorted(codes - ALLOWED_CODES)}")
                     for code in codes & ALLOWED_CODES:
-                        if str(CODE_STATUS[code]) != status:
+                        statuses = CODE_STATUS[code] if isinstance(CODE_STATUS[code], tuple) else (CODE_STATUS[code],)
+                        if status not in {str(each) for each in statuses}:
                             problems.add(rwhere, f"{code} belongs to status {CODE_STATUS[code]}")
     for method, path in sorted(EXPECTED_OPERATIONS - found):
         problems.add(f"{method.upper()} {path}", "missing from the document")
