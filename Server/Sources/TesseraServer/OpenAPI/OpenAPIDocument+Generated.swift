@@ -3768,16 +3768,23 @@ extension OpenAPIDocument {
             }
           },
           "session_binding": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "enum": [
               "off",
               "optional",
-              "required"
+              "required",
+              null
             ],
             "description": "Whether new sessions are bound to the device key of their DPoP proof: `off` (proofs ignored), `optional` (bind when a proof is sent; the default), `required` (anonymous start and identify without a proof: `400 dpop_proof_required`). Changing it never ends existing sessions."
           },
           "dpop_nonce_required": {
-            "type": "boolean",
+            "type": [
+              "boolean",
+              "null"
+            ],
             "description": "Whether every DPoP proof must carry a nonce the server issued (`401 use_dpop_nonce` with `DPoP-Nonce` otherwise)."
           }
         }
