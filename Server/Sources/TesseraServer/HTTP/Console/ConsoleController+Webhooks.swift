@@ -117,21 +117,7 @@ extension ConsoleController {
 
     /// `POST /console/webhook-create`: shows the new endpoint's secret once.
     func createWebhook(_ request: ConsoleRequest) async throws -> Response {
-        let types = (request.form.value("types") ?? "").split(separator: ",").map {
-            $0.trimmingCharacters(in: .whitespaces)
-        }.filter { !$0.isEmpty }
-        let url = request.form.value("url") ?? ""
-        // Each rule checked first on its own, so a refusal is shown beside its field.
-        do {
-            _ = try WebhookRules.url(url, allowInsecure: core.configuration.allowInsecureWebhooks)
-        } catch let error as CoreError {
-            throw ConsoleFailure.invalid("url", error.message, code: error.code.rawValue)
-        }
-        do {
-            _ = try WebhookRules.types(types)
-        } catch let error as CoreError {
-            throw ConsoleFailure.invalid("types", error.message, code: error.code.rawValue)
-        }
+        let (url, types) = try checkedURLAndTypes(request)
         let (webhook, secret) = try await actions.createWebhook(
             request.runtime, url: url, types: types, description: request.form.value("description"),
             origin: request.origin(addresses: addresses))
@@ -351,20 +337,7 @@ extension ConsoleController {
     /// `POST /console/webhook-edit`: the URL, the event types and the description.
     func editWebhook(_ request: ConsoleRequest) async throws -> Response {
         let id = request.form["webhook_id"] ?? ""
-        let url = request.form.value("url") ?? ""
-        let types = (request.form.value("types") ?? "").split(separator: ",").map {
-            $0.trimmingCharacters(in: .whitespaces)
-        }.filter { !$0.isEmpty }
-        do {
-            _ = try WebhookRules.url(url, allowInsecure: core.configuration.allowInsecureWebhooks)
-        } catch let error as CoreError {
-            throw ConsoleFailure.invalid("url", error.message, code: error.code.rawValue)
-        }
-        do {
-            _ = try WebhookRules.types(types)
-        } catch let error as CoreError {
-            throw ConsoleFailure.invalid("types", error.message, code: error.code.rawValue)
-        }
+        let (url, types) = try checkedURLAndTypes(request)
         var patch = WebhookPatch()
         patch.url = url
         patch.types = types
@@ -433,5 +406,25 @@ extension ConsoleController {
         _ = try await actions.sendTestEvent(
             request.runtime, webhookID: id, actor: EventActor(kind: .operator, id: request.viewer.operatorID))
         return ConsoleHTTP.redirect(ConsoleURL("webhook", [("id", id), ("notice", "test-sent")]))
+    }
+
+    /// The form's `url` and `types`, each rule checked on its own first, so that a refusal is shown
+    /// beside its field (creating and editing an endpoint).
+    private func checkedURLAndTypes(_ request: ConsoleRequest) throws -> (url: String, types: [String]) {
+        let url = request.form.value("url") ?? ""
+        let types = (request.form.value("types") ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.isEmpty }
+        do {
+            _ = try WebhookRules.url(url, allowInsecure: core.configuration.allowInsecureWebhooks)
+        } catch let error as CoreError {
+            throw ConsoleFailure.invalid("url", error.message, code: error.code.rawValue)
+        }
+        do {
+            _ = try WebhookRules.types(types)
+        } catch let error as CoreError {
+            throw ConsoleFailure.invalid("types", error.message, code: error.code.rawValue)
+        }
+        return (url, types)
     }
 }
