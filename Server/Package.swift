@@ -80,11 +80,14 @@ let package = Package(
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Benchmarks/HelloWorld"
         ),
+        // Starts child processes for the tests without Foundation's Process (see ChildProcess.swift).
+        .target(name: "TesseraTestProcess", path: "Tests/Support/TesseraTestProcess"),
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
                 "TesseraServer",
                 "TesseraAttest",
+                "TesseraTestProcess",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "TesseraTokens", package: "Tessera"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -104,6 +107,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "TesseraServer",
+                "TesseraTestProcess",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Tessera", package: "Tessera"),
                 .product(name: "TesseraTokens", package: "Tessera"),

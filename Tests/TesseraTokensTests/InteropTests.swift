@@ -18,23 +18,42 @@ struct InteropTests {
     }()
 
     /// Runs a tool and returns its standard output; fails the test on a non-zero exit.
+    ///
+    /// It is started with `posix_spawn`, its output written to files, rather than with Foundation's
+    /// `Process`, whose `run()` on Linux can crash the test process (swift-corelibs-foundation#5472).
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw InteropFailure(
-                message: "\(executable) \(arguments.first ?? "") exited \(process.terminationStatus): \(errorText)")
+        let files = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-interop-\(UUID())")
+        let (outputPath, errorsPath) = (files.path + ".out", files.path + ".err")
+        defer {
+            for path in [outputPath, errorsPath] { try? FileManager.default.removeItem(atPath: path) }
         }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        #if canImport(Darwin)
+            var actions: posix_spawn_file_actions_t?
+        #else
+            var actions = posix_spawn_file_actions_t()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errorsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = (["/usr/bin/env", executable] + arguments).map { strdup($0) }
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = (argv + [nil]).withUnsafeBufferPointer { buffer in
+            posix_spawn(
+                &pid, "/usr/bin/env", &actions, nil, UnsafeMutablePointer(mutating: buffer.baseAddress!), environ)
+        }
+        guard spawned == 0 else { throw InteropFailure(message: "cannot start \(executable): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            let errorText = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
+            throw InteropFailure(
+                message: "\(executable) \(arguments.first ?? "") ended with wait status \(status): \(errorText)")
+        }
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     struct InteropFailure: Error, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTestProcess
 import Testing
 
 /// Two processes on one encrypted file store, against a live server: an app and its extension sharing
@@ -59,7 +60,7 @@ struct TwoProcessStoreTests {
 }
 
 /// One `tessera-device` process with its standard input and output. Its output is read on a thread
-/// of its own with blocking reads, and its end is told by `terminationHandler` (no run loop, no
+/// of its own with blocking reads, and its end is waited for on another (no run loop, no
 /// `readabilityHandler`).
 final class DeviceProcess {
     struct Result: Sendable {
@@ -72,35 +73,20 @@ final class DeviceProcess {
         }
     }
 
-    private let process: Process
-    private let input: Pipe
+    private let process: ChildProcess
     private let output: Guarded<Data>
     private let chunks: AsyncStream<Void>
-    private let exited: AsyncStream<Int32>
 
     init(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = TwoProcessStoreTests.binary
-        process.arguments = arguments
-        let input = Pipe()
-        let pipe = Pipe()
-        process.standardInput = input
-        process.standardOutput = pipe
-        process.standardError = pipe
+        let process = try ChildProcess(
+            executable: TwoProcessStoreTests.binary.path, arguments: arguments, input: .pipe, output: .pipe,
+            errors: .output)
         let output = Guarded(Data())
         let (chunks, chunksContinuation) = AsyncStream<Void>.makeStream()
-        let (exited, exitedContinuation) = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { process in
-            exitedContinuation.yield(process.terminationStatus)
-            exitedContinuation.finish()
-        }
         self.process = process
-        self.input = input
         self.output = output
         self.chunks = chunks
-        self.exited = exited
-        try process.run()
-        let reader = pipe.fileHandleForReading
+        guard let reader = process.standardOutput else { preconditionFailure("standard output is a pipe") }
         Thread.detachNewThread {
             while true {
                 let chunk = reader.availableData
@@ -123,10 +109,9 @@ final class DeviceProcess {
 
     /// Writes `input`, closes standard input, and waits for the process to end and its output to close.
     func finish(input text: String) async -> Result {
-        input.fileHandleForWriting.write(Data(text.utf8))
-        try? input.fileHandleForWriting.close()
-        var status: Int32 = -1
-        for await code in exited { status = code }
+        process.standardInput?.write(Data(text.utf8))
+        try? process.standardInput?.close()
+        let status = await process.terminated().status
         for await _ in chunks {}
         return Result(status: status, output: self.text)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTestProcess
 import TesseraTokens
 import Testing
 
@@ -222,20 +223,10 @@ struct TokenMintCommandTests {
     static func mint(_ arguments: [String], environment: [String: String] = [:], input: String = "") throws -> (
         status: Int32, output: String
     ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(TesseraExecutable.path))
-        process.arguments = ["token", "mint"] + arguments
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { first, _ in first }
-        let (stdin, output) = (Pipe(), Pipe())
-        process.standardInput = stdin
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let ran = try ChildProcess.run(
+            try #require(TesseraExecutable.path), ["token", "mint"] + arguments,
+            environment: environment.merging(["PATH": "/usr/bin:/bin"]) { first, _ in first }, input: input)
+        return (ran.termination.status, ran.output)
     }
 
     @Test(

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTestProcess
 import Testing
 
 @testable import TesseraServer
@@ -14,22 +15,10 @@ enum TesseraExecutable {
     /// Runs `tessera` with `arguments` to its end, with an empty environment but `PATH`; its exit
     /// status, standard output and standard error.
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(path))
-        process.arguments = arguments
-        process.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-        let (output, errors) = (Pipe(), Pipe())
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Standard error is short; standard output is read to its end first.
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
-            String(decoding: errorData, as: UTF8.self)
-        )
+        let ran = try ChildProcess.run(
+            try #require(path), arguments,
+            environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
+        return (ran.termination.status, ran.output, ran.errors)
     }
 }
 
@@ -52,27 +41,23 @@ struct RewrapKillTests {
         }
         try await seeding.close()
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(TesseraExecutable.path))
-        process.arguments = [
-            "keys", "rewrap", "--verbose", "--database", "sqlite:\(database)", "--master-key-file", oldFile,
-            "--new-master-key-file", newFile,
-        ]
-        let progress = Pipe()
-        process.standardError = progress
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            executable: try #require(TesseraExecutable.path),
+            arguments: [
+                "keys", "rewrap", "--verbose", "--database", "sqlite:\(database)", "--master-key-file", oldFile,
+                "--new-master-key-file", newFile,
+            ], output: .null, errors: .pipe)
+        let progress = try #require(process.standardError)
         // Kill it once it reports ten committed values.
         var lines = 0
         while lines < 10 {
-            let data = progress.fileHandleForReading.availableData
+            let data = progress.availableData
             #expect(!data.isEmpty, "the rewrap ended before it was killed")
             if data.isEmpty { break }
             lines += data.filter { $0 == UInt8(ascii: "\n") }.count
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        process.send(signal: SIGKILL)
+        #expect(process.wait() == .signalled(SIGKILL))
 
         let both = try SQLiteStore(path: database, masterKeys: MasterKeyring(current: new, previous: [old]))
         let keyIDs = try await both.sealedCells().map { MasterKeyring.keyID(of: $0.stored) }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TesseraTestProcess
 import TesseraTokens
 import Testing
 
@@ -92,19 +93,12 @@ enum DatabaseDump {
     static func postgres(_ store: PostgresStore) throws -> [UInt8] {
         let url = try #require(PostgresTestDatabase.url)
         let schema = try #require(store.configuration.schema)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["pg_dump", "--no-owner", "--schema=\(schema)", url]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let text = String(decoding: data, as: UTF8.self)
+        let ran = try ChildProcess.run("/usr/bin/env", ["pg_dump", "--no-owner", "--schema=\(schema)", url])
+        #expect(ran.termination == .exited(0), "\(ran.errors)")
+        let text = ran.output
         #expect(
             text.contains("COPY \(schema).identity_secrets") || text.contains("COPY \"\(schema)\".identity_secrets"))
-        return Array(data)
+        return Array(text.utf8)
     }
 
     /// What a copy of `store`'s database holds: every cell (SQLite: and, with `rawFiles`, the bytes
