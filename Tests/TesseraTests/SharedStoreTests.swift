@@ -97,6 +97,32 @@ struct SharedStoreTests {
         #expect(try app.storedState()?.pendingRevocations == [])
     }
 
+    @Test(
+        "The app resets before it ever read the store and the extension's session is written meanwhile: it is revoked",
+        arguments: StoreKind.allCases)
+    func resetBeforeStartRevokesTheExtensionsSession(kind: StoreKind) async throws {
+        let store = FaultyStore(kind.make())
+        let app = Harness(store: store)
+        let ext = Harness(store: store, clock: app.clock, server: app.server)
+        try await ext.start(quiet: true)
+        let extensions = try #require(await ext.client.sessions.token)
+        // The reset reads the store as it was before the extension's session was written (the extension's
+        // answer arrived between the reset's read and its write).
+        var before = try #require(try ext.storedState())
+        before.session = nil
+        store.serveStale(try WireCoding.encoder().encode(before))
+
+        try await app.client.reset()
+        let fresh = try #require(await app.client.sessions.token)
+        #expect(fresh != extensions)
+        #expect(app.server.session(token: extensions)?.endCode != nil, "the extension's session was revoked")
+        #expect(app.server.liveSessions.count == 1)
+        #expect(try app.storedState()?.session?.token == fresh)
+        #expect(try app.storedState()?.pendingRevocations == [])
+        _ = await ext.client.tick()
+        #expect(await ext.client.sessions.token == fresh, "the extension follows the store")
+    }
+
     @Test("A sign-out in the app is not undone by the extension's refresh of the signed-out session")
     func signOutWins() async throws {
         let (app, ext) = try await Self.appAndExtension(InMemoryCredentialStore())
@@ -197,6 +223,25 @@ struct StateMergeTests {
         #expect(StateMerge.merge(base: base, mine: mine, theirs: nil) == mine)
         #expect(StateMerge.merge(base: base, mine: mine, theirs: base) == mine)
         #expect(StateMerge.merge(base: base, mine: base, theirs: mine) == mine)
+        #expect(StateMerge.merge(base: nil, mine: mine, theirs: nil) == mine)
+    }
+
+    @Test("Without a base (a reset before start), this client's state replaces the stored one, whose session is queued")
+    func noBase() {
+        let queued = PendingRevocation(sessionToken: "q")
+        var theirs = Fixtures.state(session: Fixtures.session("x1"), queued: [queued])
+        theirs.device = Fixtures.device("d1", registeredBy: "x1")
+        var mine = Fixtures.state()
+        mine.rotateInstallation()
+        let merged = StateMerge.merge(base: nil, mine: mine, theirs: theirs)
+        #expect(merged.installationID == mine.installationID)
+        #expect(merged.session == nil)
+        #expect(merged.device == nil)
+        #expect(merged.pendingRevocations == [queued, PendingRevocation(sessionToken: "x1")])
+
+        mine.session = Fixtures.session("x1")
+        let same = StateMerge.merge(base: nil, mine: mine, theirs: theirs)
+        #expect(same.pendingRevocations == [queued], "the session this client holds is not revoked")
     }
 }
 
@@ -204,12 +249,24 @@ struct StateMergeTests {
 final class FaultyStore: CredentialStore {
     let inner: any CredentialStore
     private let failures = Locked(0)
+    private let stale = Locked<Data?>(nil)
 
     init(_ inner: any CredentialStore) { self.inner = inner }
 
     func failSaves(_ count: Int) { failures.withLock { $0 = count } }
 
-    func load(_ key: String) throws(CredentialStoreError) -> Data? { try inner.load(key) }
+    /// The next load answers `data` (a read made before another client's write landed).
+    func serveStale(_ data: Data) { stale.withLock { $0 = data } }
+
+    func load(_ key: String) throws(CredentialStoreError) -> Data? {
+        if let data = stale.withLock({ value -> Data? in
+            defer { value = nil }
+            return value
+        }) {
+            return data
+        }
+        return try inner.load(key)
+    }
     func save(_ data: Data, for key: String) throws(CredentialStoreError) {
         let fail = failures.withLock { count -> Bool in
             guard count > 0 else { return false }

@@ -9,10 +9,14 @@
 /// - the same session on both sides (refreshed by either): the one validated last;
 /// - the installation follows the side that rotated it; "consumed" is kept when either side says so;
 /// - queued revocations: the stored queue, plus what this client queued, minus what it flushed.
+///
+/// Without a base (this client never read the store: a reset or a hydration before its start), its
+/// state replaces the stored one, whose session, when it is another, is queued for revocation with the
+/// stored queue: the other client made it, and nothing holds it any more.
 enum StateMerge {
     static func merge(base: PersistedState?, mine: PersistedState, theirs: PersistedState?) -> PersistedState {
         guard let theirs else { return mine }
-        let base = base ?? theirs
+        guard let base else { return replace(theirs, with: mine) }
         if theirs == base { return mine }
         if mine == base { return theirs }
         var merged = theirs
@@ -70,6 +74,21 @@ enum StateMerge {
         for item in queuedByMe + orphans where !pending.contains(item) { pending.append(item) }
         merged.pendingRevocations = pending.filter { $0.sessionToken != merged.session?.token }
         if merged.installMarker == nil { merged.installMarker = mine.installMarker }
+        return merged
+    }
+
+    /// `mine` written over `theirs`, which this client never read: the stored session (another's) and
+    /// the stored queue are not dropped but queued, so that nothing left alive on the server is forgotten.
+    private static func replace(_ theirs: PersistedState, with mine: PersistedState) -> PersistedState {
+        var merged = mine
+        var pending = mine.pendingRevocations
+        var dropped = theirs.pendingRevocations
+        if let session = theirs.session { dropped.append(PendingRevocation(sessionToken: session.token)) }
+        for item in dropped where !pending.contains(where: { $0.sessionToken == item.sessionToken }) {
+            pending.append(item)
+        }
+        merged.pendingRevocations = pending.filter { $0.sessionToken != merged.session?.token }
+        if merged.installMarker == nil { merged.installMarker = theirs.installMarker }
         return merged
     }
 
