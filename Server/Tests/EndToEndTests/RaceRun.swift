@@ -81,7 +81,7 @@ struct RaceRun {
         var random = SplitMix64(seed: seed ^ 0xA5A5_5A5A_0F0F_F0F0)
         let count = 4 + random.index(6)
         var operations: [Operation] = random.chance(0.6) ? [.start] : []
-        var table: [(weight: Int, make: (inout SplitMix64) -> Operation)] = [
+        let table: [(weight: Int, make: (inout SplitMix64) -> Operation)] = [
             (6, { .identify(users[$0.index(users.count)]) }),
             (2, { .identifyAsserted(users[$0.index(users.count)]) }),
             (4, { _ in .signOut }),
@@ -98,14 +98,10 @@ struct RaceRun {
             (2, { .hydrate(users[$0.index(users.count)]) }),
             (2, { _ in .clearSession }),
             (2, { .clockJump([40 * 86_400, -3 * 365 * 86_400, 3 * 365 * 86_400][$0.index(3)]) }),
+            // The app's extension: a second client on the same store, launched and refreshed at seeded moments.
+            (2, { _ in .extensionLaunch }),
+            (2, { _ in .extensionRefresh }),
         ]
-        // The extension's moves (a second client on the store) are drawn only with
-        // TESSERA_RACE_EXTENSION=1: 1 run in 8,000 still fails with them (seed 0xd68ca12331a888de: an
-        // anonymous session the extension made stays alive on the server when it refreshes while the
-        // app identifies and signs out), an open defect of issue 26, not yet a gate for every run.
-        if ProcessInfo.processInfo.environment["TESSERA_RACE_EXTENSION"] == "1" {
-            table += [(2, { _ in .extensionLaunch }), (2, { _ in .extensionRefresh })]
-        }
         let total = table.reduce(0) { $0 + $1.weight }
         while operations.count < count {
             var pick = random.index(total)
