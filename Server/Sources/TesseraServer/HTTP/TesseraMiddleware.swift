@@ -17,11 +17,15 @@ struct TesseraMiddleware: RouterMiddleware {
     let maximumBodySize: Int
     let rateLimiter: RateLimiter
     let addresses: ClientAddressReader
+    /// Counts the requests in flight, for the drain's log.
+    let activity: NodeActivity
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
         let start = ContinuousClock.now
+        activity.requestStarted()
+        defer { activity.requestFinished() }
         // Hummingbird already gave the request an ID in the logger's metadata (TesseraLogHandler
         // prints it as `request_id`); it is replaced only when the client sent one of its own.
         let supplied = Self.requestID(from: request.headers)
