@@ -4,7 +4,7 @@ import Synchronization
 /// is draining before it stops.
 ///
 /// The middleware counts requests, the webhook dispatcher its deliveries; `GET /health/ready`
-/// answers 503 from the moment the drain starts, and the drain's log lines report the counts.
+/// answers not ready from the moment the drain starts, and the drain's log lines report the counts.
 final class NodeActivity: Sendable {
     private let requests = Atomic<Int>(0)
     private let deliveries = Atomic<Int>(0)

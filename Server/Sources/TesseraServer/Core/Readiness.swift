@@ -13,7 +13,7 @@ struct Readiness: Sendable {
 
     /// The state of one check, as the wire names it.
     enum State: String, Sendable {
-        case ok
+        case passed = "ok"
         /// The database does not answer.
         case unavailable
         /// The database's schema is older than this build's (its migrations have not run).
@@ -41,7 +41,7 @@ struct Readiness: Sendable {
         /// The wire names of the checks that failed, in the order they are reported.
         var failedChecks: [String] {
             [("database", database), ("migrations", migrations), ("master_key", masterKey)].compactMap {
-                $0.1 == .ok ? nil : $0.0
+                $0.1 == .passed ? nil : $0.0
             }
         }
 
@@ -52,16 +52,16 @@ struct Readiness: Sendable {
         var message: String {
             if draining { return "The node is shutting down: it finishes what it has and takes nothing new." }
             var reasons: [String] = []
-            if database != .ok { reasons.append("the database does not answer") }
+            if database != .passed { reasons.append("the database does not answer") }
             switch migrations {
             case .behind, .ahead:
                 let seen = databaseSchemaVersion.map(String.init) ?? "?"
                 reasons.append(
                     "the database's schema is version \(seen), this build expects \(expectedSchemaVersion)")
-            case .unknown where database == .ok: reasons.append("the schema version cannot be read")
+            case .unknown where database == .passed: reasons.append("the schema version cannot be read")
             default: break
             }
-            if masterKey != .ok { reasons.append("the master key is not loaded") }
+            if masterKey != .passed { reasons.append("the master key is not loaded") }
             return "Not ready: " + reasons.joined(separator: "; ") + "."
         }
     }
@@ -70,13 +70,13 @@ struct Readiness: Sendable {
     /// seal and open under the current master key.
     func check() async -> Report {
         var report = Report(
-            database: .ok, migrations: .ok, masterKey: .ok, databaseSchemaVersion: nil,
+            database: .passed, migrations: .passed, masterKey: .passed, databaseSchemaVersion: nil,
             expectedSchemaVersion: expectedSchemaVersion, draining: activity.isDraining)
         do {
             let version = try await store.schemaVersion()
             report.databaseSchemaVersion = version
             report.migrations =
-                version == expectedSchemaVersion ? .ok : version < expectedSchemaVersion ? .behind : .ahead
+                version == expectedSchemaVersion ? .passed : version < expectedSchemaVersion ? .behind : .ahead
         } catch {
             report.database = .unavailable
             report.migrations = .unknown

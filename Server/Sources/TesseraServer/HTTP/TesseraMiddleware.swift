@@ -85,7 +85,8 @@ struct TesseraMiddleware: RouterMiddleware {
         metrics.recordRequest(
             route: route, method: request.method.rawValue, status: response.status.code,
             duration: start.duration(to: .now))
-        if response.status.code >= 500 {
+        // A node that is not ready says so to every probe of the load balancer: that is its answer, not a failure.
+        if response.status.code >= 500, context.endpointPath != "/health/ready" {
             context.logger.error(
                 "request failed",
                 metadata: ["method": "\(request.method)", "route": "\(route)", "status": "\(response.status.code)"])
