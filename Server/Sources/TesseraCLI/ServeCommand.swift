@@ -6,13 +6,13 @@ import NIOCore
 import NIOPosix
 import TesseraServer
 
-/// `tessera serve`: runs the server until SIGTERM or SIGINT.
+/// `tessera serve`: runs the server until SIGTERM or SIGINT, then drains it.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the server.",
         discussion:
-            "Flags override the TESSERA_HOST, TESSERA_PORT, TESSERA_DATABASE_URL, TESSERA_LOG_LEVEL, TESSERA_PUBLIC_URL, TESSERA_TRUSTED_PROXY_HEADER, TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE, TESSERA_ANONYMOUS_RETENTION_DAYS, TESSERA_EVENT_RETENTION_DAYS, TESSERA_MASTER_KEY_FILE, TESSERA_PREVIOUS_MASTER_KEY_FILES, TESSERA_ALLOW_INSECURE_WEBHOOKS and TESSERA_EVENT_LOOP_EXECUTOR environment variables."
+            "Flags override the TESSERA_HOST, TESSERA_PORT, TESSERA_DATABASE_URL, TESSERA_LOG_LEVEL, TESSERA_PUBLIC_URL, TESSERA_TRUSTED_PROXY_HEADER, TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE, TESSERA_ANONYMOUS_RETENTION_DAYS, TESSERA_EVENT_RETENTION_DAYS, TESSERA_MASTER_KEY_FILE, TESSERA_PREVIOUS_MASTER_KEY_FILES, TESSERA_ALLOW_INSECURE_WEBHOOKS, TESSERA_DRAIN_SECONDS and TESSERA_EVENT_LOOP_EXECUTOR environment variables."
     )
 
     @OptionGroup var options: ServeOptions
@@ -32,8 +32,10 @@ struct ServeCommand: AsyncParsableCommand {
             throw CLIError(description: "Port \(configuration.port) is in use (pass --port or stop the other server).")
         }
         do {
-            let app = try await buildApplication(configuration: configuration)
-            try await app.runService()
+            // SIGTERM or SIGINT drains the node: /health/ready answers 503 for --drain-seconds, then the
+            // listener closes and what is in flight finishes.
+            let node = try await buildNode(configuration: configuration)
+            try await node.runService()
         } catch let error as MasterKeyError {
             // A clear refusal and a non-zero exit, never a crash.
             throw CLIError(description: error.description)

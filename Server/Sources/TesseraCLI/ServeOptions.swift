@@ -41,6 +41,12 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Delete events older than this many days from the feed; 0 keeps them (default 30).")
     var eventRetentionDays: Int64?
 
+    @Option(
+        help:
+            "On SIGTERM or SIGINT, keep serving this many seconds while /health/ready answers 503, so load balancers stop sending before the listener closes (0 to 300, default 5; TESSERA_DRAIN_SECONDS)."
+    )
+    var drainSeconds: Int64?
+
     @Flag(
         inversion: .prefixedNo,
         help: "Run Swift concurrency on the server's event loops (default; TESSERA_EVENT_LOOP_EXECUTOR=0 turns it off)."
@@ -80,6 +86,10 @@ struct ServeOptions: ParsableArguments {
             if let anonymousRetentionDays {
                 configuration.anonymousRetentionDays = try ServerConfiguration.validatedRetentionDays(
                     String(anonymousRetentionDays), name: "--anonymous-retention-days")
+            }
+            if let drainSeconds {
+                configuration.drainDelay = try ServerConfiguration.validatedDrainDelay(
+                    String(drainSeconds), name: "--drain-seconds")
             }
             if let eventRetentionDays {
                 configuration.eventRetentionDays = try ServerConfiguration.validatedRetentionDays(

@@ -29,6 +29,7 @@ extension ServerConfiguration {
             ("event_retention_days", eventRetentionDays.map(String.init) ?? "keep forever"),
             ("allow_insecure_webhooks", allowInsecureWebhooks ? "yes (http and private addresses allowed)" : "no"),
             ("console", consoleEnabled ? "on (/console/)" : "off"),
+            ("drain_seconds", "\(drainDelay.components.seconds)"),
         ]
         return lines.map { "\($0.0): \($0.1)" }.joined(separator: "\n")
     }

@@ -63,6 +63,9 @@ public struct ServerConfiguration: Sendable {
     public var deliverWebhooks = true
     /// Whether `/console/` serves the operator console (`--console off` turns it off).
     public var consoleEnabled = true
+    /// How long a node keeps serving after a shutdown signal while `GET /health/ready` answers 503,
+    /// before it closes its listener: long enough for load balancers to see it not ready (`--drain-seconds`).
+    public var drainDelay = Duration.seconds(5)
     /// The bcrypt cost of operators' passwords (12: about a quarter of a second per sign-in; tests lower it).
     public var operatorPasswordCost = 12
 
@@ -73,7 +76,8 @@ public struct ServerConfiguration: Sendable {
     /// `TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE` (0: unlimited),
     /// `TESSERA_ANONYMOUS_RETENTION_DAYS` and `TESSERA_EVENT_RETENTION_DAYS` (0: keep forever), `TESSERA_CONSOLE` (on|off),
     /// `TESSERA_MASTER_KEY_FILE`, `TESSERA_PREVIOUS_MASTER_KEY_FILES` (comma-separated) and
-    /// `TESSERA_ALLOW_INSECURE_WEBHOOKS` (true or false); unset variables keep the defaults.
+    /// `TESSERA_ALLOW_INSECURE_WEBHOOKS` (true or false) and `TESSERA_DRAIN_SECONDS`; unset variables keep
+    /// the defaults.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> ServerConfiguration
     {
@@ -119,6 +123,9 @@ public struct ServerConfiguration: Sendable {
             default: throw ConfigurationError("TESSERA_ALLOW_INSECURE_WEBHOOKS must be true or false, not \(value)")
             }
         }
+        if let value = environment["TESSERA_DRAIN_SECONDS"], !value.isEmpty {
+            configuration.drainDelay = try validatedDrainDelay(value, name: "TESSERA_DRAIN_SECONDS")
+        }
         if let value = environment["TESSERA_CONSOLE"], !value.isEmpty {
             switch value.lowercased() {
             case "on", "1", "true", "yes": configuration.consoleEnabled = true
@@ -149,6 +156,14 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError("\(name) must be 0 (keep forever) to 36500 days, not \(value)")
         }
         return days == 0 ? nil : days
+    }
+
+    /// A drain delay in whole seconds, 0 to 300.
+    public static func validatedDrainDelay(_ value: String, name: String) throws -> Duration {
+        guard let seconds = Int64(value), (0...300).contains(seconds) else {
+            throw ConfigurationError("\(name) must be 0 to 300 seconds, not \(value)")
+        }
+        return .seconds(seconds)
     }
 
     /// The `iss` of session JWTs.

@@ -142,6 +142,18 @@ def main() -> int:
     # Operations, and the headers of unknown paths and methods. (Every answer below is also checked
     # for an X-Request-Id.)
     expect("GET /health", call("GET", "/health"), 200)
+    # v2 operations: liveness, readiness with the release and schema versions, HEAD without a body.
+    expect("GET /health/live", call("GET", "/health/live"), 200)
+    ready = expect("GET /health/ready", call("GET", "/health/ready"), 200)
+    check("ready reports its checks and versions",
+          ready.get("status") == "ready" and ready.get("checks") == {"database": "ok", "migrations": "ok",
+                                                                     "master_key": "ok"}
+          and isinstance(ready.get("version"), str) and ready.get("schema_version") == ready.get("database_schema_version"),
+          str(ready))
+    for path in ("/health", "/health/live", "/health/ready"):
+        head = call("HEAD", path)
+        expect(f"HEAD {path}", head, 200)
+        check(f"HEAD {path} has no body", head.content == b"", repr(head.content[:80]))
     metrics = call("GET", "/metrics")
     expect("GET /metrics", metrics, 200)
     check("metrics are Prometheus text", metrics.headers.get("Content-Type", "").startswith("text/plain"),

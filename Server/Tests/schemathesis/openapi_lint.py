@@ -69,6 +69,12 @@ EXPECTED_OPERATIONS = {
     ("post", "/v1/admin/webhooks/{webhook_id}/replay"),
     ("post", "/v1/admin/webhooks/{webhook_id}/test"),
     ("get", "/health"),
+    # v2 additions (Operations): liveness and readiness, HEAD on every health check.
+    ("head", "/health"),
+    ("get", "/health/live"),
+    ("head", "/health/live"),
+    ("get", "/health/ready"),
+    ("head", "/health/ready"),
     ("get", "/metrics"),
     ("get", "/openapi.json"),
 }
@@ -403,7 +409,7 @@ def main(argv: list[str]) -> int:
     for problem in problems:
         print(f"openapi-check: contract: {problem}", file=sys.stderr)
     operations = sum(
-        1 for item in document.get("paths", {}).values() for method in item if method in {"get", "post", "delete", "patch"}
+        1 for item in document.get("paths", {}).values() for method in item if method in {"get", "head", "post", "delete", "patch"}
     )
     if errors or problems:
         print(f"openapi-check: FAILED ({len(errors)} OpenAPI errors, {len(problems)} contract problems)", file=sys.stderr)

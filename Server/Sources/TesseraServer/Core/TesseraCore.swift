@@ -16,8 +16,19 @@ final class TesseraCore: Sendable {
     let operators: OperatorAccounts
     /// Sessions bound to device keys: proofs, nonces, single-use `jti`s.
     let dpop: DPoPGate
+    /// The requests and deliveries in flight, and whether the node is draining.
+    let activity: NodeActivity
+    /// The checks of `GET /health/ready`.
+    let readiness: Readiness
 
-    init(store: any TesseraStore, configuration: ServerConfiguration, metrics: ServerMetrics) {
+    /// - Parameters:
+    ///   - activity: shared with the node's drain, which starts it on shutdown.
+    ///   - masterKeyVerified: whether the store's master keys opened every sealed value at start
+    ///     (``SecretResealer/sealPlaintextAndVerify(store:)``); readiness fails without it.
+    init(
+        store: any TesseraStore, configuration: ServerConfiguration, metrics: ServerMetrics,
+        activity: NodeActivity = NodeActivity(), masterKeyVerified: Bool = false
+    ) {
         let now = configuration.now
         let projects = ProjectCache(
             store: store, timeToLiveSeconds: configuration.projectCacheSeconds,
@@ -38,6 +49,8 @@ final class TesseraCore: Sendable {
         self.operators = OperatorAccounts(store: store, now: now, bcryptCost: configuration.operatorPasswordCost)
         self.dpop = DPoPGate(
             store: store, baseURL: configuration.issuer, nonces: DPoPNonces(masterKeys: store.masterKeys))
+        self.activity = activity
+        self.readiness = Readiness(store: store, activity: activity, masterKeyVerified: masterKeyVerified)
     }
 
     /// The current time as a `Date` and as whole Unix seconds.

@@ -1,5 +1,6 @@
 public import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// Builds the Tessera server application: opens and migrates the database named by the
@@ -18,11 +19,32 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     return try await buildApplication(configuration: configuration, store: store)
 }
 
+/// Builds a Tessera node (the application and the drain before its shutdown): opens and migrates
+/// the database named by the configuration, as ``buildApplication(configuration:)`` does.
+///
+/// `tessera serve` runs it with ``TesseraNode/runService()``.
+public func buildNode(configuration: ServerConfiguration) async throws -> TesseraNode {
+    var logger = Logger(label: "tessera")
+    logger.logLevel = configuration.logLevel
+    let store = try await configuration.openStore(logger: logger)
+    return try await makeNode(configuration: configuration, store: store)
+}
+
 /// Builds the application on a store that is already open (tests pass their own); the store's
 /// master keys must open every sealed value (`master_key_mismatch` otherwise).
 public func buildApplication(configuration: ServerConfiguration, store: any TesseraStore) async throws
     -> some ApplicationProtocol
 {
+    try await makeNode(configuration: configuration, store: store).application
+}
+
+/// Builds a node: the application and its drain (``TesseraNode``), on a store that is already open.
+///
+/// - Parameter onServerRunning: called once the listener is bound (tests learn the port from it).
+func makeNode(
+    configuration: ServerConfiguration, store: any TesseraStore,
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) async throws -> TesseraNode {
     var logger = Logger(label: "tessera")
     logger.logLevel = configuration.logLevel
     try await store.migrate()
@@ -47,7 +69,10 @@ public func buildApplication(configuration: ServerConfiguration, store: any Tess
             )
         }
     }
-    let core = TesseraCore(store: store, configuration: configuration, metrics: ServerMetrics())
+    let activity = NodeActivity()
+    let core = TesseraCore(
+        store: store, configuration: configuration, metrics: ServerMetrics(), activity: activity,
+        masterKeyVerified: true)
     let router = TesseraRouter.build(core: core)
     var services: [any Service] = [
         StoreService(store: store),
@@ -62,12 +87,17 @@ public func buildApplication(configuration: ServerConfiguration, store: any Tess
             WebhookDispatcher(
                 store: store, transport: WebhookSender(allowInsecure: configuration.allowInsecureWebhooks).send,
                 now: configuration.now, interval: configuration.webhookPollInterval, metrics: core.metrics,
-                logger: logger))
+                activity: activity, logger: logger))
     }
-    return Application(
+    let application = Application(
         router: router,
         server: .tesseraHTTP1,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
         services: services,
+        onServerRunning: onServerRunning,
         logger: logger)
+    return TesseraNode(
+        application: application,
+        drain: DrainService(activity: activity, delay: configuration.drainDelay, logger: logger),
+        activity: activity, logger: logger)
 }

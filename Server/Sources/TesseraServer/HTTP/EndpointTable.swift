@@ -56,6 +56,11 @@ enum EndpointTable {
             Endpoint(.post, "/v1/admin/webhooks/:webhook_id/test", accepts: .secretKey, webhooks.test),
             Endpoint(.get, "/v1/projects/:project_id/jwks.json", accepts: .none, operations.jwks),
             Endpoint(.get, "/health", accepts: .none, operations.health),
+            Endpoint(.head, "/health", accepts: .none, OperationsController.head(operations.health)),
+            Endpoint(.get, "/health/live", accepts: .none, operations.live),
+            Endpoint(.head, "/health/live", accepts: .none, OperationsController.head(operations.live)),
+            Endpoint(.get, "/health/ready", accepts: .none, operations.ready),
+            Endpoint(.head, "/health/ready", accepts: .none, OperationsController.head(operations.ready)),
             Endpoint(.get, "/metrics", accepts: .none, operations.metricsExposition),
             Endpoint(.get, "/openapi.json", accepts: .none, operations.openAPI),
         ]

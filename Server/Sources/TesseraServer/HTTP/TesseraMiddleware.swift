@@ -17,11 +17,15 @@ struct TesseraMiddleware: RouterMiddleware {
     let maximumBodySize: Int
     let rateLimiter: RateLimiter
     let addresses: ClientAddressReader
+    /// Counts the requests in flight, for the drain's log.
+    let activity: NodeActivity
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
         let start = ContinuousClock.now
+        activity.requestStarted()
+        defer { activity.requestFinished() }
         // Hummingbird already gave the request an ID in the logger's metadata (TesseraLogHandler
         // prints it as `request_id`); it is replaced only when the client sent one of its own.
         let supplied = Self.requestID(from: request.headers)
@@ -81,7 +85,8 @@ struct TesseraMiddleware: RouterMiddleware {
         metrics.recordRequest(
             route: route, method: request.method.rawValue, status: response.status.code,
             duration: start.duration(to: .now))
-        if response.status.code >= 500 {
+        // A node that is not ready says so to every probe of the load balancer: that is its answer, not a failure.
+        if response.status.code >= 500, context.endpointPath != "/health/ready" {
             context.logger.error(
                 "request failed",
                 metadata: ["method": "\(request.method)", "route": "\(route)", "status": "\(response.status.code)"])

@@ -18,7 +18,7 @@ enum TesseraRouter {
             middleware: TesseraMiddleware(
                 routes: RouteTable(endpoints + console), metrics: core.metrics,
                 maximumBodySize: core.configuration.maximumBodySize, rateLimiter: core.rateLimiter,
-                addresses: addresses))
+                addresses: addresses, activity: core.activity))
         for endpoint in endpoints {
             let authenticator = Authenticator(
                 accepts: endpoint.accepts, credentials: core.credentials, rateLimiter: core.rateLimiter,

@@ -10,6 +10,9 @@ public protocol TesseraStore: Sendable {
     func migrate() async throws
     /// Answers when the database answers (`/health`).
     func ping() async throws
+    /// The latest schema version recorded in the database (0 before the first migration), which
+    /// `GET /health/ready` compares with ``TesseraRelease/schemaVersion``.
+    func schemaVersion() async throws -> Int64
     /// Releases connections and stops background threads.
     func close() async throws
 

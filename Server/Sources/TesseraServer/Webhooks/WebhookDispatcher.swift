@@ -31,14 +31,18 @@ struct WebhookDispatcher: Service {
     /// This dispatcher's name in its leases.
     var node = OpaqueToken.identifier(prefix: "node_")
     var metrics: ServerMetrics?
+    /// The node's activity, which counts the deliveries in flight for the drain's log.
+    var activity: NodeActivity?
+    /// How long a graceful shutdown waits for the deliveries in flight to be answered and recorded
+    /// (an attempt's own limit is 15 s).
+    var shutdownGrace = Duration.seconds(15)
+
     let logger: Logger
 
     func run() async throws {
         var passes = 0
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            // A graceful shutdown cancels the pass: the attempts in flight are dropped unrecorded,
-            // and their leases expire so that another node (or this one, restarted) sends them again.
-            let attempts = await cancelWhenGracefulShutdown { await runOnce() }
+            let attempts = await finishingOnShutdown { await runOnce() }
             passes += 1
             if passes % 600 == 1 { await deleteOldLog() }
             if attempts > 0 { continue }
@@ -47,6 +51,28 @@ struct WebhookDispatcher: Service {
             } catch {
                 return
             }
+        }
+    }
+
+    /// Runs a pass; a graceful shutdown lets the attempts in flight finish and be recorded (the pass
+    /// claims nothing more), for at most ``shutdownGrace``. Past it the pass is cancelled: the
+    /// attempts still in flight are dropped unrecorded, and their leases expire so that another node
+    /// (or this one, restarted) sends them again.
+    private func finishingOnShutdown(_ pass: @escaping @Sendable () async -> Int) async -> Int {
+        let grace = shutdownGrace
+        return await withTaskGroup(of: Int?.self) { group in
+            group.addTask { await pass() }
+            group.addTask {
+                // Ends without a value when the pass finished first (the group cancels this task).
+                do {
+                    try await gracefulShutdown()
+                    try await Task.sleep(for: grace)
+                } catch {}
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? 0
         }
     }
 
@@ -77,7 +103,8 @@ struct WebhookDispatcher: Service {
                 if try await store.fanOutWebhookDeliveries(now: seconds, batchSize: fanOutBatch) == 0 { break }
             }
             var attempts = 0
-            for _ in 0..<10 where !Task.isCancelled {
+            // A shutdown stops the claims: what was claimed is sent, nothing more.
+            for _ in 0..<10 where !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let lease = "\(node):\(OpaqueToken.identifier(prefix: "lease_"))"
                 let claimed = try await store.claimWebhookDeliveries(
                     lease: lease, now: seconds, leaseSeconds: leaseSeconds, limit: claimSize)
@@ -95,6 +122,8 @@ struct WebhookDispatcher: Service {
     /// Sends the claimed deliveries at once and records each attempt.
     func deliver(_ claimed: [ClaimedWebhookDelivery]) async {
         guard !claimed.isEmpty else { return }
+        activity?.deliveriesStarted(claimed.count)
+        defer { activity?.deliveriesFinished(claimed.count) }
         // Each endpoint's secrets are read once per claim.
         var webhooks: [String: WebhookRecord] = [:]
         for delivery in claimed where webhooks[delivery.webhookID] == nil {

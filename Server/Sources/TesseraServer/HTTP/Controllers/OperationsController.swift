@@ -5,7 +5,8 @@ import NIOCore
 struct OperationsController: Sendable {
     let core: TesseraCore
 
-    /// `GET /health`: 200 when the database answers, else 503.
+    /// `GET /health`: 200 when the database answers, else 503 (the v1 check; `/health/ready` is the
+    /// one for load balancers).
     func health(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         do {
             try await core.store.ping()
@@ -16,6 +17,65 @@ struct OperationsController: Sendable {
             writer.objectStart()
             writer.field("status", "ok")
             writer.objectEnd()
+        }
+    }
+
+    /// `GET /health/live`: 200 while the process answers; no database access.
+    func live(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        .json { writer in
+            writer.objectStart()
+            writer.field("status", "ok")
+            writer.objectEnd()
+        }
+    }
+
+    /// `GET /health/ready`: 200 with the readiness object when the node may take traffic; else 503 in
+    /// the error shape, the same object under `error.readiness` (``Readiness``). Both carry the
+    /// release and the schema versions.
+    func ready(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let report = await core.readiness.check()
+        guard report.isReady else {
+            return .json(.serviceUnavailable) { writer in
+                writer.objectStart()
+                writer.key("error")
+                writer.objectStart()
+                writer.field("code", ErrorCode.serviceUnavailable.rawValue)
+                writer.field("message", report.message)
+                writer.key("readiness")
+                Self.write(report, to: &writer)
+                writer.objectEnd()
+                writer.objectEnd()
+            }
+        }
+        return .json { writer in Self.write(report, to: &writer) }
+    }
+
+    /// The readiness object: status, versions, each check, whether the node drains.
+    static func write(_ report: Readiness.Report, to writer: inout JSONWriter) {
+        writer.objectStart()
+        writer.field("status", report.status)
+        writer.field("version", TesseraRelease.version)
+        writer.field("schema_version", report.expectedSchemaVersion)
+        writer.key("database_schema_version")
+        if let seen = report.databaseSchemaVersion { writer.integer(seen) } else { writer.null() }
+        writer.key("checks")
+        writer.objectStart()
+        writer.field("database", report.database.rawValue)
+        writer.field("migrations", report.migrations.rawValue)
+        writer.field("master_key", report.masterKey.rawValue)
+        writer.objectEnd()
+        writer.field("draining", report.draining)
+        writer.objectEnd()
+    }
+
+    /// The `HEAD` of a `GET` handler: the same status and headers, no body (an error too).
+    static func head(_ get: @escaping Endpoint.Handler) -> Endpoint.Handler {
+        { request, context in
+            do {
+                return try await get(request, context).createHeadResponse()
+            } catch let error as CoreError {
+                return APIError(error).response().createHeadResponse()
+            }
         }
     }
 

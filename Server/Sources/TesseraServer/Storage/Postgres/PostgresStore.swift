@@ -290,6 +290,19 @@ public final class PostgresStore: TesseraStore {
         try await statement { client in _ = try await client.rows("SELECT 1", logger: logger) }
     }
 
+    public func schemaVersion() async throws -> Int64 {
+        let logger = logger
+        return try await statement { client in
+            // The schema's own table (the search path names the configured schema first).
+            guard
+                try await client.first("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger)?.bool(0)
+                    == true
+            else { return 0 }
+            return try await client.first("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", logger: logger)?
+                .int(0) ?? 0
+        }
+    }
+
     // MARK: Projects
 
     public func createProject(_ project: NewProject) async throws -> ProjectRecord {

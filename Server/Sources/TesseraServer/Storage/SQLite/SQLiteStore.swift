@@ -70,6 +70,16 @@ public final class SQLiteStore: TesseraStore {
         _ = try readers.read { try $0.queryFirst("SELECT 1") }
     }
 
+    public func schemaVersion() async throws -> Int64 {
+        try readers.read { connection in
+            guard
+                try connection.queryFirst(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'") != nil
+            else { return 0 }
+            return try connection.queryFirst("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")?.int(0) ?? 0
+        }
+    }
+
     // MARK: Projects
 
     public func createProject(_ project: NewProject) async throws -> ProjectRecord {
