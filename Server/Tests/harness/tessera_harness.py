@@ -253,9 +253,15 @@ def write_master_key(path: str | Path) -> str:
 
 
 def serve(tessera: str | Path, database: str, port: int, *options: str, log=None,
-          environment: dict[str, str] | None = None) -> subprocess.Popen:
-    """Starts `tessera serve` on 127.0.0.1:`port`; its output goes to `log` (an open file), else nowhere."""
+          environment: dict[str, str] | None = None, drain_seconds: int = 0) -> subprocess.Popen:
+    """Starts `tessera serve` on 127.0.0.1:`port`; its output goes to `log` (an open file), else nowhere.
+
+    A harness stops its nodes with SIGTERM many times: without a load balancer to tell, the drain's
+    delay (default 5 s in production) only slows it, so it is `drain_seconds` (0) unless the options
+    name one. The shutdown harness, which checks the drain, asks for one."""
     output = log if log is not None else subprocess.DEVNULL
+    if "--drain-seconds" not in options:
+        options = (*options, "--drain-seconds", str(drain_seconds))
     return subprocess.Popen(
         [str(tessera), "serve", "--host", "127.0.0.1", "--port", str(port), "--database", database, *options],
         stdout=output, stderr=subprocess.STDOUT, env=environment)

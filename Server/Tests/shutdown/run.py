@@ -68,7 +68,8 @@ class Client(threading.Thread):
 def round_trip(tessera, database, round_number):
     port = harness.free_port()
     log = open(os.path.join(os.path.dirname(database[len("sqlite:"):]), f"serve-{round_number}.log"), "w")
-    process = harness.serve(tessera, database, port, "--log-level", "warning", log=log)
+    # A drain of 2 s: /health/ready must answer 503 while the listener still serves.
+    process = harness.serve(tessera, database, port, "--log-level", "warning", log=log, drain_seconds=2)
     harness.wait_ready(port, process)
     return port, process
 
@@ -94,6 +95,10 @@ def main():
         answered_before = len(results["statuses"])
         process.send_signal(signal.SIGTERM)
         started = time.time()
+        time.sleep(0.3)
+        draining = harness.call(port, "GET", "/health/ready", timeout=2).status
+        check(f"round {round_number}: draining after SIGTERM, /health/ready answers 503 (got {draining})",
+              draining == 503)
         try:
             status = process.wait(timeout=15)
         except subprocess.TimeoutExpired:
