@@ -24,10 +24,10 @@ struct EndpointTableTests {
                 return "\(endpoint.method) /\(path.joined(separator: "/"))"
             })
         #expect(
-            endpoints.count == 49,
+            endpoints.count == 50,
             """
             32 before the audit log, the six webhook endpoints and the three delivery endpoints of issue 15, \
-            lookup and aliases of issue 16, live, ready and three HEADs of issue 29
+            lookup and aliases of issue 16, live, ready and three HEADs of issue 29, revoke-others of issue 27
             """)
         #expect(table.count == endpoints.count, "no route is listed twice")
         // The console's pages are registered beside the table (they authenticate operators by cookie).

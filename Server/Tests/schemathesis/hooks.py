@@ -51,6 +51,8 @@ DEFAULT_SETTINGS = {
     # The fuzzer may require DPoP proofs (bound sessions); the minted sessions send none.
     "session_binding": "optional",
     "dpop_nonce_required": False,
+    # A session limit would end the sessions minted for earlier steps of a case.
+    "max_sessions_per_profile": None,
 }
 
 

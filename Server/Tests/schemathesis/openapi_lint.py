@@ -29,6 +29,8 @@ EXPECTED_OPERATIONS = {
     ("post", "/v1/sessions/identify"),
     ("post", "/v1/sessions/authenticate"),
     ("post", "/v1/sessions/revoke"),
+    # v2 additions: the user's devices (docs/API.md, sessions bound to a device key).
+    ("post", "/v1/sessions/revoke-others"),
     ("get", "/v1/sessions"),
     ("delete", "/v1/sessions/{session_id}"),
     ("get", "/v1/me"),

@@ -119,6 +119,9 @@ struct AdminActions: Sendable {
         ] where !ProjectSettings.sessionMinutesRange.contains(value) {
             throw CoreError.invalidRequest("\(name) must be between 5 and 525600.")
         }
+        if let limit = settings.maxSessionsPerProfile, !ProjectSettings.maxSessionsPerProfileRange.contains(limit) {
+            throw CoreError.invalidRequest("max_sessions_per_profile must be between 1 and 1000, or null (unlimited).")
+        }
     }
 
     // MARK: Keys

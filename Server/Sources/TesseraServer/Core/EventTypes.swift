@@ -8,6 +8,7 @@ public enum EventTypes {
         "profile.updated", "profile.blocked", "profile.unblocked", "session.created", "device.registered",
         "device.removed", "project.updated", "identity_secret.created", "identity_secret.deleted",
         "api_key.rotated", "signing_key.rotated", "webhook.created", "webhook.updated", "webhook.deleted",
+        "profile.new_key",
     ]
 
     /// The same list as a set, for membership checks.

@@ -17,6 +17,8 @@ enum EndpointTable {
                 .post, "/v1/sessions/identify", accepts: .publishableKeyOrSession, spendsProof: true, sessions.identify),
             Endpoint(.post, "/v1/sessions/authenticate", accepts: .sessionOrExpiredJWT, sessions.authenticate),
             Endpoint(.post, "/v1/sessions/revoke", accepts: .session, spendsProof: true, sessions.revoke),
+            Endpoint(
+                .post, "/v1/sessions/revoke-others", accepts: .session, spendsProof: true, sessions.revokeOthers),
             Endpoint(.get, "/v1/sessions", accepts: .session, sessions.listSessions),
             Endpoint(.delete, "/v1/sessions/:session_id", accepts: .session, spendsProof: true, sessions.deleteSession),
             Endpoint(.get, "/v1/me", accepts: .session, me.me),

@@ -37,6 +37,7 @@ extension JSONWriter {
         if let jkt = session.jkt {
             objectStart()
             field("jkt", jkt)
+            field("key_tier", session.keyTier?.rawValue)
             objectEnd()
         } else {
             null()
@@ -101,6 +102,8 @@ extension JSONWriter {
         objectEnd()
         field("session_binding", settings.sessionBinding.rawValue)
         field("dpop_nonce_required", settings.dpopNonceRequired)
+        key("max_sessions_per_profile")
+        if let limit = settings.maxSessionsPerProfile { integer(limit) } else { null() }
         objectEnd()
         array("identity_secrets", secrets) { writer, secret in
             writer.objectStart()

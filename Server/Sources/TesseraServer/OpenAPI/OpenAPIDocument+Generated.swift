@@ -524,6 +524,58 @@ extension OpenAPIDocument {
         ]
       }
     },
+    "/v1/sessions/revoke-others": {
+      "post": {
+        "operationId": "revokeOtherSessions",
+        "summary": "End every other session of the caller's profile",
+        "tags": [
+          "Sessions"
+        ],
+        "security": [
+          {
+            "sessionToken": []
+          },
+          {
+            "sessionJWT": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The other sessions ended.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SessionsEnded"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/SessionUnauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DPoP"
+          }
+        ],
+        "description": "Ends every other live session of the caller's profile at once, each with the device tokens it registered (`session.ended`, reason `revoked`), in one transaction, and answers how many ended. The calling session stays alive. An unverified session (`kind: unverified`) ends none (`ended: 0`): its user ID was only asserted by a client. A session bound to a device key spends its proof's `jti` here, as on every call that changes something."
+      }
+    },
     "/v1/sessions": {
       "get": {
         "operationId": "listSessions",
@@ -3240,13 +3292,26 @@ extension OpenAPIDocument {
                 "type": "object",
                 "additionalProperties": false,
                 "required": [
-                  "jkt"
+                  "jkt",
+                  "key_tier"
                 ],
                 "properties": {
                   "jkt": {
                     "type": "string",
                     "description": "The RFC 7638 SHA-256 thumbprint of the key, base64url.",
                     "pattern": "^[A-Za-z0-9_-]{43}$"
+                  },
+                  "key_tier": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "enum": [
+                      "secure_enclave",
+                      "software",
+                      null
+                    ],
+                    "description": "Where the device keeps the key, as its client declared it at the anonymous start or identify (`key_tier`): `secure_enclave` or `software`; null when it did not say. Declared, not proven."
                   }
                 }
               },
@@ -3455,6 +3520,20 @@ extension OpenAPIDocument {
           }
         }
       },
+      "SessionsEnded": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "ended"
+        ],
+        "properties": {
+          "ended": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "How many other sessions of the caller's profile ended."
+          }
+        }
+      },
       "Platform": {
         "type": "string",
         "enum": [
@@ -3659,7 +3738,8 @@ extension OpenAPIDocument {
           "identified_session_minutes",
           "rate_limits",
           "session_binding",
-          "dpop_nonce_required"
+          "dpop_nonce_required",
+          "max_sessions_per_profile"
         ],
         "properties": {
           "allow_unverified_identify": {
@@ -3719,6 +3799,15 @@ extension OpenAPIDocument {
           "dpop_nonce_required": {
             "type": "boolean",
             "description": "Whether every DPoP proof must carry a nonce the server issued (`401 use_dpop_nonce` with `DPoP-Nonce` otherwise)."
+          },
+          "max_sessions_per_profile": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "The most live sessions one profile may hold: a new session (anonymous start or identify) beyond it ends the profile's least recently authenticated live sessions in the same transaction (`session.ended`, reason `evicted`). `null` (the default): unlimited."
           }
         }
       },
@@ -3830,7 +3919,7 @@ extension OpenAPIDocument {
       "ProjectSettingsPatch": {
         "type": "object",
         "additionalProperties": false,
-        "description": "The settings to change; members left out (or `null`, except `expected_issuer`) keep their value. Unknown members are rejected (`400 invalid_request`): a misspelt security setting must not be silently ignored.",
+        "description": "The settings to change; members left out (or `null`, except `expected_issuer` and `max_sessions_per_profile`) keep their value. Unknown members are rejected (`400 invalid_request`): a misspelt security setting must not be silently ignored.",
         "properties": {
           "allow_unverified_identify": {
             "type": [
@@ -3941,6 +4030,15 @@ extension OpenAPIDocument {
               "null"
             ],
             "description": "Whether every DPoP proof must carry a nonce the server issued (`401 use_dpop_nonce` with `DPoP-Nonce` otherwise)."
+          },
+          "max_sessions_per_profile": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "The most live sessions one profile may hold (see `ProjectSettings`): 1 … 1000, or `null` for unlimited (here `null` sets it, unlike most settings); anything else is `400 invalid_request`."
           }
         }
       },
@@ -4065,6 +4163,18 @@ extension OpenAPIDocument {
             "minimum": 5,
             "maximum": 525600,
             "description": "Session lifetime in minutes, 5 … 525600 (one year: a deliberate deviation from OWASP ASVS session lifetimes, for apps that keep users signed in), else `400 invalid_session_duration`. It is capped by the project's maximum for the kind of session (`anonymous_session_minutes`, `identified_session_minutes`); absent, that maximum is used. `null` is the same as leaving it out."
+          },
+          "key_tier": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "enum": [
+              "secure_enclave",
+              "software",
+              null
+            ],
+            "description": "Where the device keeps the key of this request's DPoP proof: `secure_enclave` or `software` (declared by the client, not proven). Kept with the session only when it is bound to the key (`binding.key_tier`); another value is `400 invalid_request`. `null` is the same as leaving it out."
           }
         }
       },
@@ -4092,6 +4202,18 @@ extension OpenAPIDocument {
             "minimum": 5,
             "maximum": 525600,
             "description": "Session lifetime in minutes, 5 … 525600 (one year: a deliberate deviation from OWASP ASVS session lifetimes, for apps that keep users signed in), else `400 invalid_session_duration`. It is capped by the project's maximum for the kind of session (`anonymous_session_minutes`, `identified_session_minutes`); absent, that maximum is used. `null` is the same as leaving it out."
+          },
+          "key_tier": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "enum": [
+              "secure_enclave",
+              "software",
+              null
+            ],
+            "description": "Where the device keeps the key of this request's DPoP proof: `secure_enclave` or `software` (declared by the client, not proven). Kept with the session only when it is bound to the key (`binding.key_tier`); another value is `400 invalid_request`. `null` is the same as leaving it out."
           }
         }
       },
@@ -4117,6 +4239,18 @@ extension OpenAPIDocument {
             "minimum": 5,
             "maximum": 525600,
             "description": "Session lifetime in minutes, 5 … 525600 (one year: a deliberate deviation from OWASP ASVS session lifetimes, for apps that keep users signed in), else `400 invalid_session_duration`. It is capped by the project's maximum for the kind of session (`anonymous_session_minutes`, `identified_session_minutes`); absent, that maximum is used. `null` is the same as leaving it out."
+          },
+          "key_tier": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "enum": [
+              "secure_enclave",
+              "software",
+              null
+            ],
+            "description": "Where the device keeps the key of this request's DPoP proof: `secure_enclave` or `software` (declared by the client, not proven). Kept with the session only when it is bound to the key (`binding.key_tier`); another value is `400 invalid_request`. `null` is the same as leaving it out."
           }
         }
       },
@@ -4469,7 +4603,8 @@ extension OpenAPIDocument {
           "signing_key.rotated",
           "webhook.created",
           "webhook.updated",
-          "webhook.deleted"
+          "webhook.deleted",
+          "profile.new_key"
         ],
         "description": "An event type (see the Events section of the contract)."
       },
@@ -4800,7 +4935,8 @@ extension OpenAPIDocument {
               "signing_key.rotated",
               "webhook.created",
               "webhook.updated",
-              "webhook.deleted"
+              "webhook.deleted",
+              "profile.new_key"
             ]
           },
           "created_at": {
@@ -4811,7 +4947,7 @@ extension OpenAPIDocument {
           },
           "data": {
             "type": "object",
-            "description": "Depends on `type`: `profile.promoted` `{profile_id, external_id}`; `profile.merged` `{profile_id, from_profile_id, external_id, alias_ids}`; `profile.erased` `{profile_id, external_id, alias_ids}`; `session.ended` `{session_id, profile_id, reason}` (reason `revoked`, `signed_out`, `expired`, `replaced`, `erased`, `blocked` or `admin`); `profile.created` `{profile_id, kind}`; `profile.updated` `{profile_id, changed}`; `profile.blocked`, `profile.unblocked` `{profile_id}`; `session.created` `{session_id, profile_id, kind}`; `device.registered`, `device.removed` `{device_id, profile_id, session_id}`; `project.updated` `{project_id, changed}`; `identity_secret.created`, `identity_secret.deleted`, `signing_key.rotated` `{kid}`; `api_key.rotated` `{kind, old_key_expires_at}`; `webhook.created` `{webhook_id, types, enabled}`; `webhook.updated` `{webhook_id, changed}` (`url`, `types`, `description`, `enabled` or `secret`; the server disabling an endpoint has actor `system`/`webhooks`); `webhook.deleted` `{webhook_id}`. Never a secret, a token or a push token."
+            "description": "Depends on `type`: `profile.promoted` `{profile_id, external_id}`; `profile.merged` `{profile_id, from_profile_id, external_id, alias_ids}`; `profile.erased` `{profile_id, external_id, alias_ids}`; `session.ended` `{session_id, profile_id, reason}` (reason `revoked`, `signed_out`, `expired`, `replaced`, `erased`, `blocked`, `admin` or `evicted`); `profile.created` `{profile_id, kind}`; `profile.updated` `{profile_id, changed}`; `profile.blocked`, `profile.unblocked` `{profile_id}`; `session.created` `{session_id, profile_id, kind}`; `device.registered`, `device.removed` `{device_id, profile_id, session_id}`; `project.updated` `{project_id, changed}`; `identity_secret.created`, `identity_secret.deleted`, `signing_key.rotated` `{kid}`; `api_key.rotated` `{kind, old_key_expires_at}`; `webhook.created` `{webhook_id, types, enabled}`; `webhook.updated` `{webhook_id, changed}` (`url`, `types`, `description`, `enabled` or `secret`; the server disabling an endpoint has actor `system`/`webhooks`); `webhook.deleted` `{webhook_id}`; `profile.new_key` `{profile_id, session_id, jkt, installation_id}` (a verified profile got a session bound to a device key it never had). Never a secret, a token or a push token."
           },
           "client_address": {
             "type": [
@@ -4877,7 +5013,8 @@ extension OpenAPIDocument {
               "signing_key.rotated",
               "webhook.created",
               "webhook.updated",
-              "webhook.deleted"
+              "webhook.deleted",
+              "profile.new_key"
             ]
           },
           "created_at": {
@@ -4888,7 +5025,7 @@ extension OpenAPIDocument {
           },
           "data": {
             "type": "object",
-            "description": "Depends on `type`: `profile.promoted` `{profile_id, external_id}`; `profile.merged` `{profile_id, from_profile_id, external_id, alias_ids}`; `profile.erased` `{profile_id, external_id, alias_ids}`; `session.ended` `{session_id, profile_id, reason}` (reason `revoked`, `signed_out`, `expired`, `replaced`, `erased`, `blocked` or `admin`); `profile.created` `{profile_id, kind}`; `profile.updated` `{profile_id, changed}`; `profile.blocked`, `profile.unblocked` `{profile_id}`; `session.created` `{session_id, profile_id, kind}`; `device.registered`, `device.removed` `{device_id, profile_id, session_id}`; `project.updated` `{project_id, changed}`; `identity_secret.created`, `identity_secret.deleted`, `signing_key.rotated` `{kid}`; `api_key.rotated` `{kind, old_key_expires_at}`; `webhook.created` `{webhook_id, types, enabled}`; `webhook.updated` `{webhook_id, changed}` (`url`, `types`, `description`, `enabled` or `secret`; the server disabling an endpoint has actor `system`/`webhooks`); `webhook.deleted` `{webhook_id}`. Never a secret, a token or a push token."
+            "description": "Depends on `type`: `profile.promoted` `{profile_id, external_id}`; `profile.merged` `{profile_id, from_profile_id, external_id, alias_ids}`; `profile.erased` `{profile_id, external_id, alias_ids}`; `session.ended` `{session_id, profile_id, reason}` (reason `revoked`, `signed_out`, `expired`, `replaced`, `erased`, `blocked`, `admin` or `evicted`); `profile.created` `{profile_id, kind}`; `profile.updated` `{profile_id, changed}`; `profile.blocked`, `profile.unblocked` `{profile_id}`; `session.created` `{session_id, profile_id, kind}`; `device.registered`, `device.removed` `{device_id, profile_id, session_id}`; `project.updated` `{project_id, changed}`; `identity_secret.created`, `identity_secret.deleted`, `signing_key.rotated` `{kid}`; `api_key.rotated` `{kind, old_key_expires_at}`; `webhook.created` `{webhook_id, types, enabled}`; `webhook.updated` `{webhook_id, changed}` (`url`, `types`, `description`, `enabled` or `secret`; the server disabling an endpoint has actor `system`/`webhooks`); `webhook.deleted` `{webhook_id}`; `profile.new_key` `{profile_id, session_id, jkt, installation_id}` (a verified profile got a session bound to a device key it never had). Never a secret, a token or a push token."
           }
         }
       },

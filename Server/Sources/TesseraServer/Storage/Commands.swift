@@ -12,6 +12,9 @@ public struct AnonymousStart: Sendable {
     public var rateLimit: RateLimitCharge?
     /// Who started it (recorded with its events).
     public var origin: EventOrigin
+    /// The project's `max_sessions_per_profile`: live sessions of the profile beyond it, counting the
+    /// new one, end (`evicted`) in the same transaction, least recently authenticated first.
+    public var maxSessionsPerProfile: Int64? = nil
 
     public init(
         projectID: String, installationID: String, installationSecretHash: [UInt8], newProfileID: String,
@@ -61,6 +64,8 @@ public struct IdentifyCommand: Sendable {
     public var recordSecretUse: String? = nil
     /// Who identified (recorded with its events).
     public var origin: EventOrigin
+    /// The project's `max_sessions_per_profile` (see ``AnonymousStart/maxSessionsPerProfile``).
+    public var maxSessionsPerProfile: Int64? = nil
 
     public init(
         projectID: String, callerSessionID: String?, externalID: String, verified: Bool, name: String?,

@@ -20,6 +20,9 @@ public struct ProjectSettings: Sendable, Hashable {
     public var sessionBinding = SessionBinding.optional
     /// Whether every DPoP proof must carry a nonce the server issued (`DPoP-Nonce`, RFC 9449 §8).
     public var dpopNonceRequired = false
+    /// The most live sessions one profile may hold; a new one beyond it ends the least recently
+    /// authenticated (`session.ended`, reason `evicted`). Nil: unlimited.
+    public var maxSessionsPerProfile: Int64? = nil
 
     /// How a project binds sessions to device keys (RFC 9449 proofs).
     public enum SessionBinding: String, Sendable, Hashable, CaseIterable {
@@ -39,4 +42,6 @@ public struct ProjectSettings: Sendable, Hashable {
     public static let identityTokenLifetimeRange: ClosedRange<Int64> = 1...86_400
     /// Leeways a project may set, in seconds.
     public static let leewayRange: ClosedRange<Int64> = 0...600
+    /// Session limits per profile a project may set.
+    public static let maxSessionsPerProfileRange: ClosedRange<Int64> = 1...1000
 }

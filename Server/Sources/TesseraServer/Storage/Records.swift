@@ -127,10 +127,22 @@ public struct SessionRecord: Sendable, Hashable {
     /// The RFC 7638 thumbprint of the device key the session is bound to (`cnf.jkt`); nil when it
     /// is not bound. Every request presenting a bound session carries a DPoP proof of that key.
     public var jkt: String?
+    /// Where the device says the bound key lives (declared by the client, not proven); nil when
+    /// the session is not bound or the client did not say.
+    public var keyTier: KeyTier?
+
+    /// Where a device keeps the key a session is bound to, as its client declares it.
+    public enum KeyTier: String, Sendable, Hashable, CaseIterable {
+        /// A key in the Secure Enclave, which the device cannot give away.
+        case secureEnclave = "secure_enclave"
+        /// A software P-256 key kept in the credential store.
+        case software
+    }
 
     public init(
         id: String, projectID: String, profileID: String, installationID: String?, kind: Kind, createdAt: Int64,
-        lastAuthenticatedAt: Int64, expiresAt: Int64, revokedAt: Int64? = nil, jkt: String? = nil
+        lastAuthenticatedAt: Int64, expiresAt: Int64, revokedAt: Int64? = nil, jkt: String? = nil,
+        keyTier: KeyTier? = nil
     ) {
         self.id = id
         self.projectID = projectID
@@ -142,6 +154,7 @@ public struct SessionRecord: Sendable, Hashable {
         self.expiresAt = expiresAt
         self.revokedAt = revokedAt
         self.jkt = jkt
+        self.keyTier = keyTier
     }
 
     /// Whether the session can be used at `now`.

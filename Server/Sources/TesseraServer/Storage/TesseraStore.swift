@@ -58,6 +58,10 @@ public protocol TesseraStore: Sendable {
     /// and deletes their devices (`session.ended`, reason `admin`); returns how many, nil when the
     /// profile is unknown (nothing written).
     func revokeSessions(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws -> Int?
+    /// Revokes every other live session of the profile of the live session `sessionID` and deletes
+    /// their devices (`session.ended`, reason `revoked`); returns how many, nil when `sessionID` is
+    /// not alive at `now` (nothing written).
+    func revokeOtherSessions(sessionID: String, now: Int64, origin: EventOrigin) async throws -> Int?
     func liveSessions(profileID: String, now: Int64) async throws -> [SessionRecord]
     /// At most `limit` live sessions of a profile, the newest first, and how many it has (the
     /// console: a profile may hold thousands).

@@ -16,6 +16,8 @@ private struct SettingsPatch: RequestBody {
     var rateLimits: RateLimitsPatch?
     var sessionBinding: ProjectSettings.SessionBinding?
     var dpopNonceRequired: Bool?
+    /// `.some(nil)`: `null`, unlimited.
+    var maxSessionsPerProfile: Int64??
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case allowUnverifiedIdentify = "allow_unverified_identify"
@@ -28,6 +30,7 @@ private struct SettingsPatch: RequestBody {
         case rateLimits = "rate_limits"
         case sessionBinding = "session_binding"
         case dpopNonceRequired = "dpop_nonce_required"
+        case maxSessionsPerProfile = "max_sessions_per_profile"
     }
 
     struct AnyKey: CodingKey {
@@ -64,6 +67,11 @@ private struct SettingsPatch: RequestBody {
             sessionBinding = value
         }
         dpopNonceRequired = try container.decodeIfPresent(Bool.self, forKey: .dpopNonceRequired)
+        if container.contains(.maxSessionsPerProfile) {
+            maxSessionsPerProfile = .some(
+                try container.decodeNil(forKey: .maxSessionsPerProfile)
+                    ? nil : try container.decode(Int64.self, forKey: .maxSessionsPerProfile))
+        }
     }
 }
 
@@ -174,6 +182,7 @@ struct AdminController: Sendable {
         for change in patch.rateLimits?.changes ?? [] { _ = settings.rateLimits.set(change.name, to: change.value) }
         if let value = patch.sessionBinding { settings.sessionBinding = value }
         if let value = patch.dpopNonceRequired { settings.dpopNonceRequired = value }
+        if let value = patch.maxSessionsPerProfile { settings.maxSessionsPerProfile = value }
         let project = try await AdminActions(core: core).updateSettings(
             runtime, settings: settings, origin: addresses.secretKeyOrigin(request, context: context))
         let secrets = try await core.store.identitySecrets(projectID: runtime.id)

@@ -8,27 +8,31 @@ private struct AnonymousBody: RequestBody {
     var installationID: String
     var installationSecret: String
     var sessionDurationMinutes: Int64?
+    var keyTier: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case installationID = "installation_id"
         case installationSecret = "installation_secret"
         case sessionDurationMinutes = "session_duration_minutes"
+        case keyTier = "key_tier"
     }
 }
 
 private struct IdentifyBody: RequestBody {
     /// The identity token is judged by its verifier, which refuses any byte outside base64url and dots
     /// as `401 invalid_identity_token`, as the contract says of malformed tokens.
-    static let readMembers: Set<String>? = ["user_id", "session_duration_minutes"]
+    static let readMembers: Set<String>? = ["user_id", "session_duration_minutes", "key_tier"]
 
     var identityToken: String?
     var userID: String?
     var sessionDurationMinutes: Int64?
+    var keyTier: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case identityToken = "identity_token"
         case userID = "user_id"
         case sessionDurationMinutes = "session_duration_minutes"
+        case keyTier = "key_tier"
     }
 }
 
@@ -65,15 +69,16 @@ struct SessionsController: Sendable {
         let now = core.currentTime().seconds
         var session = core.sessions.newSession(
             projectID: runtime.id, kind: .anonymous, minutes: length.minutes, now: now)
-        session.record.jkt = try bindingKey(context, runtime: runtime)
+        try bind(&session.record, context, runtime: runtime, keyTier: body.keyTier)
         let charge = try anonymousStartCharge(request, runtime: runtime, context: context, now: now)
-        let result = try await startCounted(
-            AnonymousStart(
-                projectID: runtime.id, installationID: body.installationID,
-                installationSecretHash: OpaqueToken.sha256(body.installationSecret),
-                newProfileID: TimeOrderedID.make(prefix: "usr_"), newSession: session.record,
-                sessionTokenHash: session.tokenHash, rateLimit: charge,
-                origin: addresses.sdkOrigin(request, context: context)), now: now)
+        var start = AnonymousStart(
+            projectID: runtime.id, installationID: body.installationID,
+            installationSecretHash: OpaqueToken.sha256(body.installationSecret),
+            newProfileID: TimeOrderedID.make(prefix: "usr_"), newSession: session.record,
+            sessionTokenHash: session.tokenHash, rateLimit: charge,
+            origin: addresses.sdkOrigin(request, context: context))
+        start.maxSessionsPerProfile = runtime.settings.maxSessionsPerProfile
+        let result = try await startCounted(start, now: now)
         core.metrics.sessionCreated(kind: "anonymous")
         return envelope(
             result.createdInstallation ? .created : .ok, context: result.context, token: session.token,
@@ -130,7 +135,7 @@ struct SessionsController: Sendable {
             requested: body.sessionDurationMinutes, kind: kind, settings: runtime.settings)
         var session = core.sessions.newSession(
             projectID: runtime.id, kind: kind, minutes: length.minutes, now: now.seconds)
-        session.record.jkt = try bindingKey(context, runtime: runtime)
+        try bind(&session.record, context, runtime: runtime, keyTier: body.keyTier)
         let tokenID = claims?.tokenID.map { jti in
             (
                 value: jti,
@@ -144,6 +149,7 @@ struct SessionsController: Sendable {
             sessionTokenHash: session.tokenHash, now: now.seconds,
             origin: addresses.sdkOrigin(request, context: context))
         command.recordSecretUse = recordSecretUse
+        command.maxSessionsPerProfile = runtime.settings.maxSessionsPerProfile
         let result: IdentifyResult
         do {
             result = try await identifyCounted(command, limits: limits)
@@ -177,6 +183,22 @@ struct SessionsController: Sendable {
                 now: core.currentTime().seconds, shareSecond: true, extensionCapped: nil)
         }
         return try await extend(request, caller: caller, proof: context.dpopProof)
+    }
+
+    /// Binds a new session to the request's device key, with the key tier the client declares
+    /// (`key_tier`, kept only for a bound session); `400 invalid_request` for an unknown tier.
+    private func bind(
+        _ session: inout SessionRecord, _ context: TesseraRequestContext, runtime: ProjectRuntime, keyTier: String?
+    ) throws {
+        var tier: SessionRecord.KeyTier?
+        if let keyTier {
+            guard let value = SessionRecord.KeyTier(rawValue: keyTier) else {
+                throw CoreError.invalidRequest("key_tier must be secure_enclave or software.")
+            }
+            tier = value
+        }
+        session.jkt = try bindingKey(context, runtime: runtime)
+        session.keyTier = session.jkt == nil ? nil : tier
     }
 
     /// The device key a new session is bound to: the request's proof's, unless the project ignores
@@ -236,6 +258,34 @@ struct SessionsController: Sendable {
         }
         core.sessions.ended(sessionID: caller.context.session.id)
         return .noContent
+    }
+
+    /// `POST /v1/sessions/revoke-others`: ends every other live session of the caller's profile and
+    /// answers how many (`{ended}`).
+    ///
+    /// An unverified session ends none: its user ID is asserted by a client holding only the
+    /// publishable key, so it proves nothing about the profile's other sessions (as it sees none).
+    func revokeOthers(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let caller = try context.session()
+        let now = core.currentTime().seconds
+        var ended = 0
+        if caller.context.session.kind != .unverified {
+            guard
+                let count = try await core.store.revokeOtherSessions(
+                    sessionID: caller.context.session.id, now: now,
+                    origin: addresses.sdkOrigin(request, context: context))
+            else {
+                // The caller's session ended meanwhile: say why, as any session endpoint would.
+                _ = try await core.credentials.liveSession(id: caller.context.session.id, now: now)
+                throw CoreError.sessionNotFound
+            }
+            ended = count
+        }
+        return .json { writer in
+            writer.objectStart()
+            writer.field("ended", Int64(ended))
+            writer.objectEnd()
+        }
     }
 
     /// `GET /v1/sessions`

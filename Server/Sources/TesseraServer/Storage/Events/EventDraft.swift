@@ -89,6 +89,16 @@ public struct EventDraft: Sendable, Hashable {
         }
     }
 
+    /// A verified profile got a session bound to a device key it never had before.
+    public static func profileNewKey(_ session: SessionRecord, jkt: String) -> EventDraft {
+        EventDraft(.profileNewKey, profileID: session.profileID) {
+            $0.field("profile_id", session.profileID)
+            $0.field("session_id", session.id)
+            $0.field("jkt", jkt)
+            $0.field("installation_id", session.installationID)
+        }
+    }
+
     public static func deviceRegistered(deviceID: String, profileID: String, sessionID: String) -> EventDraft {
         device(.deviceRegistered, deviceID: deviceID, profileID: profileID, sessionID: sessionID)
     }

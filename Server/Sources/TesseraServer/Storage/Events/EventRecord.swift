@@ -19,11 +19,13 @@ public enum EventType: String, Sendable, CaseIterable {
     case webhookCreated = "webhook.created"
     case webhookUpdated = "webhook.updated"
     case webhookDeleted = "webhook.deleted"
+    case profileNewKey = "profile.new_key"
 }
 
 /// Why a session ended (`session.ended`'s `reason`).
 public enum SessionEndReason: String, Sendable, CaseIterable {
-    /// Ended by another session of its profile (`DELETE /v1/sessions/{id}`).
+    /// Ended by another session of its profile (`DELETE /v1/sessions/{id}`,
+    /// `POST /v1/sessions/revoke-others`).
     case revoked
     /// Ended by itself (`POST /v1/sessions/revoke`).
     case signedOut = "signed_out"
@@ -37,6 +39,8 @@ public enum SessionEndReason: String, Sendable, CaseIterable {
     case blocked
     /// Ended through the admin API.
     case admin
+    /// Ended to make room for a new session of its profile (`max_sessions_per_profile`).
+    case evicted
 }
 
 /// A recorded event, as the feed returns it.

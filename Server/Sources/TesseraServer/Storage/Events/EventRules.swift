@@ -30,6 +30,7 @@ enum EventRules {
         if old.rateLimits != new.rateLimits { changed.append("rate_limits") }
         if old.sessionBinding != new.sessionBinding { changed.append("session_binding") }
         if old.dpopNonceRequired != new.dpopNonceRequired { changed.append("dpop_nonce_required") }
+        if old.maxSessionsPerProfile != new.maxSessionsPerProfile { changed.append("max_sessions_per_profile") }
         return changed
     }
 

@@ -373,5 +373,19 @@ enum PostgresMigrations {
             CREATE INDEX webhook_attempts_event_id ON webhook_attempts (event_id);
             """
         ),
+        (
+            11,
+            // The user's devices (issue 27): see SQLiteMigrations' version 11.
+            """
+            ALTER TABLE projects ADD COLUMN max_sessions_per_profile BIGINT;
+            ALTER TABLE sessions ADD COLUMN key_tier TEXT;
+            CREATE TABLE profile_keys (
+                profile_id TEXT NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+                jkt TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (profile_id, jkt)
+            );
+            """
+        ),
     ]
 }

@@ -9,7 +9,7 @@ enum PostgresPreparedQueries {
     /// The sessions (with their profiles) whose tokens have these SHA-256 digests, each row ending
     /// with its digest.
     struct SessionContextsByTokenHash: PostgresPreparedStatement {
-        static let name = "tessera_session_contexts_by_token_hash_v3"
+        static let name = "tessera_session_contexts_by_token_hash_v4"
         static let sql = """
             SELECT \(PostgresStore.contextColumns), s.token_hash FROM sessions s JOIN profiles p ON p.id = s.profile_id
             WHERE s.token_hash = ANY($1)
@@ -30,7 +30,7 @@ enum PostgresPreparedQueries {
 
     /// The sessions (with their profiles) with these IDs.
     struct SessionContextsByID: PostgresPreparedStatement {
-        static let name = "tessera_session_contexts_by_id_v3"
+        static let name = "tessera_session_contexts_by_id_v4"
         static let sql = """
             SELECT \(PostgresStore.contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id
             WHERE s.id = ANY($1)

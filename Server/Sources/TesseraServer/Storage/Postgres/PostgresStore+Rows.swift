@@ -8,23 +8,25 @@ extension PostgresStore {
         p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url, p.email, p.created_at,
         p.updated_at, p.blocked_at
         """
-    static let sessionColumns =
-        "id, project_id, profile_id, installation_id, kind, created_at, last_authenticated_at, expires_at, revoked_at, jkt"
+    static let sessionColumns = """
+        id, project_id, profile_id, installation_id, kind, created_at, last_authenticated_at, expires_at, revoked_at,
+        jkt, key_tier
+        """
     static let projectColumns = """
         id, name, slug, allow_unverified_identify, require_audience, expected_issuer,
         max_identity_token_lifetime_seconds, leeway_seconds, anonymous_session_minutes,
         identified_session_minutes, created_at, updated_at, rate_limit_anonymous_starts,
         rate_limit_failed_identifies, rate_limit_failed_identifies_installation, session_binding,
-        dpop_nonce_required
+        dpop_nonce_required, max_sessions_per_profile
         """
     static let deviceColumns = "id, project_id, session_id, profile_id, platform, environment, token, created_at"
     static let contextColumns = """
         s.id, s.project_id, s.profile_id, s.installation_id, s.kind, s.created_at, s.last_authenticated_at,
         s.expires_at, s.revoked_at, p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url,
-        p.email, p.created_at, p.updated_at, p.blocked_at, s.jkt
+        p.email, p.created_at, p.updated_at, p.blocked_at, s.jkt, s.key_tier
         """
     /// The number of ``contextColumns``.
-    static let contextColumnCount = 21
+    static let contextColumnCount = 22
 
     static func profile(_ row: PostgresCells) throws -> ProfileRecord { try profile(row, at: 0) }
 
@@ -41,17 +43,20 @@ extension PostgresStore {
     /// A session of a row of ``sessionColumns``.
     static func session(_ row: PostgresCells) throws -> SessionRecord { try session(row, jktAt: 9) }
 
-    /// A session of a row that starts with ``sessionColumns`` but its `jkt`, which is at `jktAt`.
+    /// A session of a row that starts with ``sessionColumns`` but its `jkt` and `key_tier`, which are at
+    /// `jktAt` and the next column.
     static func session(_ row: PostgresCells, jktAt: Int) throws -> SessionRecord {
         SessionRecord(
             id: try row.text(0), projectID: try row.text(1), profileID: try row.text(2),
             installationID: try row.optionalText(3),
             kind: SessionRecord.Kind(rawValue: try row.text(4)) ?? .anonymous, createdAt: try row.int(5),
             lastAuthenticatedAt: try row.int(6), expiresAt: try row.int(7), revokedAt: try row.optionalInt(8),
-            jkt: try row.optionalText(jktAt))
+            jkt: try row.optionalText(jktAt),
+            keyTier: try row.optionalText(jktAt + 1).flatMap(SessionRecord.KeyTier.init(rawValue:)))
     }
 
-    /// A row of ``contextColumns``: the session's columns, the profile's, then the session's `jkt`.
+    /// A row of ``contextColumns``: the session's columns, the profile's, then the session's `jkt` and
+    /// `key_tier`.
     static func context(_ row: PostgresCells) throws -> SessionContext {
         SessionContext(session: try session(row, jktAt: 20), profile: try profile(row, at: 9))
     }
@@ -70,6 +75,7 @@ extension PostgresStore {
         settings.rateLimits.failedIdentifiesPerInstallationPerMinute = try row.optionalInt(14)
         settings.sessionBinding = ProjectSettings.SessionBinding(rawValue: try row.text(15)) ?? .optional
         settings.dpopNonceRequired = try row.bool(16)
+        settings.maxSessionsPerProfile = try row.optionalInt(17)
         return ProjectRecord(
             id: try row.text(0), name: try row.text(1), slug: try row.text(2), settings: settings,
             createdAt: try row.int(10), updatedAt: try row.int(11))
@@ -99,7 +105,7 @@ extension PostgresStore {
             INSERT INTO sessions (\(unescaped: sessionColumns), token_hash)
             VALUES (\(session.id), \(session.projectID), \(session.profileID), \(session.installationID),
                 \(session.kind.rawValue), \(session.createdAt), \(session.lastAuthenticatedAt), \(session.expiresAt),
-                \(session.revokedAt), \(session.jkt), \(tokenHash.bytea))
+                \(session.revokedAt), \(session.jkt), \(session.keyTier?.rawValue), \(tokenHash.bytea))
             """, logger: logger)
     }
 

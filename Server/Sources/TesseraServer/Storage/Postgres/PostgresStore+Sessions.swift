@@ -11,8 +11,11 @@ extension PostgresStore {
             // its profile locked FOR SHARE (a block waits for this start, then ends its session), then
             // the installation row locked and checked to still point there; a concurrent first start
             // loses on the primary key and runs again, then restores the winner's profile.
+            // With a session limit the profile is locked FOR UPDATE: two starts of one profile count
+            // and evict its sessions one after the other.
             let (existing, current) = try await Self.lockInstallation(
-                projectID: request.projectID, installationID: request.installationID, in: connection, logger: logger)
+                projectID: request.projectID, installationID: request.installationID,
+                profileLock: request.maxSessionsPerProfile == nil ? .share : .update, in: connection, logger: logger)
             if let existing {
                 guard OpaqueToken.constantTimeEquals(try existing.bytes(0), request.installationSecretHash) else {
                     throw CoreError.installationConflict
@@ -47,6 +50,11 @@ extension PostgresStore {
             var session = request.newSession
             session.profileID = profile.id
             session.installationID = request.installationID
+            if current != nil {
+                try await Self.evictSessions(
+                    profileID: profile.id, limit: request.maxSessionsPerProfile, now: now, batch: &batch,
+                    in: connection, logger: logger)
+            }
             try await Self.insert(
                 session: session, tokenHash: request.sessionTokenHash, into: connection, logger: logger)
             batch.append(.sessionCreated(session))
@@ -197,9 +205,21 @@ extension PostgresStore {
             var session = command.newSession
             session.profileID = profileID
             session.installationID = caller?.session.installationID
+            try await Self.evictSessions(
+                profileID: profileID, limit: command.maxSessionsPerProfile, now: now, batch: &batch, in: connection,
+                logger: logger)
             try await Self.insert(
                 session: session, tokenHash: command.sessionTokenHash, into: connection, logger: logger)
             batch.append(.sessionCreated(session))
+            if session.kind == .verified, let jkt = session.jkt,
+                try await connection.first(
+                    """
+                    INSERT INTO profile_keys (profile_id, jkt, created_at) VALUES (\(profileID), \(jkt), \(now))
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """, logger: logger) != nil
+            {
+                batch.append(.profileNewKey(session, jkt: jkt))
+            }
             try await Self.append(batch, in: connection, logger: logger)
             return IdentifyResult(
                 context: SessionContext(session: session, profile: profile), merge: merge, createdProfile: created)
@@ -281,6 +301,73 @@ extension PostgresStore {
             try await Self.append(batch, in: connection, logger: logger)
             return count
         }
+    }
+
+    public func revokeOtherSessions(sessionID: String, now: Int64, origin: EventOrigin) async throws -> Int? {
+        let logger = logger
+        return try await transaction { connection in
+            guard
+                let seen = try await connection.first(
+                    "SELECT project_id, profile_id FROM sessions WHERE id = \(sessionID)", logger: logger)
+            else { return nil }
+            let projectID = try seen.text(0)
+            // The profile first, then the caller's session, as every path locks them; a session never
+            // changes profile, so a profile gone under the lock took the session with it.
+            guard
+                let profile = try await Self.lockProfile(
+                    projectID: projectID, id: try seen.text(1), .update, in: connection, logger: logger),
+                try await connection.first(
+                    """
+                    SELECT 1 FROM sessions
+                    WHERE id = \(sessionID) AND profile_id = \(profile.id) AND revoked_at IS NULL
+                        AND expires_at > \(now)
+                    FOR UPDATE
+                    """, logger: logger) != nil
+            else { return nil }
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            let count = try await Self.endSessions(
+                """
+                UPDATE sessions SET revoked_at = \(now)
+                WHERE profile_id = \(profile.id) AND id <> \(sessionID) AND revoked_at IS NULL AND expires_at > \(now)
+                RETURNING id, profile_id
+                """, reason: .revoked,
+                devices: """
+                    DELETE FROM devices WHERE session_id IN
+                        (SELECT id FROM sessions WHERE profile_id = \(profile.id) AND id <> \(sessionID))
+                    RETURNING id, profile_id, session_id
+                    """, batch: &batch, in: connection, logger: logger)
+            try await Self.append(batch, in: connection, logger: logger)
+            return count
+        }
+    }
+
+    /// Ends the live sessions of a profile beyond the `limit - 1` most recently authenticated
+    /// (`session.ended`, reason `evicted`), with their devices, to make room for a new one; nothing
+    /// without a limit. The caller holds the profile's lock (FOR UPDATE).
+    static func evictSessions(
+        profileID: String, limit: Int64?, now: Int64, batch: inout EventBatch, in connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        guard let limit else { return }
+        let keep = max(limit - 1, 0)
+        let sessions = try await connection.rows(
+            """
+            UPDATE sessions SET revoked_at = \(now)
+            WHERE id IN (
+                SELECT id FROM sessions WHERE profile_id = \(profileID) AND revoked_at IS NULL AND expires_at > \(now)
+                ORDER BY last_authenticated_at DESC, created_at DESC, id DESC OFFSET \(keep)
+            ) AND revoked_at IS NULL
+            RETURNING id, profile_id
+            """, logger: logger
+        ).map { (id: try $0.text(0), profileID: try $0.text(1)) }
+        guard !sessions.isEmpty else { return }
+        // A statement of its own, as in endSessions: it sees a device whose registration committed
+        // while the UPDATE waited for its session.
+        let ids = sessions.map(\.id)
+        let devices = try await connection.rows(
+            "DELETE FROM devices WHERE session_id = ANY(\(ids)) RETURNING id, profile_id, session_id", logger: logger
+        ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
+        batch.ended(sessions: sessions, devices: devices, reason: .evicted)
     }
 
     public func liveSessions(profileID: String, now: Int64) async throws -> [SessionRecord] {
@@ -411,11 +498,12 @@ extension PostgresStore {
         throw PostgresFailureVanished()
     }
 
-    /// Locks an installation's profile (FOR SHARE) and then the installation row (FOR UPDATE), and
-    /// answers the installation row (`secret_hash, profile_id`, nil when there is none) with its
-    /// profile as locked (nil when it has none).
+    /// Locks an installation's profile (`profileLock`: FOR SHARE unless the start evicts sessions) and
+    /// then the installation row (FOR UPDATE), and answers the installation row (`secret_hash,
+    /// profile_id`, nil when there is none) with its profile as locked (nil when it has none).
     static func lockInstallation(
-        projectID: String, installationID: String, in connection: PostgresConnection, logger: Logger
+        projectID: String, installationID: String, profileLock: ProfileLock = .share,
+        in connection: PostgresConnection, logger: Logger
     ) async throws -> (installation: PostgresCells?, profile: ProfileRecord?) {
         for _ in 0..<8 {
             let seen = try await connection.first(
@@ -428,7 +516,10 @@ extension PostgresStore {
             var profile: ProfileRecord?
             if let profileID {
                 profile = try await connection.first(
-                    "SELECT \(unescaped: profileColumns) FROM profiles WHERE id = \(profileID) FOR SHARE",
+                    """
+                    SELECT \(unescaped: profileColumns) FROM profiles WHERE id = \(profileID)
+                    \(unescaped: profileLock.rawValue)
+                    """,
                     logger: logger
                 ).map(Self.profile)
             }

@@ -323,7 +323,7 @@ public final class PostgresStore: TesseraStore {
                         \(settings.rateLimits.failedIdentifiesPerMinute),
                         \(settings.rateLimits.failedIdentifiesPerInstallationPerMinute),
                         \(settings.sessionBinding.rawValue), \(settings.dpopNonceRequired),
-                        \(project.publishableKeyHash.bytea), \(project.secretKeyHash.bytea))
+                        \(settings.maxSessionsPerProfile), \(project.publishableKeyHash.bytea), \(project.secretKeyHash.bytea))
                     """, logger: logger)
             } catch  where Self.isUniqueViolation(error, constraint: "projects_slug_key") {
                 throw CoreError.slugTaken
@@ -399,6 +399,7 @@ public final class PostgresStore: TesseraStore {
                         = \(settings.rateLimits.failedIdentifiesPerInstallationPerMinute),
                     session_binding = \(settings.sessionBinding.rawValue),
                     dpop_nonce_required = \(settings.dpopNonceRequired),
+                    max_sessions_per_profile = \(settings.maxSessionsPerProfile),
                     updated_at = \(now)
                 WHERE id = \(projectID)
                 RETURNING \(unescaped: Self.projectColumns)

@@ -353,5 +353,21 @@ enum SQLiteMigrations {
             CREATE INDEX webhook_attempts_event_id ON webhook_attempts (event_id);
             """
         ),
+        (
+            11,
+            // The user's devices (issue 27): a project's limit of live sessions per profile, the key
+            // tier a client declares for a bound session, and the device keys each verified profile has
+            // had sessions bound to (profile.new_key the first time a key appears).
+            """
+            ALTER TABLE projects ADD COLUMN max_sessions_per_profile INTEGER;
+            ALTER TABLE sessions ADD COLUMN key_tier TEXT;
+            CREATE TABLE profile_keys (
+                profile_id TEXT NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+                jkt TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                PRIMARY KEY (profile_id, jkt)
+            );
+            """
+        ),
     ]
 }

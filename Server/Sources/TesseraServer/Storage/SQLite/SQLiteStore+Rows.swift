@@ -1,20 +1,22 @@
 extension SQLiteStore {
     static let profileColumns =
         "id, project_id, kind, external_id, verified, name, avatar_url, email, created_at, updated_at, blocked_at"
-    static let sessionColumns =
-        "id, project_id, profile_id, installation_id, kind, created_at, last_authenticated_at, expires_at, revoked_at, jkt"
+    static let sessionColumns = """
+        id, project_id, profile_id, installation_id, kind, created_at, last_authenticated_at, expires_at, revoked_at,
+        jkt, key_tier
+        """
     static let projectColumns = """
         id, name, slug, allow_unverified_identify, require_audience, expected_issuer,
         max_identity_token_lifetime_seconds, leeway_seconds, anonymous_session_minutes,
         identified_session_minutes, created_at, updated_at, rate_limit_anonymous_starts,
         rate_limit_failed_identifies, rate_limit_failed_identifies_installation, session_binding,
-        dpop_nonce_required
+        dpop_nonce_required, max_sessions_per_profile
         """
     static let deviceColumns = "id, project_id, session_id, profile_id, platform, environment, token, created_at"
     static let contextColumns = """
         s.id, s.project_id, s.profile_id, s.installation_id, s.kind, s.created_at, s.last_authenticated_at,
         s.expires_at, s.revoked_at, p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url,
-        p.email, p.created_at, p.updated_at, p.blocked_at, s.jkt
+        p.email, p.created_at, p.updated_at, p.blocked_at, s.jkt, s.key_tier
         """
     // The hottest statements, built once (the connection's statement cache is keyed by their text).
     static let contextByIDSQL =
@@ -33,18 +35,20 @@ extension SQLiteStore {
             updatedAt: row.int(offset + 9), blockedAt: row.optionalInt(offset + 10))
     }
 
-    /// A session of a row of ``sessionColumns`` from `offset`; its `jkt` at `jktAt` (by default after
-    /// the other columns).
+    /// A session of a row of ``sessionColumns`` from `offset`; its `jkt` and `key_tier` at `jktAt` and
+    /// the next column (by default after the other columns).
     static func session(_ row: SQLiteRow, at offset: Int = 0, jktAt: Int? = nil) -> SessionRecord {
         SessionRecord(
             id: row.text(offset), projectID: row.text(offset + 1), profileID: row.text(offset + 2),
             installationID: row.optionalText(offset + 3),
             kind: SessionRecord.Kind(rawValue: row.text(offset + 4)) ?? .anonymous, createdAt: row.int(offset + 5),
             lastAuthenticatedAt: row.int(offset + 6), expiresAt: row.int(offset + 7),
-            revokedAt: row.optionalInt(offset + 8), jkt: row.optionalText(jktAt ?? offset + 9))
+            revokedAt: row.optionalInt(offset + 8), jkt: row.optionalText(jktAt ?? offset + 9),
+            keyTier: row.optionalText((jktAt ?? offset + 9) + 1).flatMap(SessionRecord.KeyTier.init(rawValue:)))
     }
 
-    /// A row of ``contextColumns``: the session's columns, the profile's, then the session's `jkt`.
+    /// A row of ``contextColumns``: the session's columns, the profile's, then the session's `jkt` and
+    /// `key_tier`.
     static func context(_ row: SQLiteRow) -> SessionContext {
         SessionContext(session: session(row, jktAt: 20), profile: profile(row, at: 9))
     }
@@ -63,6 +67,7 @@ extension SQLiteStore {
         settings.rateLimits.failedIdentifiesPerInstallationPerMinute = row.optionalInt(14)
         settings.sessionBinding = ProjectSettings.SessionBinding(rawValue: row.text(15)) ?? .optional
         settings.dpopNonceRequired = row.bool(16)
+        settings.maxSessionsPerProfile = row.optionalInt(17)
         return ProjectRecord(
             id: row.text(0), name: row.text(1), slug: row.text(2), settings: settings, createdAt: row.int(10),
             updatedAt: row.int(11))
@@ -86,11 +91,12 @@ extension SQLiteStore {
 
     static func insert(session: SessionRecord, tokenHash: [UInt8], into connection: SQLiteConnection) throws {
         try connection.run(
-            "INSERT INTO sessions (\(sessionColumns), token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO sessions (\(sessionColumns), token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 .init(session.id), .init(session.projectID), .init(session.profileID), .init(session.installationID),
                 .init(session.kind.rawValue), .init(session.createdAt), .init(session.lastAuthenticatedAt),
-                .init(session.expiresAt), .init(session.revokedAt), .init(session.jkt), .init(tokenHash),
+                .init(session.expiresAt), .init(session.revokedAt), .init(session.jkt),
+                .init(session.keyTier?.rawValue), .init(tokenHash),
             ])
     }
 }

@@ -53,6 +53,9 @@ extension SQLiteStore {
             var session = request.newSession
             session.profileID = profileID!
             session.installationID = request.installationID
+            try Self.evictSessions(
+                profileID: session.profileID, limit: request.maxSessionsPerProfile, now: now, batch: &batch,
+                in: connection)
             try Self.insert(session: session, tokenHash: request.sessionTokenHash, into: connection)
             batch.append(.sessionCreated(session))
             guard
@@ -189,8 +192,17 @@ extension SQLiteStore {
             var session = command.newSession
             session.profileID = profileID
             session.installationID = caller?.session.installationID
+            try Self.evictSessions(
+                profileID: profileID, limit: command.maxSessionsPerProfile, now: now, batch: &batch, in: connection)
             try Self.insert(session: session, tokenHash: command.sessionTokenHash, into: connection)
             batch.append(.sessionCreated(session))
+            if session.kind == .verified, let jkt = session.jkt,
+                try connection.run(
+                    "INSERT OR IGNORE INTO profile_keys (profile_id, jkt, created_at) VALUES (?, ?, ?)",
+                    [.init(profileID), .init(jkt), .init(now)]) == 1
+            {
+                batch.append(.profileNewKey(session, jkt: jkt))
+            }
             guard
                 let profile = try connection.queryFirst(
                     "SELECT \(Self.profileColumns) FROM profiles WHERE id = ?", [.init(profileID)]
@@ -200,6 +212,27 @@ extension SQLiteStore {
             return IdentifyResult(
                 context: SessionContext(session: session, profile: profile), merge: merge, createdProfile: created)
         }
+    }
+
+    /// Ends the live sessions of a profile beyond the `limit - 1` most recently authenticated
+    /// (`session.ended`, reason `evicted`), with their devices, to make room for a new one; nothing
+    /// without a limit.
+    static func evictSessions(
+        profileID: String, limit: Int64?, now: Int64, batch: inout EventBatch, in connection: SQLiteConnection
+    ) throws {
+        guard let limit else { return }
+        let ids = try connection.query(
+            """
+            SELECT id FROM sessions WHERE profile_id = ? AND revoked_at IS NULL AND expires_at > ?
+            ORDER BY last_authenticated_at DESC, created_at DESC, id DESC LIMIT -1 OFFSET ?
+            """,
+            [.init(profileID), .init(now), .init(max(limit - 1, 0))]
+        ).map { SQLiteValue($0.text(0)) }
+        guard !ids.isEmpty else { return }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        try endSessions(
+            where: "id IN (\(marks))", ids, reason: .evicted, now: now, devicesWhere: "session_id IN (\(marks))", ids,
+            batch: &batch, in: connection)
     }
 
     /// Folds profile `source` into `target`: its aliases move, it becomes an alias, and it is deleted
@@ -304,6 +337,29 @@ extension SQLiteStore {
                 where: "profile_id = ? AND expires_at > ?", [.init(profile.id), .init(now)], reason: .admin, now: now,
                 devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ?)", [.init(profile.id)],
                 batch: &batch, in: connection)
+            try Self.append(batch, in: connection)
+            return count
+        }
+    }
+
+    public func revokeOtherSessions(sessionID: String, now: Int64, origin: EventOrigin) async throws -> Int? {
+        try await writer.write { connection in
+            guard
+                let caller = try connection.queryFirst(
+                    """
+                    SELECT project_id, profile_id FROM sessions
+                    WHERE id = ? AND revoked_at IS NULL AND expires_at > ?
+                    """,
+                    [.init(sessionID), .init(now)])
+            else { return nil }
+            let profileID = caller.text(1)
+            var batch = EventBatch(projectID: caller.text(0), origin: origin, now: now)
+            let count = try Self.endSessions(
+                where: "profile_id = ? AND id <> ? AND expires_at > ?",
+                [.init(profileID), .init(sessionID), .init(now)],
+                reason: .revoked, now: now,
+                devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ? AND id <> ?)",
+                [.init(profileID), .init(sessionID)], batch: &batch, in: connection)
             try Self.append(batch, in: connection)
             return count
         }
