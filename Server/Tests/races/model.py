@@ -303,6 +303,18 @@ def revoke_other(world: World, op: Op, log: list) -> Answer:
                                                                       if device.session == op.target], "revoked"))
 
 
+def revoke_others(world: World, op: Op, log: list) -> Answer:
+    """POST /v1/sessions/revoke-others: every other live session of the caller's profile ends, and every
+    device bound to another session of it goes."""
+    if not caller_alive(world, op):
+        return Answer(frozenset({401}), [])
+    profile = world.sessions[op.caller].profile
+    others = [s for s in unrevoked(world, profile, False) if s != op.caller]
+    devices = [d for d, device in world.devices.items()
+               if device.session != op.caller and world.sessions[device.session].profile == profile]
+    return Answer(frozenset({200}), end_sessions(world, others, devices, "revoked"))
+
+
 def device_add(world: World, op: Op, log: list) -> Answer:
     if not caller_alive(world, op):
         return Answer(frozenset({401}), [])
@@ -430,7 +442,8 @@ def webhook_rotate(world: World, op: Op, log: list) -> Answer:
 
 RULES = {
     "restore": restore, "start": restore, "sign_in": sign_in, "promote": identify, "merge": identify, "unchanged": identify, "upgrade": identify,
-    "extend": extend, "sign_out": sign_out, "revoke_other": revoke_other, "device_add": device_add,
+    "extend": extend, "sign_out": sign_out, "revoke_other": revoke_other, "revoke_others": revoke_others,
+    "device_add": device_add,
     "device_remove": device_remove, "block": block, "unblock": unblock, "erase": erase,
     "revoke_all": revoke_all, "admin_end_session": admin_end_session, "cleanup": cleanup,
     "webhook_update": webhook_update, "webhook_delete": webhook_delete, "webhook_rotate": webhook_rotate,

@@ -24,11 +24,10 @@ Usually run through `scripts/race-check`. One run, on one backend:
    identify `sign_in` (publishable key, user u), `promote` (SA, a new user x), `merge` (SA, user u),
    `unchanged` (SP, u), `upgrade` (SV signs in with a signed token for v) · `extend` (SA,
    heartbeat with a duration) · `sign_out` (SA) · `revoke_other` (DELETE /v1/sessions/SP2 by SP) ·
-   `device_add` (SA, the push token DA holds) · `device_remove` (DA by SA) · `block`, `unblock`,
-   `erase`, `revoke_all` (admin) of A, P or V · `admin_end` (DELETE /v1/admin/sessions/{SA or SP2}) ·
+   `revoke_others` (POST /v1/sessions/revoke-others by SP) · `device_add` (SA, the push token DA
+   holds) · `device_remove` (DA by SA) · `block`, `unblock`, `erase`, `revoke_all` (admin) of A, P or V · `admin_end` (DELETE /v1/admin/sessions/{SA or SP2}) ·
    `webhook_update` (PATCH description), `webhook_delete`, `webhook_rotate` · `cleanup` (expiry).
-   There is no "revoke every other session" endpoint: DELETE /v1/sessions/{id} of another session
-   stands for it. Cleanup expiry: the cleanup service runs a pass when a node starts, then every
+   Cleanup expiry: the cleanup service runs a pass when a node starts, then every
    60 s (ServerConfiguration.cleanupInterval, not a command-line option), so a cleanup race sets SA's
    expiry into the past in the database at setup (sessions last at least 5 minutes), and its
    `cleanup` operation is one more `tessera serve` started on the same database, whose first pass
@@ -92,6 +91,7 @@ TEMPLATES: dict[str, tuple[str, str, str, frozenset[str]]] = {
     "extend": ("extend", "", "SA", frozenset({"A"})),
     "sign_out": ("sign_out", "", "SA", frozenset({"A"})),
     "revoke_other": ("revoke_other", "SP2", "SP", frozenset({"P", "SP2"})),
+    "revoke_others": ("revoke_others", "", "SP", frozenset({"P", "SP2", "DP"})),
     "device_add": ("device_add", "", "SA", frozenset({"A", "DA"})),
     "device_remove": ("device_remove", "DA", "SA", frozenset({"A", "DA"})),
     "block_A": ("block", "A", "", frozenset({"A", "SA2", "DA"})),
@@ -115,8 +115,8 @@ GROUPS = {
     "installation A": ["restore", "promote", "merge", "extend", "sign_out", "device_add", "device_remove",
                        "block_A", "unblock_A", "erase_A", "revoke_all_A", "admin_end_SA"],
     "new installation I": ["start"],
-    "profile P": ["sign_in", "merge", "unchanged", "revoke_other", "block_P", "unblock_P", "erase_P", "revoke_all_P",
-                  "admin_end_SP2"],
+    "profile P": ["sign_in", "merge", "unchanged", "revoke_other", "revoke_others", "block_P", "unblock_P", "erase_P",
+                  "revoke_all_P", "admin_end_SP2"],
     "profile V": ["upgrade", "block_V", "erase_V"],
     "webhook W": ["webhook_update", "webhook_delete", "webhook_rotate"],
 }
@@ -371,6 +371,8 @@ class Race:
             return "POST", "/v1/sessions/revoke", caller, None
         if kind == "revoke_other":
             return "DELETE", f"/v1/sessions/{ids[op.target]}", caller, None
+        if kind == "revoke_others":
+            return "POST", "/v1/sessions/revoke-others", caller, None
         if kind == "device_add":
             return "POST", "/v1/devices", caller, {"platform": "apns", "token": self.push_token}
         if kind == "device_remove":

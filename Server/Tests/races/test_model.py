@@ -123,6 +123,18 @@ class ModelTests(unittest.TestCase):
         self.assertTrue(any(t.startswith("missing event device.removed")
                             for t in M.differences(outcome, [204], observed, outcome.state)))
 
+    def test_revoke_others_ends_every_other_session_of_the_profile(self):
+        w = world()
+        alone = M.run_order(w, [M.Op("revoke_others", 0, caller="SP")], (0,))
+        self.assertEqual(sorted(alone.answers[0].statuses), [200])
+        self.assertEqual(alone.events, Counter([
+            ev("session.ended", session_id="SP2", profile_id="P", reason="revoked"),
+            ev("device.removed", device_id="DP", profile_id="P", session_id="SP2")]))
+        # After a merge of A into P, the session the merge opened is one of P's: revoke-others ends it.
+        ops = [M.Op("merge", 0, caller="SA", user="u"), M.Op("revoke_others", 1, caller="SP")]
+        merge_first = M.run_order(w, ops, (0, 1))
+        self.assertIn(ev("session.ended", session_id="S:0", profile_id="P", reason="revoked"), merge_first.events)
+        self.assertNotIn(ev("session.ended", session_id="SP", profile_id="P", reason="revoked"), merge_first.events)
 
 if __name__ == "__main__":
     unittest.main()
