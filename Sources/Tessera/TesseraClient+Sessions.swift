@@ -48,6 +48,34 @@ extension TesseraClient {
         public func revoke(sessionID: String) async throws {
             try await client.revokeSession(id: sessionID)
         }
+
+        /// Ends every other session of the current profile ("sign out everywhere else"); the current
+        /// session stays. Same as ``TesseraClient/revokeOtherSessions()``.
+        /// - Returns: How many sessions the server ended.
+        @discardableResult
+        public func revokeOthers() async throws -> Int {
+            try await client.revokeOtherSessions()
+        }
+    }
+
+    /// Ends every other session of the current profile, on every device ("sign out everywhere else"),
+    /// with the push tokens registered through them; this session and its push token stay.
+    ///
+    /// A session from the client-asserted ``identify(userID:)`` manages only itself: the server ends
+    /// nothing for it and the answer is 0.
+    /// - Returns: How many sessions the server ended.
+    /// - Throws: ``TesseraError`` `no_session` without a session, or the server's error (a session that
+    ///   ended meanwhile ends locally as for any call).
+    @discardableResult
+    public func revokeOtherSessions() async throws -> Int {
+        _ = try await requireState()
+        guard let current = state?.session else { throw TesseraError(.noSession, message: "There is no session.") }
+        do {
+            return try await api.revokeOtherSessions(sessionToken: current.token)
+        } catch let error where error.endsSession {
+            endSession(error.code == .sessionExpired ? .expired : .revoked, token: current.token)
+            throw error
+        }
     }
 
     func authenticate(duration: Duration?) async throws -> Session {

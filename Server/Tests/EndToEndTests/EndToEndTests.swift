@@ -141,6 +141,42 @@ import Testing
         }
     }
 
+    @Test func revokeOtherSessionsSignsOutEveryOtherDeviceAndKeepsThisOne() async throws {
+        try await Self.withServer { server in
+            let (phoneState, tabletState) = (Self.temporaryDirectory(), Self.temporaryDirectory())
+            defer {
+                try? FileManager.default.removeItem(at: phoneState)
+                try? FileManager.default.removeItem(at: tabletState)
+            }
+            // Alice on two devices, each with its push token.
+            let phone = server.client(stateDirectory: phoneState)
+            let tablet = server.client(stateDirectory: tabletState)
+            for device in [phone, tablet] {
+                try await device.start()
+                _ = try await device.identify(signedIdentityToken: server.identityToken(sub: "alice-everywhere"))
+            }
+            _ = try await phone.registerDeviceToken("apns-phone", platform: .apns, environment: .sandbox)
+            _ = try await tablet.registerDeviceToken("apns-tablet", platform: .apns, environment: .sandbox)
+            let alice = try #require(await phone.profile)
+            #expect(await tablet.profile?.id == alice.id)
+            let tabletToken = try #require(await tablet.sessions.token)
+
+            #expect(try await phone.revokeOtherSessions() == 1)
+            let (_, sessions) = try await server.admin("GET", "/v1/admin/profiles/\(alice.id)/sessions")
+            let live = (sessions["sessions"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            #expect(live == [try #require(await phone.sessions.current?.id)], "only the phone's session is live")
+            let (_, devices) = try await server.admin("GET", "/v1/admin/profiles/\(alice.id)/devices")
+            let tokens = (devices["devices"] as? [[String: Any]] ?? []).compactMap { $0["token"] as? String }
+            #expect(tokens == ["apns-phone"], "the tablet's push token went with its session")
+            #expect(try await phone.sessions.list().map(\.id) == live)
+            // The tablet learns it at its next check: its session was revoked.
+            await #expect(throws: TesseraError.self) { try await tablet.sessions.authenticate() }
+            #expect(await tablet.sessions.token != tabletToken)
+            // Nothing left to end.
+            #expect(try await phone.sessions.revokeOthers() == 0)
+        }
+    }
+
     @Test func anExpiredIdentityTokenIsATypedErrorAndLeavesTheSDKAnonymous() async throws {
         try await Self.withServer { server in
             let state = Self.temporaryDirectory()

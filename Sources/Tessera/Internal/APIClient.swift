@@ -50,6 +50,12 @@ struct APIClient: Sendable {
         try await sendExpectingNoContent("DELETE", "v1/sessions/\(id)", body: EmptyBody?.none, credential: sessionToken)
     }
 
+    func revokeOtherSessions(sessionToken: String) async throws(TesseraError) -> Int {
+        let response: SessionsEndedResponse = try await send(
+            "POST", "v1/sessions/revoke-others", body: EmptyBody(), credential: sessionToken)
+        return response.ended
+    }
+
     func me(credential: String) async throws(TesseraError) -> MeResponse {
         try await send("GET", "v1/me", body: EmptyBody?.none, credential: credential)
     }

@@ -31,6 +31,11 @@ struct SessionsResponse: Decodable, Sendable {
     var sessions: [Session]
 }
 
+/// `POST /v1/sessions/revoke-others`: how many sessions it ended.
+struct SessionsEndedResponse: Decodable, Sendable {
+    var ended: Int
+}
+
 struct ErrorResponse: Decodable, Sendable {
     struct Body: Decodable, Sendable {
         var code: String
