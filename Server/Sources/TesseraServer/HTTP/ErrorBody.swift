@@ -11,14 +11,16 @@ extension APIError: HTTPResponseError {
         .json(status, body: ByteBuffer(bytes: Self.body(code: code, message: message)), headers: headers)
     }
 
-    /// The error shape of every answer: `{"error": {"code", "message"}}`.
-    static func body(code: Code, message: String) -> [UInt8] {
+    /// The error shape of every answer: `{"error": {"code", "message"}}`; `details` writes members of
+    /// its own after them (the readiness of a node that is not ready).
+    static func body(code: Code, message: String, details: (inout JSONWriter) -> Void = { _ in }) -> [UInt8] {
         var writer = JSONWriter()
         writer.objectStart()
         writer.key("error")
         writer.objectStart()
         writer.field("code", code.rawValue)
         writer.field("message", message)
+        details(&writer)
         writer.objectEnd()
         writer.objectEnd()
         return writer.bytes

@@ -35,17 +35,11 @@ struct OperationsController: Sendable {
     func ready(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let report = await core.readiness.check()
         guard report.isReady else {
-            return .json(.serviceUnavailable) { writer in
-                writer.objectStart()
-                writer.key("error")
-                writer.objectStart()
-                writer.field("code", ErrorCode.serviceUnavailable.rawValue)
-                writer.field("message", report.message)
+            let body = APIError.body(code: .serviceUnavailable, message: report.message) { writer in
                 writer.key("readiness")
                 Self.write(report, to: &writer)
-                writer.objectEnd()
-                writer.objectEnd()
             }
+            return .json(.serviceUnavailable, body: ByteBuffer(bytes: body))
         }
         return .json { writer in Self.write(report, to: &writer) }
     }
