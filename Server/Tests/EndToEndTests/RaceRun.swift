@@ -131,30 +131,24 @@ struct RaceRun {
         let provider = ClosureIdentityTokenProvider { request in
             request.externalUserID.map { server.identityToken(sub: $0) }
         }
-        let client = TesseraClient(
-            configuration: TesseraConfiguration(
-                serverURL: server.baseURL,
-                publishableKey: server.project.publishableKey,
-                credentialStore: store,
-                transport: scheduler.gate(TesseraConfiguration.urlSessionTransport),
-                clock: clock,
-                logHandler: { scheduler.noteEvent("  sdk: \($0.message)") },
-                identityTokenProvider: provider,
-                random: { jitter.withLock { $0.unit() } },
-                observesApplicationLifecycle: false
-            ))
-        // The app's extension: the same store, server and clock; launched by an operation, if at all.
-        let extensionClient = TesseraClient(
-            configuration: TesseraConfiguration(
-                serverURL: server.baseURL,
-                publishableKey: server.project.publishableKey,
-                credentialStore: store,
-                transport: scheduler.gate(TesseraConfiguration.urlSessionTransport),
-                clock: clock,
-                logHandler: { scheduler.noteEvent("  ext: \($0.message)") },
-                random: { jitter.withLock { $0.unit() } },
-                observesApplicationLifecycle: false
-            ))
+        // The app, and its extension: the same store, server and clock (no identity-token provider: an
+        // extension that never signs in by itself); the extension is launched by an operation, if at all.
+        func makeClient(tag: String, provider: (any IdentityTokenProvider)?) -> TesseraClient {
+            TesseraClient(
+                configuration: TesseraConfiguration(
+                    serverURL: server.baseURL,
+                    publishableKey: server.project.publishableKey,
+                    credentialStore: store,
+                    transport: scheduler.gate(TesseraConfiguration.urlSessionTransport),
+                    clock: clock,
+                    logHandler: { scheduler.noteEvent("  \(tag): \($0.message)") },
+                    identityTokenProvider: provider,
+                    random: { jitter.withLock { $0.unit() } },
+                    observesApplicationLifecycle: false
+                ))
+        }
+        let client = makeClient(tag: "sdk", provider: provider)
+        let extensionClient = makeClient(tag: "ext", provider: nil)
         let clients = RaceClients(app: client, extension: extensionClient)
 
         let problems = Guarded<[String]>([])
