@@ -165,6 +165,14 @@ struct SessionBindingTests {
             let ignored = try await device.start()
             #expect(ignored["session"]["binding"] is NSNull)
             #expect(try await client.send(.get, "/v1/me", bearer: ignored.sessionToken).status == .ok)
+            // A header longer than the contract's maxLength is bad input even when proofs are ignored.
+            let oversized = String(repeating: "z", count: DPoPGate.maximumProofLength + 1)
+            var headers: HTTPFields = [.authorization: "Bearer \(try #require(ignored.sessionToken))"]
+            headers[.dpop] = oversized
+            let tooLong = try await client.send(.get, "/v1/me", headers: headers)
+            #expect(tooLong.status == .badRequest && tooLong.errorCode == "invalid_request")
+            headers[.dpop] = String(oversized.dropFirst())
+            #expect(try await client.send(.get, "/v1/me", headers: headers).status == .ok)
             try await client.admin(.patch, "/v1/admin/project", body: #"{"session_binding":"required"}"#)
             let refused = try await client.anonymous()
             #expect(refused.status == .badRequest && refused.errorCode == "dpop_proof_required")

@@ -18,6 +18,10 @@ struct DPoPGate: Sendable {
     /// How far a proof's `iat` may lie from the server's time, either way.
     static let clockSkewSeconds: TimeInterval = 60
 
+    /// The longest `DPoP` header accepted (the contract's `maxLength`); a longer one is
+    /// `invalid_request`, whether or not the project binds sessions.
+    static let maximumProofLength = 8192
+
     /// What a request presents for RFC 9449.
     struct Presented: Sendable {
         var method: String
