@@ -170,7 +170,7 @@ struct SessionBindingTests {
             var headers: HTTPFields = [.authorization: "Bearer \(try #require(ignored.sessionToken))"]
             headers[.dpop] = oversized
             let tooLong = try await client.send(.get, "/v1/me", headers: headers)
-            #expect(tooLong.status == .badRequest && tooLong.errorCode == "invalid_request")
+            #expect(tooLong.status == .unauthorized && tooLong.errorCode == "dpop_proof_invalid")
             headers[.dpop] = String(oversized.dropFirst())
             #expect(try await client.send(.get, "/v1/me", headers: headers).status == .ok)
             try await client.admin(.patch, "/v1/admin/project", body: #"{"session_binding":"required"}"#)

@@ -19,7 +19,7 @@ struct DPoPGate: Sendable {
     static let clockSkewSeconds: TimeInterval = 60
 
     /// The longest `DPoP` header accepted (the contract's `maxLength`); a longer one is
-    /// `invalid_request`, whether or not the project binds sessions.
+    /// `dpop_proof_invalid`, whether or not the project binds sessions.
     static let maximumProofLength = 8192
 
     /// What a request presents for RFC 9449.

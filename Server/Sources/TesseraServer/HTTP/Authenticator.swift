@@ -64,8 +64,8 @@ struct Authenticator: Sendable {
         let header = request.headers[.dpop]
         if let header, header.utf8.count > DPoPGate.maximumProofLength {
             // Refused whatever the project's binding setting, as the contract's `maxLength` says: a
-            // header no proof could fill is bad input, never silently ignored.
-            throw CoreError.invalidRequest("the DPoP header is longer than \(DPoPGate.maximumProofLength) bytes.")
+            // header no proof could fill is a bad proof, never silently ignored.
+            throw CoreError.dpopProofInvalid("the DPoP header is longer than \(DPoPGate.maximumProofLength) bytes.")
         }
         if header == nil, context.caller?.context.session.jkt == nil { return (nil, nil) }
         let runtime = try context.project()
