@@ -132,6 +132,37 @@ class Flows:
             b.check_page()
             self.ok("the next page opens", b.error_code() is None and "cursor" in b.query(), b.driver.current_url)
 
+    def times(self) -> None:
+        """Times read relative with the exact UTC on hover, or in UTC, or in local time; the choice is kept."""
+        b = self.browser
+        b.go("audit")
+        first = lambda: b.driver.find_elements("css selector", "time[datetime]")  # noqa: E731
+        if not self.ok("the audit log has times", first(), b.heading()):
+            return
+        exact = first()[0].get_attribute("title") or ""
+        text = first()[0].text
+        self.ok("a time reads relative by default, the exact UTC in its title",
+                re.search(r"\bago\b|^now$|^in ", text) and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", exact),
+                f"{text!r}, title {exact!r}")
+        choose = lambda value: b.driver.execute_script(  # noqa: E731
+            "var s = document.getElementById('time-display'); s.value = arguments[0];"
+            "s.dispatchEvent(new Event('change'));", value)
+        b.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Asia/Kolkata"})
+        try:
+            b.go("audit")
+            choose("local")
+            local = first()[0].text
+            self.ok("local time shows the instant in the browser's zone (UTC+5:30 here)",
+                    "GMT+5:30" in local or "IST" in local, f"{local!r} for {exact!r}")
+            b.go("audit")
+            self.ok("the choice is kept across pages", b.driver.find_element("id", "time-display")
+                    .get_attribute("value") == "local" and first()[0].text == local, first()[0].text)
+            choose("utc")
+            self.ok("UTC shows the exact time", first()[0].text == exact, f"{first()[0].text!r}")
+        finally:
+            choose("relative")
+            b.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})
+
     def search(self) -> None:
         b = self.browser
         person = self.people["search"]
@@ -552,7 +583,7 @@ def main() -> int:
             check(f"{label}: setup (server, nginx, browser, operators, data)", False, f"{type(error).__name__}: {error}")
             return 1
         print(f"console flows ({label}): browser at {base}/console/, server log {server.log_path}", flush=True)
-        for name in ("enrollment", "wrong_password", "log_in", "pages", "search", "revoke", "block_and_erase", "keys",
+        for name in ("enrollment", "wrong_password", "log_in", "pages", "times", "search", "revoke", "block_and_erase", "keys",
                      "settings", "webhooks", "inspector", "audit_and_operators", "lockout", "get_on_post", "csrf",
                      "viewer", "axe"):
             flows.flow(name.replace("_", " "), getattr(flows, name))

@@ -2,7 +2,8 @@
 ///
 /// Hand-written and small: no build step, no third-party code, nothing fetched from another
 /// origin. The pages work without the script; it only adds conveniences (the erase button waits
-/// for the typed confirmation, the project switcher switches on change, danger buttons ask first).
+/// for the typed confirmation, the project switcher switches on change, danger buttons ask first,
+/// times read relative, in UTC or in local time).
 enum ConsoleAssets {
     enum Asset: Sendable {
         case css, javascript
@@ -123,6 +124,56 @@ enum ConsoleAssets {
               if (event.submitter === button && !window.confirm(button.textContent + "?")) { event.preventDefault(); }
             });
           });
+          // Times (last, so nothing above depends on it): relative ("5 minutes ago") by default with the exact UTC on hover, or UTC, or the
+          // browser's local time; the choice is kept in this browser. Without the script, UTC.
+          var times = document.querySelectorAll("time[datetime]");
+          var who = document.querySelector("header.top .who");
+          if (times.length && who) {
+            var key = "tessera.console.times";
+            var mode = "relative";
+            try { mode = localStorage.getItem(key) || mode; } catch (error) { /* storage refused: the default */ }
+            if (["relative", "utc", "local"].indexOf(mode) < 0) { mode = "relative"; }
+            var units = [["year", 31536000], ["month", 2592000], ["week", 604800], ["day", 86400], ["hour", 3600],
+              ["minute", 60], ["second", 1]];
+            var relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+            var local = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric",
+              hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
+            var render = function () {
+              times.forEach(function (time) {
+                if (!time.dataset.utc) { time.dataset.utc = time.textContent; }
+                var date = new Date(time.getAttribute("datetime"));
+                time.title = time.dataset.utc;
+                if (mode === "utc" || isNaN(date.getTime())) {
+                  time.textContent = time.dataset.utc;
+                } else if (mode === "local") {
+                  time.textContent = local.format(date);
+                } else {
+                  var seconds = Math.round((date.getTime() - Date.now()) / 1000);
+                  var unit = units.find(function (each) { return Math.abs(seconds) >= each[1]; }) || units[6];
+                  time.textContent = relative.format(Math.round(seconds / unit[1]), unit[0]);
+                }
+              });
+            };
+            var label = document.createElement("label");
+            label.textContent = "Times ";
+            var select = document.createElement("select");
+            select.id = "time-display";
+            [["relative", "relative"], ["utc", "UTC"], ["local", "local time"]].forEach(function (option) {
+              var element = document.createElement("option");
+              element.value = option[0];
+              element.textContent = option[1];
+              select.appendChild(element);
+            });
+            select.value = mode;
+            select.addEventListener("change", function () {
+              mode = select.value;
+              try { localStorage.setItem(key, mode); } catch (error) { /* kept for this page only */ }
+              render();
+            });
+            label.appendChild(select);
+            who.insertBefore(label, who.firstChild);
+            render();
+          }
         })();
         """
 }
