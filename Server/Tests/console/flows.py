@@ -404,6 +404,29 @@ class Flows:
         revoked = self.people["revoke"]["session_id"]
         self.ok("the audit log shows the operator's actions (the session they ended)", b.error_code() is None
                 and "operator" in text and revoked in text, f"{b.error_code()}, revoked session shown {revoked in text}")
+        # Filters: only the sessions the owner ended; the CSV link downloads the same entries.
+        forms = b.forms("audit")
+        if self.ok("the audit log has a filter form", forms, b.heading()):
+            owner = [option.get_attribute("value") for option in b.driver.find_elements("css selector", "#actor option")
+                     if option.text == self.emails["owner"]]
+            b.submit(forms[0], {"type": "session.ended", "actor": owner[0] if owner else "?"})
+            types = [cell.text for cell in b.driver.find_elements(
+                "xpath", "//table[caption[normalize-space()='Audit entries']]//tr/td[2]//code")]
+            self.ok("filtering the audit log by type and operator lists only those entries", b.error_code() is None
+                    and types and set(types) == {"session.ended"} and revoked in b.text(),
+                    f"{b.error_code()}, types {sorted(set(types))}")
+            link = b.driver.find_element("id", "audit-csv").get_attribute("href")
+            csv = b.driver.execute_async_script("""
+                const done = arguments[arguments.length - 1];
+                fetch(arguments[0], {credentials: 'same-origin'})
+                  .then(r => r.text().then(t => done([r.status, r.headers.get('content-type'), t])))
+                  .catch(e => done([-1, '', String(e)]));""", link)
+            lines = csv[2].split("\r\n")
+            self.ok("the CSV link downloads the filtered entries as CSV", csv[0] == 200
+                    and str(csv[1]).startswith("text/csv") and lines[0].startswith("sequence,type,at,actor")
+                    and len([line for line in lines[1:] if line]) == len(types)
+                    and all('"session.ended"' in line for line in lines[1:] if line),
+                    f"{csv[0]} {csv[1]}, {len(lines)} lines for {len(types)} rows")
         b.go("operators")
         forms = b.forms("operator-create")
         if not self.ok("the operators page has a create form", forms, b.heading()):

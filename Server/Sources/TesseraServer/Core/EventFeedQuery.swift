@@ -64,4 +64,63 @@ enum AuditQuery {
         }
         return (before, size)
     }
+
+    /// The audit filters of a query (each optional): `type` an event type, `actor` `secret_key` or an
+    /// operator ID, `profile` a profile ID, `from` and `to` days (`2026-11-28`, UTC, both included).
+    static func filter(type: String?, actor: String?, profile: String?, from: String?, to: String?)
+        throws(CoreError) -> AuditFilter
+    {
+        var filter = AuditFilter()
+        if let type {
+            guard EventTypes.known.contains(type) else { throw CoreError.invalidRequest("type is not an event type.") }
+            filter.type = type
+        }
+        if let actor {
+            if actor == EventActor.Kind.secretKey.rawValue {
+                filter.actor = .secretKey
+            } else if InputRules.isIdentifier(actor, prefix: "opr_") {
+                filter.actor = .operator(actor)
+            } else {
+                throw CoreError.invalidRequest("actor must be secret_key or an operator ID (opr_…).")
+            }
+        }
+        if let profile {
+            guard InputRules.isIdentifier(profile, prefix: "usr_") else {
+                throw CoreError.invalidRequest("profile must be a profile ID (usr_…).")
+            }
+            filter.profileID = profile
+        }
+        if let from {
+            guard let day = day(from) else { throw CoreError.invalidRequest("from must be a day: 2026-11-28.") }
+            filter.from = day
+        }
+        if let to {
+            guard let day = day(to) else { throw CoreError.invalidRequest("to must be a day: 2026-11-28.") }
+            filter.until = day + 86_400
+        }
+        if let from = filter.from, let until = filter.until, from >= until {
+            throw CoreError.invalidRequest("from must not be after to.")
+        }
+        return filter
+    }
+
+    /// The first second (Unix, UTC) of a `YYYY-MM-DD` day from 1970 to 9999, or nil.
+    static func day(_ text: String) -> Int64? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].utf8.count == 4, parts[1].utf8.count == 2, parts[2].utf8.count == 2,
+            parts.allSatisfy({ $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }),
+            let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
+            year >= 1970, (1...12).contains(month), day >= 1
+        else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let lengths: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard day <= lengths[Int(month) - 1] else { return nil }
+        // Days since 1970-01-01 (the civil-from-days inverse, Howard Hinnant's algorithm).
+        let y = month <= 2 ? year - 1 : year
+        let era = y / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return (era * 146_097 + dayOfEra - 719_468) * 86_400
+    }
 }

@@ -270,9 +270,9 @@ public protocol TesseraStore: Sendable {
 
     /// The feed: a project's events after `query.after`, in sequence order, at most `query.limit`.
     func events(_ query: EventQuery) async throws -> [EventRecord]
-    /// The audit log: a project's events made with a secret key or by an operator, newest first,
-    /// those before sequence `before` when given, at most `limit`.
-    func auditEvents(projectID: String, before: Int64?, limit: Int) async throws -> [EventRecord]
+    /// The audit log: a project's events made with a secret key or by an operator that `filter`
+    /// matches, newest first, those before sequence `before` when given, at most `limit`.
+    func auditEvents(projectID: String, filter: AuditFilter, before: Int64?, limit: Int) async throws -> [EventRecord]
     /// A project's events newest first, those before sequence `before` when given, of one type and
     /// about one profile when given, at most `limit` (the console's recent sessions and a profile's events).
     func recentEvents(projectID: String, type: String?, profileID: String?, before: Int64?, limit: Int) async throws
@@ -300,6 +300,11 @@ public protocol TesseraStore: Sendable {
 }
 
 extension TesseraStore {
+    /// Every audit entry, newest first (see ``auditEvents(projectID:filter:before:limit:)``).
+    func auditEvents(projectID: String, before: Int64?, limit: Int) async throws -> [EventRecord] {
+        try await auditEvents(projectID: projectID, filter: .all, before: before, limit: limit)
+    }
+
     /// Records one attempt (see ``recordWebhookAttempts(_:)``).
     func recordWebhookAttempt(_ result: WebhookAttemptResult) async throws -> Bool {
         try await recordWebhookAttempts([result]).first ?? false
