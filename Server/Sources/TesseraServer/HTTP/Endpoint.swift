@@ -13,8 +13,9 @@ struct Endpoint: Sendable {
     let path: String
     let accepts: CredentialRequirement
     /// Whether the endpoint changes something, so that a DPoP proof's `jti` is single-use on it
-    /// (RFC 9449 §11.1). The heartbeat only checks and stays free of writes; its extension spends
-    /// the proof in its handler.
+    /// (RFC 9449 §11.1). The heartbeat spends its proof too: it writes nothing itself, but the same
+    /// method, URL and credential with a body are an extension, so an unspent heartbeat proof
+    /// would extend the session for whoever captured it.
     let spendsProof: Bool
     let handler: Handler
 

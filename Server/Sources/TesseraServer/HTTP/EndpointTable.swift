@@ -15,7 +15,10 @@ enum EndpointTable {
             Endpoint(.post, "/v1/sessions/anonymous", accepts: .publishableKey, sessions.startAnonymous),
             Endpoint(
                 .post, "/v1/sessions/identify", accepts: .publishableKeyOrSession, spendsProof: true, sessions.identify),
-            Endpoint(.post, "/v1/sessions/authenticate", accepts: .sessionOrExpiredJWT, sessions.authenticate),
+            // A heartbeat spends its proof too: the same proof with a body would extend the session.
+            Endpoint(
+                .post, "/v1/sessions/authenticate", accepts: .sessionOrExpiredJWT, spendsProof: true,
+                sessions.authenticate),
             Endpoint(.post, "/v1/sessions/revoke", accepts: .session, spendsProof: true, sessions.revoke),
             Endpoint(
                 .post, "/v1/sessions/revoke-others", accepts: .session, spendsProof: true, sessions.revokeOthers),

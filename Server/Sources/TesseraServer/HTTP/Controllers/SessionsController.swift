@@ -182,7 +182,7 @@ struct SessionsController: Sendable {
                 .ok, context: caller.context, token: caller.sessionToken, runtime: caller.runtime,
                 now: core.currentTime().seconds, shareSecond: true, extensionCapped: nil)
         }
-        return try await extend(request, caller: caller, proof: context.dpopProof)
+        return try await extend(request, caller: caller)
     }
 
     /// Binds a new session to the request's device key, with the key tier the client declares
@@ -214,7 +214,7 @@ struct SessionsController: Sendable {
     }
 
     /// `POST /v1/sessions/authenticate` with a body: a heartbeat that may extend the session.
-    private func extend(_ request: Request, caller: Caller, proof: DPoPProof?) async throws -> Response {
+    private func extend(_ request: Request, caller: Caller) async throws -> Response {
         let body = try await bodies.decodeIfPresent(DurationBody.self, from: request)
         let now = core.currentTime().seconds
         var session = caller.context
@@ -229,8 +229,6 @@ struct SessionsController: Sendable {
             let length = try core.sessions.sessionLength(
                 requested: requested, kind: session.session.kind, settings: caller.runtime.settings)
             capped = length.capped
-            // Extending changes the session: its proof is single-use, unlike a heartbeat's.
-            if let proof { try await core.dpop.consume(proof) }
             guard
                 let extended = try await core.store.extendSession(
                     sessionID: session.session.id, expiresAt: now + length.minutes * 60, now: now)
