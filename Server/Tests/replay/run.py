@@ -42,8 +42,6 @@ import http.client
 import json
 import os
 import random
-import shutil
-import socket
 import sys
 import tempfile
 import time
@@ -577,7 +575,7 @@ def main() -> int:
     print(f"\n━━ replay summary ({arguments.database}, seed {arguments.seed})")
     print("by kind:     " + ", ".join(f"{kind} {count}" for kind, count in sorted(run.attempts.items())))
     print("by endpoint: " + ", ".join(f"{name} {count}" for name, count in sorted(run.by_endpoint.items())))
-    print("controls accepted: " + ", ".join(f"{name} {count}" for name, count in sorted(run.controls.items())))
+    print(f"controls accepted: {sum(run.controls.values())} (" + ", ".join(f"{name} {count}" for name, count in sorted(run.controls.items())) + ")")
     print(f"refused with another code than expected: {len(run.wrong_code)}; other failures: {len(run.failures)}")
     kinds = Counter()
     for kind, count in run.attempts.items():
