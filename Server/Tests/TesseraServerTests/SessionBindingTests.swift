@@ -108,11 +108,20 @@ struct SessionBindingTests {
         }
     }
 
-    @Test("A proof's jti is single-use where the call changes something, the heartbeat included")
+    @Test("A proof's jti is single-use where the call changes something, and at a heartbeat with the token")
     func replay() async throws {
         try await TestEnvironment.withApp { environment, client in
             let device = Device(client: client)
-            let token = try #require(try await device.start().sessionToken)
+            let started = try await device.start()
+            let token = try #require(started.sessionToken)
+            // A JWT cannot extend: its heartbeat writes nothing, and its proof may repeat in its window.
+            let jwt = try #require(started.sessionJWT)
+            let jwtHeartbeat = try device.proof(.post, "/v1/sessions/authenticate", credential: jwt)
+            for _ in 0..<2 {
+                #expect(
+                    try await device.send(.post, "/v1/sessions/authenticate", credential: jwt, proof: jwtHeartbeat)
+                        .status == .ok)
+            }
             let heartbeat = try device.proof(.post, "/v1/sessions/authenticate", credential: token)
             #expect(
                 try await device.send(.post, "/v1/sessions/authenticate", credential: token, proof: heartbeat).status

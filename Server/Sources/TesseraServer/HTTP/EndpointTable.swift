@@ -15,10 +15,8 @@ enum EndpointTable {
             Endpoint(.post, "/v1/sessions/anonymous", accepts: .publishableKey, sessions.startAnonymous),
             Endpoint(
                 .post, "/v1/sessions/identify", accepts: .publishableKeyOrSession, spendsProof: true, sessions.identify),
-            // A heartbeat spends its proof too: the same proof with a body would extend the session.
-            Endpoint(
-                .post, "/v1/sessions/authenticate", accepts: .sessionOrExpiredJWT, spendsProof: true,
-                sessions.authenticate),
+            // Spends a proof that comes with the session token, in its handler (SessionsController.authenticate).
+            Endpoint(.post, "/v1/sessions/authenticate", accepts: .sessionOrExpiredJWT, sessions.authenticate),
             Endpoint(.post, "/v1/sessions/revoke", accepts: .session, spendsProof: true, sessions.revoke),
             Endpoint(
                 .post, "/v1/sessions/revoke-others", accepts: .session, spendsProof: true, sessions.revokeOthers),

@@ -173,8 +173,15 @@ struct SessionsController: Sendable {
     /// and caches of other systems, so it may only check and refresh itself (an expired one within its
     /// session's life). Otherwise a leaked JWT, even long expired, could keep its session alive to the
     /// project's maximum.
+    ///
+    /// A DPoP proof that comes with the session token is single-use, heartbeat or extension: the two
+    /// share method, URL and credential (only the body differs, which a proof does not cover), so a
+    /// captured heartbeat proof left unspent would extend the session for whoever sent it again with
+    /// a duration. A JWT cannot extend: its heartbeat stays free of writes, and its proof may repeat
+    /// within its window as a read's does.
     func authenticate(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let caller = try context.session()
+        if caller.sessionToken != nil, let proof = context.dpopProof { try await core.dpop.consume(proof) }
         // The heartbeat has no body: nothing to decode, nothing to await. Answered here, in a frame with
         // nothing held across a suspension, it leaves its task's frames inside the first allocation slab.
         guard BodyReader.mayHaveBody(request) else {
