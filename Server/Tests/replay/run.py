@@ -17,10 +17,11 @@ legitimate proofs, then sends N attacks at every endpoint that takes a session c
 each with the session token or the session JWT, and one of these kinds (KINDS below): no proof; a
 proof of another key; a stale or future `iat`; a wrong `htm`; an `htu` of another host or path; an
 `ath` of another credential, or none; the `Bearer` scheme with a valid proof, or without one; and, on
-the calls that change something (and the heartbeat, whose proof would otherwise extend the session
-when sent again with a body), a captured legitimate proof replayed on the node that took it and on
-the other one. A captured proof of a read (GET /v1/me, GET /v1/sessions) is not replayed: the contract
-lets a read repeat within the proof's window. The proofs with a bad claim are signed by the victim's own key (the strongest case: a
+the calls that change something (and the heartbeat with the session token, whose proof would
+otherwise extend the session when sent again with a body), a captured legitimate proof replayed on
+the node that took it and on the other one. A captured proof of a read (GET /v1/me, GET /v1/sessions,
+a heartbeat with the JWT) is not replayed as such: the contract lets a read repeat within the proof's
+window; a JWT heartbeat's proof is sent again as an extension, which a JWT may not make (403). The proofs with a bad claim are signed by the victim's own key (the strongest case: a
 server that took them would make every captured proof good for other requests).
 
 Every attack must be refused with its 401 code and change nothing: the admin API must show the victims'
@@ -414,17 +415,19 @@ class Run:
             raise ValueError(kind)
         return Request(method, path, scheme, credential, proof, body)
 
-    def judge(self, kind: str, endpoint: str, request: Request, node: Node, answer: Answer, expected: set[str]) -> None:
+    def judge(self, kind: str, endpoint: str, request: Request, node: Node, answer: Answer, expected: set[str],
+              status: int = 401) -> None:
         self.attempts[kind] += 1
         self.by_endpoint[endpoint] += 1
         if 200 <= answer.status < 300 or answer.status >= 500:
             self.accepted.append(f"ACCEPTED {kind} at {endpoint}: {describe(request, node)} → {answer.status}")
             print("FAIL " + self.accepted[-1], flush=True)
-        elif answer.status != 401 or answer.code not in expected:
+        elif answer.status != status or answer.code not in expected:
             self.wrong_code.append(f"{kind} at {endpoint}: {describe(request, node)} → {answer.status} {answer.code}, "
-                                   f"expected 401 {'/'.join(sorted(expected))}")
+                                   f"expected {status} {'/'.join(sorted(expected))}")
             print("FAIL " + self.wrong_code[-1], flush=True)
-        elif not (answer.headers.get("www-authenticate") or "").startswith("DPoP ") and "session_" not in answer.code:
+        elif status == 401 and not (answer.headers.get("www-authenticate") or "").startswith("DPoP ") \
+                and "session_" not in answer.code:
             self.wrong_code.append(f"{kind} at {endpoint}: {describe(request, node)} → {answer.status} {answer.code} "
                                    f"without a WWW-Authenticate: DPoP challenge")
             print("FAIL " + self.wrong_code[-1], flush=True)
@@ -444,12 +447,16 @@ class Run:
         whole (credential and proof), sends it again on the same node and on the other one."""
         self.quiet_since_cursor(f"before a legitimate {endpoint}")
         node = self.node(node_index)
-        if endpoint == "heartbeat proof as an extension":
-            # A captured heartbeat (which writes nothing, so its jti is not spent) sent with a body.
-            answer, request = self.legit(victim, "POST", "/v1/sessions/authenticate", None, node)
+        status = 401
+        if endpoint in ("heartbeat proof as an extension", "JWT heartbeat proof as an extension"):
+            # A captured heartbeat sent again with a body. With the token, its proof was spent; a JWT's
+            # heartbeat spends nothing (it writes nothing), but a JWT cannot extend.
+            jwt = endpoint.startswith("JWT")
+            answer, request = self.legit(victim, "POST", "/v1/sessions/authenticate", None, node,
+                                         victim.jwt if jwt else None)
             request = Request(request.method, request.path, request.scheme, request.credential, request.proof,
                               {"session_duration_minutes": 600})
-            expected = {"dpop_proof_replayed"}
+            expected, status = ({"session_token_required"}, 403) if jwt else ({"dpop_proof_replayed"}, 401)
         elif endpoint == "identify (publishable key)":
             # A sign-in on the victim's device (no session yet): the proof binds the new session.
             pk = self.project.publishable_key
@@ -460,8 +467,10 @@ class Run:
             expected = {"dpop_proof_replayed"}
         else:
             method, path, body = endpoints(victim, self.identity_body)[endpoint]
-            # Half the captures carry the session JWT (an extension needs the token).
-            credential = victim.jwt if endpoint != "extension" and self.random.random() < 0.5 else victim.token
+            # Half the captures carry the session JWT, but for the authenticate calls: an extension needs
+            # the token, and a JWT's heartbeat is a read whose proof may repeat within its window.
+            credential = (victim.jwt if not path.endswith("/authenticate") and self.random.random() < 0.5
+                          else victim.token)
             answer, request = self.legit(victim, method, path, body, node, credential)
             # Revoke and identify end the calling session: a replay of either finds it ended first.
             expected = {"session_revoked"} if endpoint in ("revoke", "identify") else {"dpop_proof_replayed"}
@@ -476,7 +485,7 @@ class Run:
         others = "other node" if len(self.nodes) > 1 else "same node, again"
         for which, replay_node in (("same node", node), (others, self.node(node_index + 1))):
             kind = f"reused jti ({which})"
-            self.judge(kind, endpoint, request, replay_node, replay_node.send(request), expected)
+            self.judge(kind, endpoint, request, replay_node, replay_node.send(request), expected, status)
         self.quiet_since_cursor(f"after replays of a captured {endpoint}")
 
     def settle_legit(self, victim: Victim, endpoint: str, answer: Answer) -> None:
@@ -591,7 +600,7 @@ def execute(run: Run, arguments) -> None:
     before = {victim.name: run.snapshot(victim) for victim in victims}
     replay_endpoints = ["extension", "heartbeat", "identify", "revoke-others", "heartbeat {}", "delete session",
                         "register device", "delete device", "revoke", "heartbeat proof as an extension",
-                        "identify (publishable key)"]
+                        "identify (publishable key)", "JWT heartbeat proof as an extension"]
     replay_victim = run.replay_victim()
     run.advance_cursor()
     round_number = 0
