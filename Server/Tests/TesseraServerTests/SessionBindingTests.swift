@@ -108,17 +108,27 @@ struct SessionBindingTests {
         }
     }
 
-    @Test("A proof's jti is single-use where the call changes something; a heartbeat may repeat")
+    @Test("A proof's jti is single-use where the call changes something, and at a heartbeat with the token")
     func replay() async throws {
         try await TestEnvironment.withApp { environment, client in
             let device = Device(client: client)
-            let token = try #require(try await device.start().sessionToken)
-            let heartbeat = try device.proof(.post, "/v1/sessions/authenticate", credential: token)
+            let started = try await device.start()
+            let token = try #require(started.sessionToken)
+            // A JWT cannot extend: its heartbeat writes nothing, and its proof may repeat in its window.
+            let jwt = try #require(started.sessionJWT)
+            let jwtHeartbeat = try device.proof(.post, "/v1/sessions/authenticate", credential: jwt)
             for _ in 0..<2 {
                 #expect(
-                    try await device.send(.post, "/v1/sessions/authenticate", credential: token, proof: heartbeat)
+                    try await device.send(.post, "/v1/sessions/authenticate", credential: jwt, proof: jwtHeartbeat)
                         .status == .ok)
             }
+            let heartbeat = try device.proof(.post, "/v1/sessions/authenticate", credential: token)
+            #expect(
+                try await device.send(.post, "/v1/sessions/authenticate", credential: token, proof: heartbeat).status
+                    == .ok)
+            let repeated = try await device.send(
+                .post, "/v1/sessions/authenticate", credential: token, proof: heartbeat)
+            #expect(repeated.status == .unauthorized && repeated.errorCode == "dpop_proof_replayed")
             let extend = try device.proof(.post, "/v1/sessions/authenticate", credential: token)
             let body = #"{"session_duration_minutes":60}"#
             #expect(
@@ -136,6 +146,29 @@ struct SessionBindingTests {
                 .post, "/v1/devices", credential: token, body: device1, proof: register)
             #expect(replayed.errorCode == "dpop_proof_replayed")
             #expect(try await device.send(.post, "/v1/sessions/revoke", credential: token).status == .noContent)
+        }
+    }
+
+    /// Found by the replay harness (Server/Tests/replay/run.py): a heartbeat and an extension share
+    /// method, URL and credential, so a proof the heartbeat left unspent extended the session when a
+    /// thief sent it again with a body.
+    @Test("A captured heartbeat proof sent again as an extension is refused and extends nothing")
+    func heartbeatProofAsExtension() async throws {
+        try await TestEnvironment.withApp { environment, client in
+            let device = Device(client: client)
+            let started = try await device.start()
+            let token = try #require(started.sessionToken)
+            let expiresAt = try #require(started["session"]["expires_at"] as? String)
+            let captured = try device.proof(.post, "/v1/sessions/authenticate", credential: token)
+            #expect(
+                try await device.send(.post, "/v1/sessions/authenticate", credential: token, proof: captured).status
+                    == .ok)
+            let stolen = try await client.send(
+                .post, "/v1/sessions/authenticate", body: #"{"session_duration_minutes":525600}"#,
+                headers: [.authorization: "DPoP \(token)", .dpop: captured])
+            #expect(stolen.status == .unauthorized && stolen.errorCode == "dpop_proof_replayed")
+            let after = try await device.send(.post, "/v1/sessions/authenticate", credential: token)
+            #expect(after["session"]["expires_at"] as? String == expiresAt, "the session was not extended")
         }
     }
 

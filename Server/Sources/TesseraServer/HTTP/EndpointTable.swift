@@ -15,6 +15,7 @@ enum EndpointTable {
             Endpoint(.post, "/v1/sessions/anonymous", accepts: .publishableKey, sessions.startAnonymous),
             Endpoint(
                 .post, "/v1/sessions/identify", accepts: .publishableKeyOrSession, spendsProof: true, sessions.identify),
+            // Spends a proof that comes with the session token, in its handler (SessionsController.authenticate).
             Endpoint(.post, "/v1/sessions/authenticate", accepts: .sessionOrExpiredJWT, sessions.authenticate),
             Endpoint(.post, "/v1/sessions/revoke", accepts: .session, spendsProof: true, sessions.revoke),
             Endpoint(

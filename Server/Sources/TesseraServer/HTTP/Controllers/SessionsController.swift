@@ -173,8 +173,15 @@ struct SessionsController: Sendable {
     /// and caches of other systems, so it may only check and refresh itself (an expired one within its
     /// session's life). Otherwise a leaked JWT, even long expired, could keep its session alive to the
     /// project's maximum.
+    ///
+    /// A DPoP proof that comes with the session token is single-use, heartbeat or extension: the two
+    /// share method, URL and credential (only the body differs, which a proof does not cover), so a
+    /// captured heartbeat proof left unspent would extend the session for whoever sent it again with
+    /// a duration. A JWT cannot extend: its heartbeat stays free of writes, and its proof may repeat
+    /// within its window as a read's does.
     func authenticate(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let caller = try context.session()
+        if caller.sessionToken != nil, let proof = context.dpopProof { try await core.dpop.consume(proof) }
         // The heartbeat has no body: nothing to decode, nothing to await. Answered here, in a frame with
         // nothing held across a suspension, it leaves its task's frames inside the first allocation slab.
         guard BodyReader.mayHaveBody(request) else {
@@ -182,7 +189,7 @@ struct SessionsController: Sendable {
                 .ok, context: caller.context, token: caller.sessionToken, runtime: caller.runtime,
                 now: core.currentTime().seconds, shareSecond: true, extensionCapped: nil)
         }
-        return try await extend(request, caller: caller, proof: context.dpopProof)
+        return try await extend(request, caller: caller)
     }
 
     /// Binds a new session to the request's device key, with the key tier the client declares
@@ -214,7 +221,7 @@ struct SessionsController: Sendable {
     }
 
     /// `POST /v1/sessions/authenticate` with a body: a heartbeat that may extend the session.
-    private func extend(_ request: Request, caller: Caller, proof: DPoPProof?) async throws -> Response {
+    private func extend(_ request: Request, caller: Caller) async throws -> Response {
         let body = try await bodies.decodeIfPresent(DurationBody.self, from: request)
         let now = core.currentTime().seconds
         var session = caller.context
@@ -229,8 +236,6 @@ struct SessionsController: Sendable {
             let length = try core.sessions.sessionLength(
                 requested: requested, kind: session.session.kind, settings: caller.runtime.settings)
             capped = length.capped
-            // Extending changes the session: its proof is single-use, unlike a heartbeat's.
-            if let proof { try await core.dpop.consume(proof) }
             guard
                 let extended = try await core.store.extendSession(
                     sessionID: session.session.id, expiresAt: now + length.minutes * 60, now: now)
