@@ -5,7 +5,7 @@ import Testing
 
 /// The audit log's filters (type, actor, profile, days) in the store on the selected backend, on the
 /// console's page, and in its CSV export.
-@Suite("Audit filters and CSV export")
+@Suite("Audit filters and the console's CSV exports")
 struct AuditFilterTests {
     @Test("Filters parse strictly: unknown types, actors, profiles and impossible days are refused")
     func parsing() throws {
@@ -127,6 +127,37 @@ struct AuditFilterTests {
             #expect(stored.count > AuditCSV.batchSize + 5)
             #expect(sequences == stored.map(\.sequence))
             #expect(sequences == sequences.sorted(by: >))
+        }
+    }
+
+    @Test("The profile list exports as CSV with its filters, past one batch, for admins only")
+    func profilesCSV() async throws {
+        var settings = ProjectSettings()
+        settings.rateLimits.anonymousStartsPerMinute = nil
+        try await TestEnvironment.withApp(settings: settings) { environment, api in
+            for _ in 0..<(AuditCSV.batchSize + 3) { #expect(try await api.anonymous().status == .created) }
+            try await api.allowUnverifiedIdentify()
+            let identified = try #require(try await api.identify(userID: "+15551234567").profileID)
+            let (admin, _) = try await signedInBrowser(environment, api, role: .admin)
+            let (viewer, _) = try await signedInBrowser(environment, api, role: .viewer)
+            let listing = try await admin.get("/console/profiles?kind=identified")
+            #expect(listing.html.contains(#"href="profiles.csv?kind=identified""#))
+            #expect(!(try await viewer.get("/console/profiles")).html.contains("profiles.csv"))
+            #expect(try await viewer.get("/console/profiles.csv").status == .forbidden)
+
+            let only = try await admin.get("/console/profiles.csv?kind=identified")
+            #expect(only.status == .ok && only.headers[.contentType] == "text/csv; charset=utf-8")
+            let lines = only.html.split(separator: "\r\n")
+            #expect(lines.first == "id,kind,external_id,email,name,verified,blocked_at,created_at,updated_at")
+            #expect(lines.count == 2)
+            #expect(lines.last?.hasPrefix(#""\#(identified)","identified","'+15551234567""#) == true)
+
+            let every = try await admin.get("/console/profiles.csv")
+            let ids = every.html.split(separator: "\r\n").dropFirst().map { String($0.split(separator: ",")[0]) }
+            #expect(ids.count == AuditCSV.batchSize + 4)
+            #expect(Set(ids).count == ids.count)
+            #expect(ids == ids.sorted(by: >))
+            #expect(try await admin.get("/console/profiles.csv?kind=robot").status == .badRequest)
         }
     }
 }
