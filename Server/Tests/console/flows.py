@@ -125,6 +125,16 @@ class Flows:
             b.go(relative)
             self.ok(f"page {relative or 'overview'} opens", b.error_code() is None and "login" not in b.path(),
                     f"{b.error_code()} [{b.heading()}] at {b.path()}")
+        b.go("profiles?kind=identified")
+        links = b.driver.find_elements("id", "profiles-csv")
+        csv = b.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch(arguments[0], {credentials: 'same-origin'}).then(r => r.text().then(t => done([r.status, t])))
+              .catch(e => done([-1, String(e)]));""", links[0].get_attribute("href")) if links else [0, ""]
+        rows = [line for line in csv[1].split("\r\n")[1:] if line]
+        self.ok("the filtered profile list downloads as CSV (identified profiles only)", csv[0] == 200
+                and csv[1].startswith("id,kind,external_id") and rows and all(',"identified",' in row for row in rows),
+                f"{csv[0]}, {len(rows)} rows")
         b.go("profiles")
         nexts = b.driver.find_elements("css selector", "a[rel=next]")
         if self.ok("the profile list (more than a page of profiles) has a next page link", nexts, "no a[rel=next]"):
