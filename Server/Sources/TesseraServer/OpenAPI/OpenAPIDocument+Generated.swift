@@ -189,7 +189,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/StartUnauthorized"
           },
           "403": {
-            "$ref": "#/components/responses/ProfileBlocked"
+            "$ref": "#/components/responses/StartForbidden"
           },
           "409": {
             "$ref": "#/components/responses/InstallationConflict"
@@ -2904,6 +2904,50 @@ extension OpenAPIDocument {
           }
         }
       }
+    },
+    "/v1/attestations/challenge": {
+      "post": {
+        "operationId": "createAttestationChallenge",
+        "summary": "A single-use App Attest challenge",
+        "tags": [
+          "Sessions"
+        ],
+        "description": "Issues a challenge for an App Attest attestation or assertion: 32 random bytes, stored (as their SHA-256) in the database so that it is single-use on every node, valid five minutes. An attestation or assertion naming an unknown, used or expired challenge is `400 challenge_invalid` where the project requires evidence (recorded as `failed: challenge` in `monitor`).",
+        "security": [
+          {
+            "publishableKey": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The challenge.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AttestationChallenge"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/StartUnauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -3073,6 +3117,21 @@ extension OpenAPIDocument {
               "readiness": {
                 "$ref": "#/components/schemas/Readiness",
                 "description": "Only on `GET /health/ready`'s 503: every check's state."
+              },
+              "reason": {
+                "type": "string",
+                "enum": [
+                  "format",
+                  "chain",
+                  "root",
+                  "nonce",
+                  "key_id",
+                  "app_id",
+                  "counter",
+                  "environment",
+                  "challenge"
+                ],
+                "description": "Only with `attestation_invalid`: the App Attest check that failed."
               }
             }
           }
@@ -3119,7 +3178,10 @@ extension OpenAPIDocument {
           "dpop_proof_invalid",
           "dpop_key_mismatch",
           "dpop_proof_replayed",
-          "use_dpop_nonce"
+          "use_dpop_nonce",
+          "attestation_required",
+          "attestation_invalid",
+          "challenge_invalid"
         ]
       },
       "Timestamp": {
@@ -3658,6 +3720,14 @@ extension OpenAPIDocument {
         "properties": {
           "profile": {
             "$ref": "#/components/schemas/Profile"
+          },
+          "installations": {
+            "type": "array",
+            "maxItems": 100,
+            "items": {
+              "$ref": "#/components/schemas/InstallationAttestation"
+            },
+            "description": "In `GET /v1/admin/profiles/{profile_id}` and `GET /v1/admin/lookup`: the installations the profile holds (at most 100, oldest first), each with its App Attest record."
           }
         }
       },
@@ -3739,7 +3809,8 @@ extension OpenAPIDocument {
           "rate_limits",
           "session_binding",
           "dpop_nonce_required",
-          "max_sessions_per_profile"
+          "max_sessions_per_profile",
+          "app_attest"
         ],
         "properties": {
           "allow_unverified_identify": {
@@ -3808,6 +3879,9 @@ extension OpenAPIDocument {
             "minimum": 1,
             "maximum": 1000,
             "description": "The most live sessions one profile may hold: a new session (anonymous start or identify) beyond it ends the profile's least recently authenticated live sessions in the same transaction (`session.ended`, reason `evicted`). `null` (the default): unlimited."
+          },
+          "app_attest": {
+            "$ref": "#/components/schemas/AppAttestSettings"
           }
         }
       },
@@ -3867,7 +3941,8 @@ extension OpenAPIDocument {
               "created_at",
               "updated_at",
               "settings",
-              "identity_secrets"
+              "identity_secrets",
+              "app_attest_installations"
             ],
             "properties": {
               "id": {
@@ -3909,6 +3984,40 @@ extension OpenAPIDocument {
                     "created_at": {
                       "$ref": "#/components/schemas/Timestamp"
                     }
+                  }
+                }
+              },
+              "app_attest_installations": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "attested",
+                  "unattested",
+                  "failed",
+                  "unsupported",
+                  "enforce_would_refuse"
+                ],
+                "description": "The project's installations by the App Attest verdict of their latest start or identify, and how many of them `enforce` would have refused (in `monitor`, the share to look at before enforcing). Installations never checked (mode `off`) are not counted.",
+                "properties": {
+                  "attested": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "unattested": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "failed": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "unsupported": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "enforce_would_refuse": {
+                    "type": "integer",
+                    "minimum": 0
                   }
                 }
               }
@@ -4039,6 +4148,46 @@ extension OpenAPIDocument {
             "minimum": 1,
             "maximum": 1000,
             "description": "The most live sessions one profile may hold (see `ProjectSettings`): 1 … 1000, or `null` for unlimited (here `null` sets it, unlike most settings); anything else is `400 invalid_request`."
+          },
+          "app_attest": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": false,
+            "description": "The App Attest members to change; members left out keep their value. Unknown members, an unknown mode or environment, a malformed app ID, more than 20 app IDs, a duplicate, or a mode other than `off` without app IDs are rejected (`400 invalid_request`).",
+            "properties": {
+              "mode": {
+                "type": "string",
+                "enum": [
+                  "off",
+                  "monitor",
+                  "enforce_new",
+                  "enforce"
+                ]
+              },
+              "app_ids": {
+                "type": "array",
+                "maxItems": 20,
+                "uniqueItems": true,
+                "items": {
+                  "type": "string",
+                  "minLength": 12,
+                  "maxLength": 255,
+                  "pattern": "^[A-Z0-9]{10}\\.[A-Za-z0-9-]([A-Za-z0-9.-]*[A-Za-z0-9-])?$"
+                }
+              },
+              "environment": {
+                "type": "string",
+                "enum": [
+                  "development",
+                  "production"
+                ]
+              },
+              "allow_unsupported": {
+                "type": "boolean"
+              }
+            }
           }
         }
       },
@@ -4175,6 +4324,28 @@ extension OpenAPIDocument {
               null
             ],
             "description": "Where the device keeps the key of this request's DPoP proof: `secure_enclave` or `software` (declared by the client, not proven). Kept with the session only when it is bound to the key (`binding.key_tier`); another value is `400 invalid_request`. `null` is the same as leaving it out."
+          },
+          "attestation": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/AppAttestation"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "App Attest: see `AppAttestation`. At most one of `attestation` and `assertion` (`400 invalid_request`). Ignored when the project's `app_attest.mode` is `off`."
+          },
+          "assertion": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/AppAssertion"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "App Attest: see `AppAssertion`. Ignored when the project's `app_attest.mode` is `off`."
           }
         }
       },
@@ -4214,6 +4385,28 @@ extension OpenAPIDocument {
               null
             ],
             "description": "Where the device keeps the key of this request's DPoP proof: `secure_enclave` or `software` (declared by the client, not proven). Kept with the session only when it is bound to the key (`binding.key_tier`); another value is `400 invalid_request`. `null` is the same as leaving it out."
+          },
+          "attestation": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/AppAttestation"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "App Attest: see `AppAttestation`. At most one of `attestation` and `assertion` (`400 invalid_request`). Ignored when the project's `app_attest.mode` is `off`."
+          },
+          "assertion": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/AppAssertion"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "App Attest: see `AppAssertion`. Ignored when the project's `app_attest.mode` is `off`."
           }
         }
       },
@@ -4251,6 +4444,28 @@ extension OpenAPIDocument {
               null
             ],
             "description": "Where the device keeps the key of this request's DPoP proof: `secure_enclave` or `software` (declared by the client, not proven). Kept with the session only when it is bound to the key (`binding.key_tier`); another value is `400 invalid_request`. `null` is the same as leaving it out."
+          },
+          "attestation": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/AppAttestation"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "App Attest: see `AppAttestation`. At most one of `attestation` and `assertion` (`400 invalid_request`). Ignored when the project's `app_attest.mode` is `off`."
+          },
+          "assertion": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/AppAssertion"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "App Attest: see `AppAssertion`. Ignored when the project's `app_attest.mode` is `off`."
           }
         }
       },
@@ -5352,6 +5567,251 @@ extension OpenAPIDocument {
             "description": "True once a shutdown began: the node finishes what is in flight and takes no new work."
           }
         }
+      },
+      "AttestationChallenge": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "challenge",
+          "expires_at"
+        ],
+        "properties": {
+          "challenge": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9_-]{43}$",
+            "description": "32 random bytes in base64url without padding. Single-use on every node: spent by the first attestation or assertion that names it, whatever its verdict."
+          },
+          "expires_at": {
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/Timestamp"
+              }
+            ],
+            "description": "Five minutes after it was issued."
+          }
+        }
+      },
+      "AppAttestation": {
+        "type": "object",
+        "description": "An App Attest attestation (`DCAppAttestService.attestKey` with clientDataHash = SHA-256 of the challenge's bytes), sent at the first start of an installation, or at any later start or identify to attest a new key (after `DCError.invalidKey`). A device that cannot attest sends `{\"unsupported\": true}` instead. Unknown members are ignored.",
+        "oneOf": [
+          {
+            "title": "Attestation",
+            "type": "object",
+            "required": [
+              "key_id",
+              "attestation_object",
+              "challenge"
+            ],
+            "properties": {
+              "key_id": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 16384,
+                "description": "The key identifier `generateKey` returned (base64 of 32 bytes; base64url is accepted too)."
+              },
+              "attestation_object": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 16384,
+                "description": "The attestation object `attestKey` returned, in base64."
+              },
+              "challenge": {
+                "type": "string",
+                "maxLength": 16384,
+                "description": "A challenge from `POST /v1/attestations/challenge`, as it was answered."
+              },
+              "unsupported": {
+                "type": [
+                  "boolean",
+                  "null"
+                ],
+                "enum": [
+                  false,
+                  null
+                ]
+              }
+            }
+          },
+          {
+            "title": "Unsupported device",
+            "type": "object",
+            "required": [
+              "unsupported"
+            ],
+            "properties": {
+              "unsupported": {
+                "type": "boolean",
+                "enum": [
+                  true
+                ],
+                "description": "The device cannot attest (`DCAppAttestService.isSupported` is false: simulators, some Macs). Let through only where the project sets `allow_unsupported` or does not require evidence at this request."
+              }
+            }
+          }
+        ]
+      },
+      "AppAssertion": {
+        "type": "object",
+        "required": [
+          "key_id",
+          "assertion",
+          "challenge"
+        ],
+        "description": "An App Attest assertion (`DCAppAttestService.generateAssertion`) with the installation's attested key, over clientDataHash = SHA-256(the challenge's bytes ‖ the UTF-8 installation ID); sent at every anonymous restore and every identify from an attested installation. Its counter must exceed the one the server stored, on every node. Unknown members are ignored.",
+        "properties": {
+          "key_id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 16384,
+            "description": "The installation's attested key identifier (base64)."
+          },
+          "assertion": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 16384,
+            "description": "The assertion `generateAssertion` returned, in base64."
+          },
+          "challenge": {
+            "type": "string",
+            "maxLength": 16384,
+            "description": "A challenge from `POST /v1/attestations/challenge`, as it was answered."
+          }
+        }
+      },
+      "AppAttestSettings": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "mode",
+          "app_ids",
+          "environment",
+          "allow_unsupported"
+        ],
+        "description": "Whether anonymous starts and identifies must prove they come from the project's genuine app on a genuine Apple device (App Attest).",
+        "properties": {
+          "mode": {
+            "type": "string",
+            "enum": [
+              "off",
+              "monitor",
+              "enforce_new",
+              "enforce"
+            ],
+            "description": "`off` (the default: nothing verified), `monitor` (verify and record, refuse nothing), `enforce_new` (new installations must attest; restores and identifies are verified and recorded), `enforce` (and restores and identifies must assert)."
+          },
+          "app_ids": {
+            "type": "array",
+            "maxItems": 20,
+            "uniqueItems": true,
+            "items": {
+              "type": "string",
+              "minLength": 12,
+              "maxLength": 255,
+              "pattern": "^[A-Z0-9]{10}\\.[A-Za-z0-9-]([A-Za-z0-9.-]*[A-Za-z0-9-])?$"
+            },
+            "description": "The accepted app IDs, `TEAMID.bundle.id` (a 10-character Team ID); at least one unless `mode` is `off`."
+          },
+          "environment": {
+            "type": "string",
+            "enum": [
+              "development",
+              "production"
+            ],
+            "description": "The App Attest environment keys must come from (the AAGUID `appattestdevelop`, or `appattest` and seven zero bytes). Default `production`."
+          },
+          "allow_unsupported": {
+            "type": "boolean",
+            "description": "Whether devices that cannot attest (`attestation: {\"unsupported\": true}`) pass under `monitor` rules. Default false."
+          }
+        }
+      },
+      "InstallationAttestation": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "installation_id",
+          "app_attest"
+        ],
+        "properties": {
+          "installation_id": {
+            "$ref": "#/components/schemas/InstallationId"
+          },
+          "app_attest": {
+            "description": "Null until a start or identify of the installation was checked (a mode other than `off`).",
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "verdict",
+                  "enforce_would_refuse",
+                  "updated_at",
+                  "key"
+                ],
+                "properties": {
+                  "verdict": {
+                    "type": "string",
+                    "pattern": "^(attested|unattested|unsupported|failed: (format|chain|root|nonce|key_id|app_id|counter|environment|challenge))$",
+                    "description": "The verdict of the installation's latest checked start or identify: `attested`, `unattested`, `failed: REASON` or `unsupported`."
+                  },
+                  "enforce_would_refuse": {
+                    "type": "boolean",
+                    "description": "Whether `enforce` would have refused that request."
+                  },
+                  "updated_at": {
+                    "$ref": "#/components/schemas/Timestamp"
+                  },
+                  "key": {
+                    "description": "The attested key, null until the installation attests.",
+                    "oneOf": [
+                      {
+                        "type": "null"
+                      },
+                      {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": [
+                          "key_id",
+                          "environment",
+                          "app_id",
+                          "counter",
+                          "attested_at"
+                        ],
+                        "properties": {
+                          "key_id": {
+                            "type": "string",
+                            "description": "Base64."
+                          },
+                          "environment": {
+                            "type": "string",
+                            "enum": [
+                              "development",
+                              "production"
+                            ]
+                          },
+                          "app_id": {
+                            "type": "string"
+                          },
+                          "counter": {
+                            "type": "integer",
+                            "minimum": 0
+                          },
+                          "attested_at": {
+                            "$ref": "#/components/schemas/Timestamp"
+                          }
+                        }
+                      }
+                    ]
+                  }
+                }
+              }
+            ]
+          }
+        }
       }
     },
     "responses": {
@@ -5420,7 +5880,7 @@ extension OpenAPIDocument {
         }
       },
       "InvalidSessionRequest": {
-        "description": "The request is malformed, or `session_duration_minutes` is outside 5 … 525600. `dpop_proof_required`: the project requires a DPoP proof here.",
+        "description": "The request is malformed, or `session_duration_minutes` is outside 5 … 525600. `dpop_proof_required`: the project requires a DPoP proof here. `challenge_invalid`: the App Attest challenge is unknown, used or expired (where the project requires evidence).",
         "headers": {
           "X-Request-Id": {
             "$ref": "#/components/headers/X-Request-Id"
@@ -5441,7 +5901,8 @@ extension OpenAPIDocument {
                           "enum": [
                             "invalid_request",
                             "invalid_session_duration",
-                            "dpop_proof_required"
+                            "dpop_proof_required",
+                            "challenge_invalid"
                           ]
                         }
                       }
@@ -5454,7 +5915,7 @@ extension OpenAPIDocument {
         }
       },
       "IdentifyBadRequest": {
-        "description": "The request is malformed, or the identity token's claims are invalid. `dpop_proof_required`: the project requires a DPoP proof here.",
+        "description": "The request is malformed, or the identity token's claims are invalid. `dpop_proof_required`: the project requires a DPoP proof here. `challenge_invalid`: the App Attest challenge is unknown, used or expired (where the project requires evidence).",
         "headers": {
           "X-Request-Id": {
             "$ref": "#/components/headers/X-Request-Id"
@@ -5479,7 +5940,8 @@ extension OpenAPIDocument {
                             "invalid_email",
                             "invalid_name",
                             "invalid_avatar_url",
-                            "dpop_proof_required"
+                            "dpop_proof_required",
+                            "challenge_invalid"
                           ]
                         }
                       }
@@ -5952,7 +6414,7 @@ extension OpenAPIDocument {
         }
       },
       "IdentifyForbidden": {
-        "description": "`unverified_identify_disabled`: the project does not allow the client-asserted `{user_id}` form. `profile_blocked`: the profile signed in to, or merged into, is blocked.",
+        "description": "`unverified_identify_disabled`: the project does not allow the client-asserted `{user_id}` form. `profile_blocked`: the profile signed in to, or merged into, is blocked. `attestation_required`: the project's `app_attest` mode requires an attestation or assertion here and none came (or `unsupported` without `allow_unsupported`). `attestation_invalid`: it was refused; `error.reason` names the check.",
         "headers": {
           "X-Request-Id": {
             "$ref": "#/components/headers/X-Request-Id"
@@ -5972,7 +6434,9 @@ extension OpenAPIDocument {
                         "code": {
                           "enum": [
                             "unverified_identify_disabled",
-                            "profile_blocked"
+                            "profile_blocked",
+                            "attestation_required",
+                            "attestation_invalid"
                           ]
                         }
                       }
@@ -6082,6 +6546,40 @@ extension OpenAPIDocument {
                         "code": {
                           "enum": [
                             "service_unavailable"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "StartForbidden": {
+        "description": "`profile_blocked`: the installation's profile is blocked by the app (`POST /v1/admin/profiles/{profile_id}/block`). `attestation_required`: the project's `app_attest` mode requires an attestation or assertion here and none came (or `unsupported` without `allow_unsupported`). `attestation_invalid`: it was refused; `error.reason` names the check.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "profile_blocked",
+                            "attestation_required",
+                            "attestation_invalid"
                           ]
                         }
                       }
