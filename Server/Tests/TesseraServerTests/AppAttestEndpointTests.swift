@@ -49,6 +49,23 @@ struct AppAttestEndpointTests {
         }
     }
 
+    @Test("Challenges count against anonymous_starts_per_minute per client address, on a counter of their own")
+    func challengeRateLimit() async throws {
+        var settings = ProjectSettings()
+        settings.rateLimits.anonymousStartsPerMinute = 2
+        try await TestEnvironment.withApp(settings: settings) { environment, client in
+            for _ in 0..<2 {
+                #expect(
+                    try await client.send(.post, "/v1/attestations/challenge", bearer: client.publishableKey).status
+                        == .ok)
+            }
+            let limited = try await client.send(.post, "/v1/attestations/challenge", bearer: client.publishableKey)
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.errorCode == "rate_limited")
+            #expect(try await client.anonymous().status == .created, "starts keep their own counter")
+        }
+    }
+
     @Test(
         "enforce: a script without an attestation creates no profile; the genuine app attests, then asserts",
         arguments: StoreBackend.allCases)

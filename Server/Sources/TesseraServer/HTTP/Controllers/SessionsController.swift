@@ -199,6 +199,7 @@ struct SessionsController: Sendable {
     func attestationChallenge(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let runtime = try context.project()
         let now = core.currentTime().seconds
+        try await chargeChallenge(request, runtime: runtime, context: context, now: now)
         let issued = try await core.appAttest.issueChallenge(projectID: runtime.id, now: now)
         return .json { writer in
             writer.objectStart()
