@@ -66,6 +66,24 @@ struct AppAttestEndpointTests {
         }
     }
 
+    @Test("A start refused for its evidence counts against anonymous_starts_per_minute")
+    func refusedStartsCount() async throws {
+        let authority = try TestAuthority()
+        var settings = ProjectSettings()
+        settings.rateLimits.anonymousStartsPerMinute = 2
+        settings.appAttest.mode = .enforce
+        settings.appAttest.appIDs = [Self.appID]
+        let environment = try await TestEnvironment.make(settings: settings) {
+            $0.appAttestTrustAnchors = [authority.root]
+        }
+        try await environment.withApp { client in
+            #expect(try await client.anonymous().errorCode == "attestation_required")
+            #expect(try await client.anonymous().errorCode == "attestation_required")
+            let limited = try await client.anonymous()
+            #expect(limited.status == .tooManyRequests)
+        }
+    }
+
     @Test(
         "enforce: a script without an attestation creates no profile; the genuine app attests, then asserts",
         arguments: StoreBackend.allCases)
@@ -240,6 +258,52 @@ struct AppAttestEndpointTests {
         }
     }
 
+    @Test("Evidence members are checked for shape and length whatever the mode; identify attests only as unsupported")
+    func shapes() async throws {
+        try await TestEnvironment.withApp { environment, client in
+            let long = String(repeating: "A", count: 129)
+            for extra in [
+                #","assertion":{"key_id":"\#(long)","assertion":"AAAA","challenge":"AAAA"}"#,
+                #","attestation":{"key_id":"","attestation_object":"AAAA","challenge":"AAAA"}"#,
+                #","attestation":{"unsupported":false}"#,
+                #","attestation":"yes""#,
+            ] {
+                #expect(try await client.anonymous(extra: extra).errorCode == "invalid_request", "\(extra)")
+            }
+            #expect(try await client.anonymous(extra: #","attestation":{"unsupported":true}"#).status == .created)
+            let session = try #require(try await client.anonymous().sessionToken)
+            let token = environment.identityToken(sub: "shape")
+            let attesting = try await client.identify(
+                token: token, bearer: session,
+                extra: #","attestation":{"key_id":"AAAA","attestation_object":"AAAA","challenge":"AAAA"}"#)
+            #expect(attesting.errorCode == "invalid_request")
+            let unsupported = try await client.identify(
+                token: token, bearer: session, extra: #","attestation":{"unsupported":true}"#)
+            #expect(unsupported.status == .ok)
+        }
+    }
+
+    @Test("enforce with allow_unsupported: a device that cannot attest starts, restores and identifies")
+    func unsupportedUnderEnforce() async throws {
+        let authority = try TestAuthority()
+        let environment = try await Self.environment(
+            .selected, mode: .enforce, allowUnsupported: true, authority: authority)
+        try await environment.withApp { client in
+            let unsupported = #","attestation":{"unsupported":true}"#
+            let installationID = UUID().uuidString.lowercased()
+            let secret = OpaqueToken.installationSecret()
+            let started = try await client.anonymous(installationID: installationID, secret: secret, extra: unsupported)
+            #expect(started.status == .created)
+            #expect(
+                try await client.anonymous(installationID: installationID, secret: secret, extra: unsupported).status
+                    == .ok)
+            let session = try #require(started.sessionToken)
+            let token = environment.identityToken(sub: "simulator")
+            #expect(try await client.identify(token: token, bearer: session).errorCode == "attestation_required")
+            #expect(try await client.identify(token: token, bearer: session, extra: unsupported).status == .ok)
+        }
+    }
+
     @Test("Project settings: app_attest is read, patched member by member, and validated")
     func settings() async throws {
         try await TestEnvironment.withApp { environment, client in
@@ -252,7 +316,8 @@ struct AppAttestEndpointTests {
             #expect((attest?["app_ids"] as? [String])?.isEmpty == true)
             for (body, _) in [
                 (#"{"app_attest":{"mode":"strict"}}"#, "mode"),
-                (#"{"app_attest":{"mode":"monitor"}}"#, "no app ID"),
+                (#"{"app_attest":{"app_ids":["ABCDE12345.com.example","ABCDE12345.com.example"]}}"#, "duplicate"),
+                (#"{"app_attest":{"app_ids":["ABCDE12345.com.example."]}}"#, "trailing dot"),
                 (#"{"app_attest":{"app_ids":["teamid.com.example"]}}"#, "app ID"),
                 (#"{"app_attest":{"environment":"staging"}}"#, "environment"),
                 (#"{"app_attest":{"colour":"blue"}}"#, "unknown member"),

@@ -31,6 +31,9 @@ extension AppAttestSettings {
     }
 
     /// The rules of the setting, with the messages the admin API answers.
+    ///
+    /// A mode without app IDs is allowed (the contract's schema cannot tie one member to another):
+    /// every attestation then fails with reason `app_id`, which `monitor` shows before anything is refused.
     func check() throws(CoreError) {
         guard appIDs.count <= Self.maxAppIDs else {
             throw CoreError.invalidRequest("app_attest.app_ids holds at most \(Self.maxAppIDs) app IDs.")
@@ -41,9 +44,6 @@ extension AppAttestSettings {
         }
         guard Set(appIDs).count == appIDs.count else {
             throw CoreError.invalidRequest("app_attest.app_ids holds an app ID twice.")
-        }
-        if mode != .off, appIDs.isEmpty {
-            throw CoreError.invalidRequest("app_attest.app_ids must name at least one app ID unless mode is off.")
         }
     }
 }

@@ -4155,7 +4155,7 @@ extension OpenAPIDocument {
               "null"
             ],
             "additionalProperties": false,
-            "description": "The App Attest members to change; members left out keep their value. Unknown members, an unknown mode or environment, a malformed app ID, more than 20 app IDs, a duplicate, or a mode other than `off` without app IDs are rejected (`400 invalid_request`).",
+            "description": "The App Attest members to change; members left out keep their value. Unknown members, an unknown mode or environment, a malformed app ID, more than 20 app IDs or a duplicate are rejected (`400 invalid_request`).",
             "properties": {
               "mode": {
                 "type": "string",
@@ -4389,13 +4389,24 @@ extension OpenAPIDocument {
           "attestation": {
             "anyOf": [
               {
-                "$ref": "#/components/schemas/AppAttestation"
+                "type": "object",
+                "required": [
+                  "unsupported"
+                ],
+                "properties": {
+                  "unsupported": {
+                    "type": "boolean",
+                    "enum": [
+                      true
+                    ]
+                  }
+                }
               },
               {
                 "type": "null"
               }
             ],
-            "description": "App Attest: see `AppAttestation`. At most one of `attestation` and `assertion` (`400 invalid_request`). Ignored when the project's `app_attest.mode` is `off`."
+            "description": "Only `{\"unsupported\": true}`, from a device that cannot attest (anything else is `400 invalid_request`): an installation attests its key at an anonymous start. At most one of `attestation` and `assertion`."
           },
           "assertion": {
             "anyOf": [
@@ -4406,7 +4417,7 @@ extension OpenAPIDocument {
                 "type": "null"
               }
             ],
-            "description": "App Attest: see `AppAssertion`. Ignored when the project's `app_attest.mode` is `off`."
+            "description": "App Attest: see `AppAssertion`. Ignored when the project's `app_attest.mode` is `off`. (Identify takes no `attestation`: an installation attests a new key at an anonymous start.)"
           }
         }
       },
@@ -4448,13 +4459,24 @@ extension OpenAPIDocument {
           "attestation": {
             "anyOf": [
               {
-                "$ref": "#/components/schemas/AppAttestation"
+                "type": "object",
+                "required": [
+                  "unsupported"
+                ],
+                "properties": {
+                  "unsupported": {
+                    "type": "boolean",
+                    "enum": [
+                      true
+                    ]
+                  }
+                }
               },
               {
                 "type": "null"
               }
             ],
-            "description": "App Attest: see `AppAttestation`. At most one of `attestation` and `assertion` (`400 invalid_request`). Ignored when the project's `app_attest.mode` is `off`."
+            "description": "Only `{\"unsupported\": true}`, from a device that cannot attest (anything else is `400 invalid_request`): an installation attests its key at an anonymous start. At most one of `attestation` and `assertion`."
           },
           "assertion": {
             "anyOf": [
@@ -4465,7 +4487,7 @@ extension OpenAPIDocument {
                 "type": "null"
               }
             ],
-            "description": "App Attest: see `AppAssertion`. Ignored when the project's `app_attest.mode` is `off`."
+            "description": "App Attest: see `AppAssertion`. Ignored when the project's `app_attest.mode` is `off`. (Identify takes no `attestation`: an installation attests a new key at an anonymous start.)"
           }
         }
       },
@@ -5593,7 +5615,7 @@ extension OpenAPIDocument {
       },
       "AppAttestation": {
         "type": "object",
-        "description": "An App Attest attestation (`DCAppAttestService.attestKey` with clientDataHash = SHA-256 of the challenge's bytes), sent at the first start of an installation, or at any later start or identify to attest a new key (after `DCError.invalidKey`). A device that cannot attest sends `{\"unsupported\": true}` instead. Unknown members are ignored.",
+        "description": "An App Attest attestation (`DCAppAttestService.attestKey` with clientDataHash = SHA-256 of the challenge's bytes), sent at the first start of an installation, or at a later start to attest a new key (after `DCError.invalidKey`). A device that cannot attest sends `{\"unsupported\": true}` instead. Unknown members are ignored.",
         "oneOf": [
           {
             "title": "Attestation",
@@ -5607,19 +5629,20 @@ extension OpenAPIDocument {
               "key_id": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 16384,
+                "maxLength": 128,
                 "description": "The key identifier `generateKey` returned (base64 of 32 bytes; base64url is accepted too)."
               },
               "attestation_object": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 16384,
+                "maxLength": 12288,
                 "description": "The attestation object `attestKey` returned, in base64."
               },
               "challenge": {
                 "type": "string",
-                "maxLength": 16384,
-                "description": "A challenge from `POST /v1/attestations/challenge`, as it was answered."
+                "maxLength": 128,
+                "description": "A challenge from `POST /v1/attestations/challenge`, as it was answered.",
+                "minLength": 1
               },
               "unsupported": {
                 "type": [
@@ -5663,19 +5686,20 @@ extension OpenAPIDocument {
           "key_id": {
             "type": "string",
             "minLength": 1,
-            "maxLength": 16384,
+            "maxLength": 128,
             "description": "The installation's attested key identifier (base64)."
           },
           "assertion": {
             "type": "string",
             "minLength": 1,
-            "maxLength": 16384,
+            "maxLength": 4096,
             "description": "The assertion `generateAssertion` returned, in base64."
           },
           "challenge": {
             "type": "string",
-            "maxLength": 16384,
-            "description": "A challenge from `POST /v1/attestations/challenge`, as it was answered."
+            "maxLength": 128,
+            "description": "A challenge from `POST /v1/attestations/challenge`, as it was answered.",
+            "minLength": 1
           }
         }
       },
@@ -5710,7 +5734,7 @@ extension OpenAPIDocument {
               "maxLength": 255,
               "pattern": "^[A-Z0-9]{10}\\.[A-Za-z0-9-]([A-Za-z0-9.-]*[A-Za-z0-9-])?$"
             },
-            "description": "The accepted app IDs, `TEAMID.bundle.id` (a 10-character Team ID); at least one unless `mode` is `off`."
+            "description": "The accepted app IDs, `TEAMID.bundle.id` (a 10-character Team ID). With none, every attestation fails with reason `app_id`."
           },
           "environment": {
             "type": "string",

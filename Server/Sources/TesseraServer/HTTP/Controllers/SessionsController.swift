@@ -33,6 +33,7 @@ private struct IdentifyBody: RequestBody {
     var userID: String?
     var sessionDurationMinutes: Int64?
     var keyTier: String?
+    /// Only `{"unsupported": true}`: an installation attests (again) at an anonymous start.
     var attestation: AppAttestBody?
     var assertion: AppAttestBody?
 
@@ -92,9 +93,17 @@ struct SessionsController: Sendable {
         start.maxSessionsPerProfile = runtime.settings.maxSessionsPerProfile
         // Before the start: a refused one creates nothing. Its record waits for the start's success, so
         // only the holder of the installation secret changes what is kept of the installation.
-        let attest = try await core.appAttest.checkStart(
-            evidence, settings: runtime.settings.appAttest, projectID: runtime.id,
-            installationID: body.installationID, now: time.date)
+        let attest: AppAttestGate.Check?
+        do {
+            attest = try await core.appAttest.checkStart(
+                evidence, settings: runtime.settings.appAttest, projectID: runtime.id,
+                installationID: body.installationID, now: time.date)
+        } catch let error as CoreError where error.code != .serviceUnavailable {
+            // A refused start counts against the address's limit as a start would: a script sending
+            // no evidence is limited like one that starts.
+            guard let charge else { throw error }
+            throw await core.rateLimiter.failed(error, counting: [(charge.key, charge.limit)], now: now)
+        }
         let result = try await startCounted(start, now: now)
         try await core.appAttest.record(
             attest, projectID: runtime.id, installationID: body.installationID,
@@ -149,6 +158,11 @@ struct SessionsController: Sendable {
             verified = false
         default:
             throw CoreError.invalidRequest("Send exactly one of identity_token and user_id.")
+        }
+        if let attestation = body.attestation, attestation.unsupported != true {
+            throw CoreError.invalidRequest(
+                "identify takes attestation only as {\"unsupported\": true}; an installation attests at an anonymous start."
+            )
         }
         let evidence = try AppAttestBody.evidence(attestation: body.attestation, assertion: body.assertion)
         let installationID = caller?.context.session.installationID
