@@ -124,5 +124,14 @@ extension StoreConformanceTests {
             try await store.appAttestRecords(
                 projectID: try await environment.makeOtherProject().project.id, installationIDs: [installationID]
             ).isEmpty)
+        // Retention deletes an old anonymous profile without a live session with its installations and
+        // their App Attest records.
+        _ = try await store.revokeSession(
+            sessionID: started.context.session.id, profileID: nil, now: now + 3,
+            reason: .signedOut, origin: EventOrigin(actor: .sdk(sessionID: nil), clientAddress: nil))
+        let stale = try await store.deleteStale(now: now + 4, anonymousCreatedBefore: now + 4, batchSize: 10)
+        #expect(stale.anonymousProfiles == 1)
+        #expect(try await store.appAttestRecords(projectID: projectID, installationIDs: [installationID]).isEmpty)
+        #expect(try await store.appAttestRecords(projectID: projectID, installationIDs: [second]).count == 1)
     }
 }
