@@ -73,6 +73,30 @@ public protocol TesseraStore: Sendable {
     /// atomic insert that every node shares; false (nothing changed) when it was used already: a replay.
     func useDPoPProof(jkt: String, jti: String, expiresAt: Int64) async throws -> Bool
 
+    // MARK: App Attest
+
+    /// Stores an App Attest challenge (its SHA-256) for the project until `expiresAt`.
+    func createAppAttestChallenge(projectID: String, challengeHash: [UInt8], expiresAt: Int64) async throws
+    /// Spends a challenge of the project in one atomic delete that every node shares: true once, when it
+    /// was stored and not expired at `now`; false (nothing changed) when unknown, used or expired.
+    func consumeAppAttestChallenge(projectID: String, challengeHash: [UInt8], now: Int64) async throws -> Bool
+    /// Whether the installation exists, and its recorded App Attest verdict and key.
+    func appAttestState(projectID: String, installationID: String) async throws -> AppAttestState
+    /// Raises the installation's counter to `counter` if its stored key is `keyID` and its stored
+    /// counter is below `counter`, decided on the locked row; false (nothing changed) otherwise, so
+    /// an assertion replayed on any node is refused.
+    func advanceAppAttestCounter(projectID: String, installationID: String, keyID: [UInt8], counter: Int64)
+        async throws -> Bool
+    /// Records an installation's verdict (and its key, when ``AppAttestVerdictWrite/replacesKey``).
+    func recordAppAttestVerdict(_ write: AppAttestVerdictWrite) async throws
+    /// The recorded App Attest state of these installations of the project (unknown ones left out).
+    func appAttestRecords(projectID: String, installationIDs: [String]) async throws -> [AppAttestRecord]
+    /// The installations a profile holds (live or previous), oldest first.
+    func installationIDs(projectID: String, profileID: String) async throws -> [String]
+    /// How many of the project's installations have each verdict label (`attested`, `unattested`,
+    /// `failed`, `unsupported`), and how many of them `enforce` would have refused.
+    func appAttestCounts(projectID: String) async throws -> AppAttestCounts
+
     // MARK: Devices
 
     /// Binds a push token to a session, moving it from any other session of the project.
