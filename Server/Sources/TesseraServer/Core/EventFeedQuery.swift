@@ -1,3 +1,5 @@
+import Foundation
+
 /// The parameters of `GET /v1/admin/events`, validated: a bad one is `invalid_request`, never a 5xx.
 enum EventFeedQuery {
     /// The page size when none is given, and the largest allowed.
@@ -104,23 +106,25 @@ enum AuditQuery {
         return filter
     }
 
-    /// The first second (Unix, UTC) of a `YYYY-MM-DD` day from 1970 to 9999, or nil.
+    /// The first second (Unix, UTC) of a `YYYY-MM-DD` day from 1970 to 9999, or nil (also for a day
+    /// the month does not have).
     static func day(_ text: String) -> Int64? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].utf8.count == 4, parts[1].utf8.count == 2, parts[2].utf8.count == 2,
             parts.allSatisfy({ $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }),
-            let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
-            year >= 1970, (1...12).contains(month), day >= 1
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]), year >= 1970
         else { return nil }
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let lengths: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard day <= lengths[Int(month) - 1] else { return nil }
-        // Days since 1970-01-01 (the civil-from-days inverse, Howard Hinnant's algorithm).
-        let y = month <= 2 ? year - 1 : year
-        let era = y / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return (era * 146_097 + dayOfEra - 719_468) * 86_400
+        let wanted = DateComponents(year: year, month: month, day: day)
+        // The calendar rolls 2026-02-30 over to March: a day that does not come back as asked is refused.
+        guard let date = utcCalendar.date(from: wanted),
+            utcCalendar.dateComponents([.year, .month, .day], from: date) == wanted
+        else { return nil }
+        return Int64(date.timeIntervalSince1970)
     }
+
+    private static let utcCalendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+        return calendar
+    }()
 }
