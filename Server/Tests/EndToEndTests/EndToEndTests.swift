@@ -72,7 +72,9 @@ import Testing
         let project = try await ProjectProvisioner.create(
             name: "E2E", slug: "e2e", settings: ProjectSettings(), store: store, now: Date())
         var configuration = ServerConfiguration()
-        configuration.port = 0
+        // The public URL names the port: the SDK's DPoP proofs are checked against it.
+        configuration.port = try FreePort.loopback()
+        configuration.publicURL = "http://127.0.0.1:\(configuration.port)"
         configuration.createDevelopmentProject = false
         configuration.logLevel = .critical
         let app = try await buildApplication(configuration: configuration, store: store)

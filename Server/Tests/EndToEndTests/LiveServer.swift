@@ -39,7 +39,9 @@ struct LiveServer: Sendable {
         let project = try await ProjectProvisioner.create(
             name: "Races", slug: "races", settings: settings, store: store, now: Date())
         var configuration = ServerConfiguration()
-        configuration.port = 0
+        // The public URL names the port: the SDK's DPoP proofs are checked against it.
+        configuration.port = try FreePort.loopback()
+        configuration.publicURL = "http://127.0.0.1:\(configuration.port)"
         configuration.createDevelopmentProject = false
         configuration.logLevel = .critical
         configuration.failedSessionLookupsPerMinute = nil  // the checks present many dead session tokens

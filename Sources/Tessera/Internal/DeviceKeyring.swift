@@ -17,7 +17,7 @@ struct DeviceKeyring: Sendable {
 
     init(configuration: TesseraConfiguration) {
         store = configuration.credentialStore
-        storageKey = configuration.storageKey + ".device-key"
+        storageKey = configuration.storageKey + "-device-key"
         provider = configuration.deviceKeyProvider
     }
 

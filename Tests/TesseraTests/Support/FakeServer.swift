@@ -118,7 +118,20 @@ final class FakeServer: Sendable {
         }
         if scripted.held { return nil }
         if let outcome = scripted.outcome { return outcome }
-        return .reply(reply(to: request))
+        var reply = reply(to: request)
+        if state.withLock({ $0.binding }) {
+            // As Hummingbird does: every answer says the server's time (whole seconds).
+            reply.headers["Date"] = Self.httpDate(now)
+        }
+        return .reply(reply)
+    }
+
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
     }
 
     // MARK: The endpoints
