@@ -34,7 +34,7 @@ struct DeviceKeyEndToEndTests {
             tasks.withLock { $0 = recording }
         }
 
-        func stop() { tasks.withLock { $0.forEach { $0.cancel() } } }
+        func stop() { tasks.withLock { for task in $0 { task.cancel() } } }
 
         /// Waits (without sleeping) until an event matching `predicate` was recorded.
         func waitForEvent(_ predicate: @Sendable (TesseraEvent) -> Bool) async {

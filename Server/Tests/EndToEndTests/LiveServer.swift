@@ -39,15 +39,11 @@ struct LiveServer: Sendable {
         let project = try await ProjectProvisioner.create(
             name: "Races", slug: "races", settings: settings, store: store, now: Date())
         var configuration = ServerConfiguration()
-        // The public URL names the port: the SDK's DPoP proofs are checked against it.
-        configuration.port = try FreePort.loopback()
-        configuration.publicURL = "http://127.0.0.1:\(configuration.port)"
         configuration.createDevelopmentProject = false
         configuration.logLevel = .critical
         configuration.failedSessionLookupsPerMinute = nil  // the checks present many dead session tokens
-        let app = try await buildApplication(configuration: configuration, store: store)
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        // On a port its public URL names: the SDK's DPoP proofs are checked against it.
+        try await LiveNode.run(configuration: configuration, store: store) { port in
             try await body(LiveServer(port: port, project: project))
         }
     }
