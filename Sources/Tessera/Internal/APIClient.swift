@@ -132,15 +132,15 @@ struct APIClient: Sendable {
     }
 
     /// Sends one request; with the device key's proof when sessions are bound to it. A `use_dpop_nonce`
-    /// refusal is sent again once with the nonce it names, and a proof refused while the answer's `Date`
-    /// shows the device clock is off is sent again once with the corrected time.
+    /// refusal is sent again once with the nonce it names, and a proof refused after the server's clock
+    /// (an answer's `Date`) showed the device clock is off is sent again once with the corrected time.
     private func perform<Body: Encodable>(
         _ method: String, _ path: String, body: Body?, credential: String
     ) async throws(TesseraError) -> (Data, HTTPURLResponse) {
         var retriedNonce = false
         var retriedClock = false
         while true {
-            let request = try makeRequest(method, path, body: body, credential: credential)
+            let (request, proofOffset) = try makeRequest(method, path, body: body, credential: credential)
             let data: Data
             let response: URLResponse
             do {
@@ -154,16 +154,15 @@ struct APIClient: Sendable {
             }
             let nonce = http.value(forHTTPHeaderField: "DPoP-Nonce")
             proofs.noteNonce(nonce)
-            let clockMoved = proofs.noteDateHeader(
-                http.value(forHTTPHeaderField: "Date"), receivedAt: proofs.clock.now())
+            proofs.noteDateHeader(http.value(forHTTPHeaderField: "Date"), receivedAt: proofs.clock.now())
             if (200..<300).contains(http.statusCode) { return (data, http) }
             let error = Self.error(status: http.statusCode, data: data, headers: http)
-            guard request.value(forHTTPHeaderField: "DPoP") != nil else { throw error }
+            guard let proofOffset else { throw error }
             if error.code == .useDPoPNonce, nonce != nil, !retriedNonce {
                 retriedNonce = true
                 continue
             }
-            if error.code == .dpopProofInvalid, clockMoved, !retriedClock {
+            if error.code == .dpopProofInvalid, proofs.offsetMoved(since: proofOffset), !retriedClock {
                 retriedClock = true
                 continue
             }
@@ -171,10 +170,11 @@ struct APIClient: Sendable {
         }
     }
 
-    /// The request, with a fresh proof (a new `jti`) each time it is made.
+    /// The request, with a fresh proof (a new `jti`) each time it is made, and the clock offset the
+    /// proof's `iat` used (nil without a proof).
     private func makeRequest<Body: Encodable>(
         _ method: String, _ path: String, body: Body?, credential: String
-    ) throws(TesseraError) -> URLRequest {
+    ) throws(TesseraError) -> (URLRequest, TimeInterval?) {
         let url = baseURL.appendingPathComponent(path)
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -183,7 +183,8 @@ struct APIClient: Sendable {
         request.httpShouldHandleCookies = false
         request.cachePolicy = .reloadIgnoringLocalCacheData
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let proof = try proofs.proof(method: method, url: url, credential: credential) {
+        let signed = try proofs.proof(method: method, url: url, credential: credential)
+        if let (proof, _) = signed {
             // A session credential goes with the DPoP scheme (a bound session refuses Bearer); the
             // publishable key stays Bearer, its proof binds the session it opens.
             let scheme = credential == publishableKey ? "Bearer" : "DPoP"
@@ -201,7 +202,7 @@ struct APIClient: Sendable {
             }
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        return request
+        return (request, signed?.serverTimeOffset)
     }
 
     static func error(status: Int, data: Data, headers: HTTPURLResponse) -> TesseraError {

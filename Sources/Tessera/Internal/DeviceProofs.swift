@@ -70,18 +70,21 @@ final class DeviceProofs: Sendable {
     }
 
     /// Corrects the clock from an answer's `Date` header when the offset known so far is off by more than
-    /// its precision allows (a device whose clock is wrong, before any `server_time`). Returns whether the
-    /// offset moved.
-    @discardableResult
-    func noteDateHeader(_ header: String?, receivedAt: Date) -> Bool {
-        guard let header, let date = Self.parseHTTPDate(header) else { return false }
+    /// its precision allows (a device whose clock is wrong, before any `server_time`).
+    func noteDateHeader(_ header: String?, receivedAt: Date) {
+        guard let header, let date = Self.parseHTTPDate(header) else { return }
         let offset = date.timeIntervalSince(receivedAt)
-        return state.withLock {
-            guard abs(offset - $0.serverTimeOffset) > Self.dateHeaderTolerance else { return false }
+        state.withLock {
+            guard abs(offset - $0.serverTimeOffset) > Self.dateHeaderTolerance else { return }
             $0.serverTimeOffset = offset
             $0.offsetFromServerTime = false
-            return true
         }
+    }
+
+    /// Whether the clock offset moved since a proof was made with `offset` (by this answer or another
+    /// that came back meanwhile): a proof refused then is worth making again.
+    func offsetMoved(since offset: TimeInterval) -> Bool {
+        abs(serverTimeOffset - offset) > Self.dateHeaderTolerance
     }
 
     /// Sets the offset from a stored session's, at launch, until the first answer.
@@ -92,10 +95,13 @@ final class DeviceProofs: Sendable {
         }
     }
 
-    /// A proof for one request, signed by the device key; nil when proofs are off.
+    /// A proof for one request, signed by the device key, and the clock offset its `iat` used; nil when
+    /// proofs are off.
     /// - Throws: `storage_unavailable` (transient) when proofs are on but the key cannot be read or cannot
     ///   sign now: a request that should prove the key is never sent without it.
-    func proof(method: String, url: URL, credential: String?) throws(TesseraError) -> String? {
+    func proof(method: String, url: URL, credential: String?) throws(TesseraError) -> (
+        proof: String, serverTimeOffset: TimeInterval
+    )? {
         guard isEnabled else { return nil }
         try loadKey()
         let (key, nonce, offset) = state.withLock { ($0.key, $0.nonce, $0.serverTimeOffset) }
@@ -103,9 +109,10 @@ final class DeviceProofs: Sendable {
             throw TesseraError(.storageUnavailable, message: "The device key is not available yet.")
         }
         do {
-            return try DPoPProofBuilder.proof(
+            let proof = try DPoPProofBuilder.proof(
                 signer: Signer(key: key), method: method, url: url.absoluteString, accessToken: credential,
                 nonce: nonce, now: clock.now().addingTimeInterval(offset))
+            return (proof, offset)
         } catch {
             throw TesseraError(.storageUnavailable, message: "The device key cannot sign now.")
         }
