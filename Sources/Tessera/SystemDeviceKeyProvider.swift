@@ -83,7 +83,7 @@ struct SoftwareDeviceKey: DeviceKey {
             guard
                 let access = SecAccessControlCreateWithFlags(
                     nil, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, .privateKeyUsage, &error)
-            else { throw error!.takeRetainedValue() as any Error }
+            else { throw error?.takeRetainedValue() ?? DeviceKeyUnsupported() }
             let key = try SecureEnclave.P256.Signing.PrivateKey(accessControl: access)
             return SecureEnclaveDeviceKey(dataRepresentation: key.dataRepresentation, publicKey: key.publicKey)
         }
