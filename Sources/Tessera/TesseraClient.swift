@@ -408,6 +408,9 @@ public actor TesseraClient {
             log(.info, "another client of the store changed the session")
         }
         state = merged
+        // Another client of the store (an extension) may have replaced the device key and bound a new
+        // session to it: the key is read again from the store before the next proof.
+        if let session = merged.session, isBoundToAnotherKey(session) { proofs.forgetKey() }
         publishCurrent()
     }
 

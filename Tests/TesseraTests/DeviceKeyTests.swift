@@ -204,6 +204,25 @@ struct DeviceKeyTests {
         #expect(!Self.publishedSignOut(states.values), "\(states.values)")
     }
 
+    @Test("An extension that replaced the key and bound a new session: the app reads the key again, no loss")
+    func keyReplacedByAnotherClientOfTheStore() async throws {
+        let clock = ManualClock()
+        let server = Self.bindingServer(clock)
+        let keys = FakeDeviceKeyProvider()
+        let app = Self.harness(keys: keys, server: server, clock: clock)
+        try await app.client.start()
+        // The extension cannot restore the key: it makes a new one and restores the installation with it.
+        keys.faults.withLock { $0.restoreFails = true }
+        let ext = Self.harness(store: app.store, keys: keys, server: server, clock: clock)
+        try await ext.client.start()
+        keys.faults.withLock { $0.restoreFails = false }
+        let replaced = try #require(await ext.client.sessions.current)
+
+        let checked = try await app.client.sessions.authenticate()
+        #expect(checked.id == replaced.id, "the app took the extension's session and signs with its key")
+        #expect(app.transport.count("POST /v1/sessions/anonymous") == 1, "no second re-establishment")
+    }
+
     @Test("A verified user whose key is lost and who cannot be identified again ends as a revoked one would")
     func verifiedKeyLossWithoutProvider() async throws {
         let clock = ManualClock()

@@ -50,6 +50,14 @@ final class DeviceProofs: Sendable {
         }
     }
 
+    /// Drops the loaded key: the next proof reads it from the store again.
+    func forgetKey() {
+        state.withLock {
+            $0.key = nil
+            $0.thumbprint = nil
+        }
+    }
+
     var key: (any DeviceKey)? { state.withLock { $0.key } }
     var thumbprint: String? { state.withLock { $0.thumbprint } }
     var nonce: String? { state.withLock { $0.nonce } }
