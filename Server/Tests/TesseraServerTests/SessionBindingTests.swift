@@ -172,6 +172,45 @@ struct SessionBindingTests {
         }
     }
 
+    @Test("A restore with a new key ends the installation's sessions bound to the old one (replaced)")
+    func restoreWithNewKey() async throws {
+        try await TestEnvironment.withApp { environment, client in
+            let installation = UUID().uuidString.lowercased()
+            let secret = OpaqueToken.installationSecret()
+            let body = #"{"installation_id":"\#(installation)","installation_secret":"\#(secret)"}"#
+            func start(_ device: Device?) async throws -> Reply {
+                guard let device else {
+                    return try await client.send(
+                        .post, "/v1/sessions/anonymous", bearer: client.publishableKey, body: body)
+                }
+                return try await device.send(
+                    .post, "/v1/sessions/anonymous", credential: client.publishableKey, scheme: "Bearer", body: body)
+            }
+            let old = Device(client: client)
+            let first = try await start(old)
+            let second = try await start(old)  // the same key again: nothing ends
+            let unbound = try await start(nil)  // no proof: nothing ends either
+            #expect([first.status, second.status, unbound.status] == [.created, .ok, .ok])
+            let oldToken = try #require(first.sessionToken)
+            #expect(try await old.send(.get, "/v1/me", credential: oldToken).status == .ok)
+            #expect(try await old.send(.get, "/v1/me", credential: second.sessionToken).status == .ok)
+
+            let new = Device(client: client)
+            let restored = try await start(new)
+            #expect(restored.status == .ok && restored.profileID == first.profileID)
+            for ended in [first, second] {
+                let reply = try await old.send(.get, "/v1/me", credential: ended.sessionToken)
+                #expect(reply.errorCode == "session_revoked")
+            }
+            #expect(try await client.send(.get, "/v1/me", bearer: unbound.sessionToken).status == .ok)
+            #expect(try await new.send(.get, "/v1/me", credential: restored.sessionToken).status == .ok)
+            let events = try await client.admin(.get, "/v1/admin/events?type=session.ended")
+            let replaced = (events.json["events"] as? [[String: Any]] ?? []).compactMap { $0["data"] as? [String: Any] }
+                .filter { $0["reason"] as? String == "replaced" }.compactMap { $0["session_id"] as? String }
+            #expect(Set(replaced) == Set([first.sessionID, second.sessionID].compactMap { $0 }))
+        }
+    }
+
     @Test("Identify from a bound session needs its key and binds the new session to it")
     func identifyFromBoundSession() async throws {
         try await TestEnvironment.withApp { environment, client in
