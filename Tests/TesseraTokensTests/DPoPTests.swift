@@ -95,6 +95,17 @@ struct DPoPTests {
                 != verified.tokenID)
     }
 
+    @Test("A proof names the body it goes with (tessera_body), and none without one")
+    func bodyHash() throws {
+        let body = Array(#"{"session_duration_minutes":60}"#.utf8)
+        let proof = try DPoPProofBuilder.proof(signer: key, method: "POST", url: Self.url, now: Self.now, body: body)
+        let verified = try DPoPProofVerifier().verify(proof, method: "POST", url: Self.url, now: Self.now)
+        #expect(verified.bodyHash == DPoPProof.bodyHash(of: body))
+        #expect(DPoPProof.bodyHash(of: Array("abc".utf8)) == "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0")
+        let bare = try DPoPProofBuilder.proof(signer: key, method: "POST", url: Self.url, now: Self.now)
+        #expect(try DPoPProofVerifier().verify(bare, method: "POST", url: Self.url, now: Self.now).bodyHash == nil)
+    }
+
     @Test("Every check refuses: method, URL, iat, ath, nonce, jti, typ, alg, key, signature")
     func refusals() throws {
         let verifier = DPoPProofVerifier()
@@ -140,6 +151,11 @@ struct DPoPTests {
             return input + "." + Base64URL.encode(signature.rawRepresentation)
         }
         try verify(try signed(#"{"typ":"dpop+jwt","alg":"ES256","jwk":\#(jwk)}"#))
+        // A tessera_body that is not a base64url SHA-256.
+        let shortBody = String(claims.dropLast()) + #","tessera_body":"short"}"#
+        expectCode(.dpopProofInvalid) {
+            try verify(try signed(#"{"typ":"dpop+jwt","alg":"ES256","jwk":\#(jwk)}"#, shortBody))
+        }
         expectCode(.dpopProofInvalid) { try verify(try signed(#"{"typ":"JWT","alg":"ES256","jwk":\#(jwk)}"#)) }
         expectCode(.dpopProofInvalid) { try verify(try signed(#"{"alg":"ES256","jwk":\#(jwk)}"#)) }
         expectCode(.dpopProofInvalid) { try verify(try signed(#"{"typ":"dpop+jwt","alg":"ES384","jwk":\#(jwk)}"#)) }

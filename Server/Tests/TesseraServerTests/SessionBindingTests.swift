@@ -18,12 +18,12 @@ struct SessionBindingTests {
 
         func proof(
             _ method: HTTPRequest.Method, _ path: String, credential: String?, nonce: String? = nil,
-            iatOffset: Double = 0, signer: P256.Signing.PrivateKey? = nil
+            iatOffset: Double = 0, signer: P256.Signing.PrivateKey? = nil, body: String? = nil
         ) throws -> String {
             try DPoPProofBuilder.proof(
                 signer: signer ?? key, method: method.rawValue, url: "https://tessera.test" + path,
                 accessToken: credential, nonce: nonce,
-                now: client.environment.clock.now.addingTimeInterval(iatOffset))
+                now: client.environment.clock.now.addingTimeInterval(iatOffset), body: body.map { Array($0.utf8) })
         }
 
         /// A request with `Authorization: <scheme> credential` and a proof (`proof` replaces the fresh one).
@@ -35,7 +35,7 @@ struct SessionBindingTests {
             var headers: HTTPFields = [:]
             if let credential { headers[.authorization] = "\(scheme) \(credential)" }
             if withProof {
-                headers[.dpop] = try proof ?? self.proof(method, path, credential: credential, nonce: nonce)
+                headers[.dpop] = try proof ?? self.proof(method, path, credential: credential, nonce: nonce, body: body)
             }
             return try await client.send(method, path, body: body, headers: headers)
         }
@@ -108,29 +108,25 @@ struct SessionBindingTests {
         }
     }
 
-    @Test("A proof's jti is single-use where the call changes something, and at a heartbeat with the token")
+    @Test("A proof's jti is single-use where the call changes something; a heartbeat's may repeat")
     func replay() async throws {
         try await TestEnvironment.withApp { environment, client in
             let device = Device(client: client)
             let started = try await device.start()
             let token = try #require(started.sessionToken)
-            // A JWT cannot extend: its heartbeat writes nothing, and its proof may repeat in its window.
+            // A heartbeat (token or JWT) writes nothing, and its proof may repeat in its window.
             let jwt = try #require(started.sessionJWT)
-            let jwtHeartbeat = try device.proof(.post, "/v1/sessions/authenticate", credential: jwt)
-            for _ in 0..<2 {
-                #expect(
-                    try await device.send(.post, "/v1/sessions/authenticate", credential: jwt, proof: jwtHeartbeat)
-                        .status == .ok)
+            for credential in [jwt, token] {
+                let heartbeat = try device.proof(.post, "/v1/sessions/authenticate", credential: credential)
+                for _ in 0..<2 {
+                    #expect(
+                        try await device.send(
+                            .post, "/v1/sessions/authenticate", credential: credential, proof: heartbeat
+                        ).status == .ok)
+                }
             }
-            let heartbeat = try device.proof(.post, "/v1/sessions/authenticate", credential: token)
-            #expect(
-                try await device.send(.post, "/v1/sessions/authenticate", credential: token, proof: heartbeat).status
-                    == .ok)
-            let repeated = try await device.send(
-                .post, "/v1/sessions/authenticate", credential: token, proof: heartbeat)
-            #expect(repeated.status == .unauthorized && repeated.errorCode == "dpop_proof_replayed")
-            let extend = try device.proof(.post, "/v1/sessions/authenticate", credential: token)
             let body = #"{"session_duration_minutes":60}"#
+            let extend = try device.proof(.post, "/v1/sessions/authenticate", credential: token, body: body)
             #expect(
                 try await device.send(.post, "/v1/sessions/authenticate", credential: token, body: body, proof: extend)
                     .status == .ok)
@@ -150,8 +146,8 @@ struct SessionBindingTests {
     }
 
     /// Found by the replay harness (Server/Tests/replay/run.py): a heartbeat and an extension share
-    /// method, URL and credential, so a proof the heartbeat left unspent extended the session when a
-    /// thief sent it again with a body.
+    /// method, URL and credential, so a heartbeat's proof, which the heartbeat does not spend, extended
+    /// the session when a thief sent it again with a body. An extension's proof now names its body.
     @Test("A captured heartbeat proof sent again as an extension is refused and extends nothing")
     func heartbeatProofAsExtension() async throws {
         try await TestEnvironment.withApp { environment, client in
@@ -160,15 +156,34 @@ struct SessionBindingTests {
             let token = try #require(started.sessionToken)
             let expiresAt = try #require(started["session"]["expires_at"] as? String)
             let captured = try device.proof(.post, "/v1/sessions/authenticate", credential: token)
-            #expect(
-                try await device.send(.post, "/v1/sessions/authenticate", credential: token, proof: captured).status
-                    == .ok)
+            // The heartbeat writes nothing: its proof may repeat within its window, as a read's does.
+            for _ in 0..<2 {
+                #expect(
+                    try await device.send(.post, "/v1/sessions/authenticate", credential: token, proof: captured)
+                        .status == .ok)
+            }
+            let extend = #"{"session_duration_minutes":525600}"#
             let stolen = try await client.send(
-                .post, "/v1/sessions/authenticate", body: #"{"session_duration_minutes":525600}"#,
+                .post, "/v1/sessions/authenticate", body: extend,
                 headers: [.authorization: "DPoP \(token)", .dpop: captured])
-            #expect(stolen.status == .unauthorized && stolen.errorCode == "dpop_proof_replayed")
+            #expect(stolen.status == .unauthorized && stolen.errorCode == "dpop_proof_invalid")
+            // A proof naming another body does not extend either.
+            let otherBody = try device.proof(
+                .post, "/v1/sessions/authenticate", credential: token, body: #"{"session_duration_minutes":5}"#)
+            let swapped = try await client.send(
+                .post, "/v1/sessions/authenticate", body: extend,
+                headers: [.authorization: "DPoP \(token)", .dpop: otherBody])
+            #expect(swapped.errorCode == "dpop_proof_invalid")
             let after = try await device.send(.post, "/v1/sessions/authenticate", credential: token)
             #expect(after["session"]["expires_at"] as? String == expiresAt, "the session was not extended")
+            // The device's own extension names its body and spends its proof.
+            let named = try device.proof(.post, "/v1/sessions/authenticate", credential: token, body: extend)
+            let extended = try await device.send(
+                .post, "/v1/sessions/authenticate", credential: token, body: extend, proof: named)
+            #expect(extended.status == .ok && extended["session"]["expires_at"] as? String != expiresAt)
+            let again = try await device.send(
+                .post, "/v1/sessions/authenticate", credential: token, body: extend, proof: named)
+            #expect(again.errorCode == "dpop_proof_replayed")
         }
     }
 

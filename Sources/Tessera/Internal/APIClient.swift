@@ -183,7 +183,17 @@ struct APIClient: Sendable {
         request.httpShouldHandleCookies = false
         request.cachePolicy = .reloadIgnoringLocalCacheData
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let signed = try proofs.proof(method: method, url: url, credential: credential)
+        var encoded: Data?
+        if let body {
+            do {
+                encoded = try WireCoding.encoder().encode(body)
+            } catch {
+                throw TesseraError(.invalidRequest, message: "Unencodable request body.")
+            }
+        }
+        // The proof names the body it goes with (an extension's must: a proof does not otherwise
+        // cover the body, and a heartbeat's proof must not extend the session).
+        let signed = try proofs.proof(method: method, url: url, credential: credential, body: encoded)
         if let (proof, _) = signed {
             // A session credential goes with the DPoP scheme (a bound session refuses Bearer); the
             // publishable key stays Bearer, its proof binds the session it opens.
@@ -194,12 +204,8 @@ struct APIClient: Sendable {
             request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
         }
         request.setValue("tessera-swift/1", forHTTPHeaderField: "User-Agent")
-        if let body {
-            do {
-                request.httpBody = try WireCoding.encoder().encode(body)
-            } catch {
-                throw TesseraError(.invalidRequest, message: "Unencodable request body.")
-            }
+        if let encoded {
+            request.httpBody = encoded
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         return (request, signed?.serverTimeOffset)

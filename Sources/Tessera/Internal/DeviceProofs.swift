@@ -107,7 +107,7 @@ final class DeviceProofs: Sendable {
     /// proofs are off.
     /// - Throws: `storage_unavailable` (transient) when proofs are on but the key cannot be read or cannot
     ///   sign now: a request that should prove the key is never sent without it.
-    func proof(method: String, url: URL, credential: String?) throws(TesseraError) -> (
+    func proof(method: String, url: URL, credential: String?, body: Data? = nil) throws(TesseraError) -> (
         proof: String, serverTimeOffset: TimeInterval
     )? {
         guard isEnabled else { return nil }
@@ -119,7 +119,7 @@ final class DeviceProofs: Sendable {
         do {
             let proof = try DPoPProofBuilder.proof(
                 signer: Signer(key: key), method: method, url: url.absoluteString, accessToken: credential,
-                nonce: nonce, now: clock.now().addingTimeInterval(offset))
+                nonce: nonce, now: clock.now().addingTimeInterval(offset), body: body.map { Array($0) })
             return (proof, offset)
         } catch {
             throw TesseraError(.storageUnavailable, message: "The device key cannot sign now.")

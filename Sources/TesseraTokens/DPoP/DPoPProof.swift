@@ -1,3 +1,4 @@
+internal import Crypto
 public import Foundation
 
 /// A verified DPoP proof (RFC 9449): who signed it and for which request.
@@ -16,11 +17,15 @@ public struct DPoPProof: Sendable, Hashable {
     public var accessTokenHash: String?
     /// `nonce`: the server's `DPoP-Nonce`, when it asked for one.
     public var nonce: String?
+    /// `tessera_body`: base64url SHA-256 of the request's body, when the client names it (Tessera's
+    /// own claim; RFC 9449 §4.2 allows more claims). A proof does not otherwise cover the body, so
+    /// a call whose body decides what it does (a session extension) needs it.
+    public var bodyHash: String?
 
     /// Creates a proof's description.
     public init(
         thumbprint: String, tokenID: String, method: String, url: String, issuedAt: Date,
-        accessTokenHash: String? = nil, nonce: String? = nil
+        accessTokenHash: String? = nil, nonce: String? = nil, bodyHash: String? = nil
     ) {
         self.thumbprint = thumbprint
         self.tokenID = tokenID
@@ -29,6 +34,12 @@ public struct DPoPProof: Sendable, Hashable {
         self.issuedAt = issuedAt
         self.accessTokenHash = accessTokenHash
         self.nonce = nonce
+        self.bodyHash = bodyHash
+    }
+
+    /// The `tessera_body` of a request body: base64url SHA-256 of its bytes.
+    public static func bodyHash(of body: some Sequence<UInt8>) -> String {
+        Base64URL.encode(Array(SHA256.hash(data: Array(body))))
     }
 
     /// The `ath` of a credential: base64url SHA-256 of its ASCII bytes (RFC 9449 §4.2).

@@ -28,9 +28,11 @@ public enum DPoPProofBuilder {
     ///   - now: when the proof is made (`iat`, whole seconds); a client corrects its clock by the
     ///     server's time before it signs.
     ///   - tokenID: the proof's `jti`; 128 random bits by default.
+    ///   - body: the request's body, if it has one: the proof then names its hash (`tessera_body`,
+    ///     which a Tessera server requires where the body decides what a call does: an extension).
     public static func proof(
         signer: some DPoPSigner, method: String, url: String, accessToken: String? = nil, nonce: String? = nil,
-        now: Date, tokenID: String = randomTokenID()
+        now: Date, tokenID: String = randomTokenID(), body: [UInt8]? = nil
     ) throws -> String {
         let point = Array(signer.publicKey.x963Representation)
         var jwk = JSONWriter()
@@ -51,6 +53,7 @@ public enum DPoPProofBuilder {
         claims.member("iat", Int64(now.timeIntervalSince1970.rounded(.down)))
         if let accessToken { claims.member("ath", DPoPProof.accessTokenHash(of: accessToken)) }
         if let nonce { claims.member("nonce", nonce) }
+        if let body { claims.member("tessera_body", DPoPProof.bodyHash(of: body)) }
         var token = Base64URL.encode(header.finish()) + "." + Base64URL.encode(claims.finish())
         let signature = try signer.signature(for: Array(token.utf8))
         token += "." + Base64URL.encode(signature.rawRepresentation)

@@ -113,9 +113,13 @@ public struct DPoPProofVerifier: Sendable {
                 throw TokenError(.useDPoPNonce, "The server requires a nonce it issued in the DPoP proof.")
             }
         }
+        let bodyHash = try string("tessera_body")
+        if let bodyHash, bodyHash.utf8.count != 43 {
+            throw TokenError(invalid, "The DPoP proof's tessera_body must be a base64url SHA-256 (43 characters).")
+        }
         return DPoPProof(
             thumbprint: JWKThumbprint.sha256(of: key), tokenID: jti, method: htm, url: htu,
-            issuedAt: Date(timeIntervalSince1970: iat), accessTokenHash: ath, nonce: proofNonce)
+            issuedAt: Date(timeIntervalSince1970: iat), accessTokenHash: ath, nonce: proofNonce, bodyHash: bodyHash)
     }
 
     /// The P-256 key of a `jwk` header: `kty` `EC`, `crv` `P-256`, canonical 32-byte `x` and `y` on

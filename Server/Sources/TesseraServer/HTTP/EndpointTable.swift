@@ -17,7 +17,7 @@ enum EndpointTable {
                 .post, "/v1/attestations/challenge", accepts: .publishableKey, sessions.attestationChallenge),
             Endpoint(
                 .post, "/v1/sessions/identify", accepts: .publishableKeyOrSession, spendsProof: true, sessions.identify),
-            // Spends a proof that comes with the session token, in its handler (SessionsController.authenticate).
+            // An extension's proof is spent in the handler (SessionsController.authenticate); a heartbeat writes nothing.
             Endpoint(.post, "/v1/sessions/authenticate", accepts: .sessionOrExpiredJWT, sessions.authenticate),
             Endpoint(.post, "/v1/sessions/revoke", accepts: .session, spendsProof: true, sessions.revoke),
             Endpoint(

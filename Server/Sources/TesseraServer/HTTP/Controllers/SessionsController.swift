@@ -230,14 +230,13 @@ struct SessionsController: Sendable {
     /// session's life). Otherwise a leaked JWT, even long expired, could keep its session alive to the
     /// project's maximum.
     ///
-    /// A DPoP proof that comes with the session token is single-use, heartbeat or extension: the two
-    /// share method, URL and credential (only the body differs, which a proof does not cover), so a
-    /// captured heartbeat proof left unspent would extend the session for whoever sent it again with
-    /// a duration. A JWT cannot extend: its heartbeat stays free of writes, and its proof may repeat
-    /// within its window as a read's does.
+    /// A heartbeat and an extension share method, URL and credential; only the body differs, which a
+    /// DPoP proof does not cover by itself. So an extension of a bound session needs a proof that names
+    /// its body (`tessera_body`, base64url SHA-256 of the body's bytes) and spends the proof's `jti`:
+    /// a captured heartbeat proof cannot extend, and the heartbeat stays free of writes (its proof may
+    /// repeat within its window, as a read's does).
     func authenticate(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let caller = try context.session()
-        if caller.sessionToken != nil, let proof = context.dpopProof { try await core.dpop.consume(proof) }
         // The heartbeat has no body: nothing to decode, nothing to await. Answered here, in a frame with
         // nothing held across a suspension, it leaves its task's frames inside the first allocation slab.
         guard BodyReader.mayHaveBody(request) else {
@@ -245,7 +244,7 @@ struct SessionsController: Sendable {
                 .ok, context: caller.context, token: caller.sessionToken, runtime: caller.runtime,
                 now: core.currentTime().seconds, shareSecond: true, extensionCapped: nil)
         }
-        return try await extend(request, caller: caller)
+        return try await extend(request, caller: caller, proof: context.dpopProof)
     }
 
     /// Binds a new session to the request's device key, with the key tier the client declares
@@ -277,8 +276,10 @@ struct SessionsController: Sendable {
     }
 
     /// `POST /v1/sessions/authenticate` with a body: a heartbeat that may extend the session.
-    private func extend(_ request: Request, caller: Caller) async throws -> Response {
-        let body = try await bodies.decodeIfPresent(DurationBody.self, from: request)
+    private func extend(_ request: Request, caller: Caller, proof: DPoPProof?) async throws -> Response {
+        var buffer = try await bodies.body(of: request)
+        let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+        let body = bytes.isEmpty ? nil : try RequestJSON.decode(DurationBody.self, from: bytes)
         let now = core.currentTime().seconds
         var session = caller.context
         var capped: Bool?
@@ -288,6 +289,18 @@ struct SessionsController: Sendable {
                     .sessionTokenRequired,
                     "Extending a session needs its session token (st_…); a session JWT only checks and refreshes itself."
                 )
+            }
+            if let proof {
+                if session.session.jkt != nil, caller.runtime.settings.sessionBinding != .off {
+                    guard let named = proof.bodyHash,
+                        OpaqueToken.constantTimeEquals(Array(named.utf8), Array(DPoPProof.bodyHash(of: bytes).utf8))
+                    else {
+                        throw CoreError.dpopProofInvalid(
+                            "An extension's DPoP proof must name its body: tessera_body, base64url SHA-256 of the body."
+                        )
+                    }
+                }
+                try await core.dpop.consume(proof)
             }
             let length = try core.sessions.sessionLength(
                 requested: requested, kind: session.session.kind, settings: caller.runtime.settings)
