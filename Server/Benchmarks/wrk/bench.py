@@ -529,7 +529,7 @@ def main() -> int:
             print(f"heartbeat-bound over {arguments.sessions:,} other sessions, each bound to its own P-256 key: "
                   "Authorization: DPoP and a proof of that key on every request, verified in full by the server")
         print("tessera serve RSS at the end: " + ", ".join(memory(node.pid) for node in nodes))
-        header = (f"{'scenario':<13} {'requests/s':>11} {'p50 ms':>8} {'p99 ms':>8} {'vs hello':>9} {'non-2xx':>8} "
+        header = (f"{'scenario':<15} {'requests/s':>11} {'p50 ms':>8} {'p99 ms':>8} {'vs hello':>9} {'non-2xx':>8} "
                   f"{'errors':>7} {'cpu µs/req':>10}")
 
         if rounds > 1:
@@ -539,7 +539,7 @@ def main() -> int:
                 baseline = round_results["hello-world"]["rps"]
                 for name, result in round_results.items():
                     ratio = result["rps"] / baseline if baseline else 0
-                    print(f"{round_index + 1:<6} {name:<13} {result['rps']:>11,.0f} {result['p50_us'] / 1000:>8.2f} "
+                    print(f"{round_index + 1:<6} {name:<15} {result['rps']:>11,.0f} {result['p50_us'] / 1000:>8.2f} "
                           f"{result['p99_us'] / 1000:>8.2f} {ratio:>8.0%} {result['non_2xx']:>8} "
                           f"{errors_of(result):>7} {result['cpu_us']:>10.1f}")
             print(f"\nmedian of the {rounds} rounds:")
@@ -585,7 +585,7 @@ def main() -> int:
                 if not ok:
                     missed.append(name)
             cpu = statistics.median(result["cpu_us"] for result in runs)
-            print(f"{name:<13} {rps:>11,.0f} {p50:>8.2f} {p99:>8.2f} {ratio:>8.0%} "
+            print(f"{name:<15} {rps:>11,.0f} {p50:>8.2f} {p99:>8.2f} {ratio:>8.0%} "
                   f"{non_2xx:>8} {errors:>7} {cpu:>10.1f}  {target}")
             if non_2xx or errors:
                 failed.append(name)
