@@ -44,6 +44,10 @@ public enum UnavailableReason: String, Sendable, Hashable, Codable {
     /// Not retried by the SDK's backoff, which would prompt again and again: it tries again on `start()`
     /// and on the next foreground.
     case storageAccessDenied
+    /// The device key the session was bound to is gone (a restored backup, an unreadable key): the SDK
+    /// re-establishes the session with a new key by itself, through the identity-token provider for a
+    /// verified user. Asked of ``IdentityTokenProvider``; published as a state only when that fails.
+    case deviceKeyLost
 
     /// Whether the state will resolve by itself (retrying storage).
     public var isTransient: Bool { self == .storageUnavailable }

@@ -74,6 +74,13 @@ extension TesseraClient {
             await reestablishTask.value
             return .done
         }
+        do {
+            try loadDeviceKey()
+        } catch {
+            log(.warning, "device key not available (\(error.code)); backing off")
+            return error.isTransient ? .transientFailure(retryAfter: nil) : .done
+        }
+        await recoverFromKeyLoss()
         await flushPendingRevocations()
         guard state?.session != nil else {
             guard heartbeat.autoEstablish else { return .done }
@@ -139,7 +146,9 @@ extension TesseraClient {
 
     /// `POST /v1/sessions/anonymous` for this installation; concurrent callers share one request.
     /// A consumed installation (merged into a user) is replaced by a fresh one first.
-    func establishSession() async throws -> StoredSession {
+    /// - Parameter lost: A current session to replace (one bound to a device key that is gone); without
+    ///   it, a current session is answered as it is.
+    func establishSession(replacing lost: StoredSession? = nil) async throws -> StoredSession {
         let gen = ledger.generation
         if let flight = work.join(\.establish, gen) {
             return try await flight.value
@@ -148,7 +157,7 @@ extension TesseraClient {
         let task = Task {
             defer { self.work.taskEnded() }
             do {
-                return try await self.performEstablish(generation: gen)
+                return try await self.performEstablish(generation: gen, replacing: lost?.token)
             } catch {
                 self.noteEstablishFailure(TesseraError.wrapping(error))
                 throw error
@@ -168,11 +177,11 @@ extension TesseraClient {
             eventBroadcaster.publish(.anonymousSessionFailed(error, attempts: attempts))
         }
     }
-    private func performEstablish(generation gen: UInt64) async throws -> StoredSession {
+    private func performEstablish(generation gen: UInt64, replacing lost: String?) async throws -> StoredSession {
         guard state != nil else { throw TesseraError(.storageUnavailable) }
         // Another client of the store (the app, its extension) may have established one meanwhile.
         syncWithStore()
-        if let established = state?.session { return established }
+        if let established = state?.session, established.token != lost { return established }
         if state?.installationConsumed == true {
             state?.rotateInstallation()
             persist()
@@ -186,7 +195,7 @@ extension TesseraClient {
                 let envelope = try await api.createAnonymousSession(body)
                 if !ledger.isCurrent(gen) { await abandon(sessionToken: envelope.sessionToken) }
                 try check(gen)
-                if let established = state?.session {
+                if let established = state?.session, established.token != lost {
                     // An identify (with the publishable key) answered first: its session stays, this one ends.
                     await abandon(sessionToken: envelope.sessionToken)
                     return established

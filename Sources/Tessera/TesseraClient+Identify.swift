@@ -68,7 +68,8 @@ extension TesseraClient {
         let envelope: SessionEnvelope
         let api = self.api
         do {
-            let credential = previous?.token ?? api.publishableKey
+            // A session bound to a device key that is gone cannot identify: the publishable key does.
+            let credential = previous.flatMap { isBoundToAnotherKey($0) ? nil : $0.token } ?? api.publishableKey
             envelope = try await Self.uncancelled { () async throws(TesseraError) in
                 try await api.identify(body, credential: credential)
             }

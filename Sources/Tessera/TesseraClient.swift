@@ -24,6 +24,10 @@ public actor TesseraClient {
     public nonisolated let configuration: TesseraConfiguration
 
     let api: APIClient
+    /// The device key, the server's nonce and clock: shared with ``api``, which signs every request.
+    let proofs: DeviceProofs
+    /// The quiet re-establishment of a session bound to a device key that is gone, while one runs.
+    var keyRecoveryTask: Task<Void, Never>?
     let clock: any TesseraClock
     let store: any CredentialStore
     let sessionBroadcaster = StateBroadcaster<Availability<Session>>(.unavailable(.neverSignedIn))
@@ -60,7 +64,9 @@ public actor TesseraClient {
     /// - Parameter configuration: The configuration.
     public init(configuration: TesseraConfiguration) {
         self.configuration = configuration
-        self.api = APIClient(configuration: configuration)
+        let proofs = DeviceProofs(configuration: configuration)
+        self.proofs = proofs
+        self.api = APIClient(configuration: configuration, proofs: proofs)
         self.clock = configuration.clock
         self.store = configuration.credentialStore
         self.identityTokenProvider = configuration.identityTokenProvider
@@ -147,6 +153,10 @@ public actor TesseraClient {
         }
         // The heartbeat starts once this run is over, whatever its outcome (it retries what failed).
         defer { ensureMaintenance() }
+        // The device key before any request; a session bound to a key that is gone is re-established
+        // now, quietly, within this start.
+        try loadDeviceKey()
+        await recoverFromKeyLoss()
         // Revocations an offline sign-out (or a reset, a dropped answer) left queued go now, beside the
         // session below, not at the first heartbeat an interval later: until then the signed-out user's
         // session and push token stay alive on the server.
@@ -398,6 +408,9 @@ public actor TesseraClient {
             log(.info, "another client of the store changed the session")
         }
         state = merged
+        // Another client of the store (an extension) may have replaced the device key and bound a new
+        // session to it: the key is read again from the store before the next proof.
+        if let session = merged.session, isBoundToAnotherKey(session) { proofs.forgetKey() }
         publishCurrent()
     }
 

@@ -60,6 +60,14 @@ public struct TesseraConfiguration: Sendable {
     /// What to do with the state of a previous installation of the app (found in a keychain that
     /// outlived the app): ``ReinstallPolicy/startFresh`` by default.
     public var reinstallPolicy: ReinstallPolicy = .startFresh
+    /// Whether sessions are bound to this installation's device key (true by default): every request
+    /// then carries a proof signed by the key (RFC 9449 DPoP), and a session token copied off the device
+    /// is refused elsewhere. The server's project setting `session_binding` decides whether it is enforced;
+    /// false sends no proofs (sessions stay bearer sessions).
+    public var bindsSessionsToDevice = true
+    /// Makes and restores the device key (``SystemDeviceKeyProvider``: the Secure Enclave where the device
+    /// has one, a software key kept in the credential store otherwise).
+    public var deviceKeyProvider: any DeviceKeyProvider = SystemDeviceKeyProvider()
 
     /// Creates a configuration.
     /// - Parameters:

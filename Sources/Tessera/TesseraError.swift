@@ -48,6 +48,16 @@ public struct TesseraError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let sessionExpired: Code = "session_expired"
         public static let sessionRevoked: Code = "session_revoked"
         public static let notFound: Code = "not_found"
+        /// A session bound to a device key was presented without its key's proof.
+        public static let dpopProofRequired: Code = "dpop_proof_required"
+        /// A device-key proof did not verify (signature, header or a claim).
+        public static let dpopProofInvalid: Code = "dpop_proof_invalid"
+        /// A proof signed by another key than the one the session is bound to.
+        public static let dpopKeyMismatch: Code = "dpop_key_mismatch"
+        /// A proof sent a second time where each may be used once.
+        public static let dpopProofReplayed: Code = "dpop_proof_replayed"
+        /// The server wants its nonce in the proof (the SDK sends the request again once with it).
+        public static let useDPoPNonce: Code = "use_dpop_nonce"
         public static let rateLimited: Code = "rate_limited"
 
         // MARK: The SDK's own codes

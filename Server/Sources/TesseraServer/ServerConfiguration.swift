@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+public import X509
 
 /// Everything `buildApplication(configuration:)` needs, with a default for every field.
 public struct ServerConfiguration: Sendable {
@@ -68,6 +69,9 @@ public struct ServerConfiguration: Sendable {
     public var drainDelay = Duration.seconds(5)
     /// The bcrypt cost of operators' passwords (12: about a quarter of a second per sign-in; tests lower it).
     public var operatorPasswordCost = 12
+    /// The roots App Attest attestation chains must lead to; nil (the default) trusts Apple's App
+    /// Attestation Root CA only. Tests set a root of their own.
+    public var appAttestTrustAnchors: [Certificate]? = nil
 
     public init() {}
 

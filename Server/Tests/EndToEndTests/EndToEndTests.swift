@@ -72,12 +72,10 @@ import Testing
         let project = try await ProjectProvisioner.create(
             name: "E2E", slug: "e2e", settings: ProjectSettings(), store: store, now: Date())
         var configuration = ServerConfiguration()
-        configuration.port = 0
         configuration.createDevelopmentProject = false
         configuration.logLevel = .critical
-        let app = try await buildApplication(configuration: configuration, store: store)
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        // On a port its public URL names: the SDK's DPoP proofs are checked against it.
+        try await LiveNode.run(configuration: configuration, store: store) { port in
             try await body(Harness(port: port, project: project))
         }
     }

@@ -184,6 +184,12 @@ struct ConsolePageTests {
             #expect(unknown.errorCode == "enrollment_expired")
             let form = try await browser.get("/console/enroll?token=\(token)")
             let secret = try #require(ConsoleBrowser.Page.first(#"id="totp-secret">([A-Z2-7]+)<"#, in: form.html))
+            // The same key as a QR code drawn on the server (the browser harness scans it).
+            let uri = TOTP(secret: try #require(Base32.decode(secret))).uri(issuer: "Tessera", account: account.email)
+            var expected = HTML()
+            try QRCode(Array(uri.utf8)).write(
+                to: &expected, pixels: 200, label: "QR code of the two-step key for \(account.email)")
+            #expect(form.html.contains(String(decoding: expected.bytes, as: UTF8.self)))
             let different = try await browser.post(
                 "/console/enroll",
                 [("token", token), ("password", "correct horse battery"), ("password_confirmation", "other horse")])

@@ -108,17 +108,27 @@ struct SessionBindingTests {
         }
     }
 
-    @Test("A proof's jti is single-use where the call changes something; a heartbeat may repeat")
+    @Test("A proof's jti is single-use where the call changes something, and at a heartbeat with the token")
     func replay() async throws {
         try await TestEnvironment.withApp { environment, client in
             let device = Device(client: client)
-            let token = try #require(try await device.start().sessionToken)
-            let heartbeat = try device.proof(.post, "/v1/sessions/authenticate", credential: token)
+            let started = try await device.start()
+            let token = try #require(started.sessionToken)
+            // A JWT cannot extend: its heartbeat writes nothing, and its proof may repeat in its window.
+            let jwt = try #require(started.sessionJWT)
+            let jwtHeartbeat = try device.proof(.post, "/v1/sessions/authenticate", credential: jwt)
             for _ in 0..<2 {
                 #expect(
-                    try await device.send(.post, "/v1/sessions/authenticate", credential: token, proof: heartbeat)
+                    try await device.send(.post, "/v1/sessions/authenticate", credential: jwt, proof: jwtHeartbeat)
                         .status == .ok)
             }
+            let heartbeat = try device.proof(.post, "/v1/sessions/authenticate", credential: token)
+            #expect(
+                try await device.send(.post, "/v1/sessions/authenticate", credential: token, proof: heartbeat).status
+                    == .ok)
+            let repeated = try await device.send(
+                .post, "/v1/sessions/authenticate", credential: token, proof: heartbeat)
+            #expect(repeated.status == .unauthorized && repeated.errorCode == "dpop_proof_replayed")
             let extend = try device.proof(.post, "/v1/sessions/authenticate", credential: token)
             let body = #"{"session_duration_minutes":60}"#
             #expect(
@@ -136,6 +146,68 @@ struct SessionBindingTests {
                 .post, "/v1/devices", credential: token, body: device1, proof: register)
             #expect(replayed.errorCode == "dpop_proof_replayed")
             #expect(try await device.send(.post, "/v1/sessions/revoke", credential: token).status == .noContent)
+        }
+    }
+
+    /// Found by the replay harness (Server/Tests/replay/run.py): a heartbeat and an extension share
+    /// method, URL and credential, so a proof the heartbeat left unspent extended the session when a
+    /// thief sent it again with a body.
+    @Test("A captured heartbeat proof sent again as an extension is refused and extends nothing")
+    func heartbeatProofAsExtension() async throws {
+        try await TestEnvironment.withApp { environment, client in
+            let device = Device(client: client)
+            let started = try await device.start()
+            let token = try #require(started.sessionToken)
+            let expiresAt = try #require(started["session"]["expires_at"] as? String)
+            let captured = try device.proof(.post, "/v1/sessions/authenticate", credential: token)
+            #expect(
+                try await device.send(.post, "/v1/sessions/authenticate", credential: token, proof: captured).status
+                    == .ok)
+            let stolen = try await client.send(
+                .post, "/v1/sessions/authenticate", body: #"{"session_duration_minutes":525600}"#,
+                headers: [.authorization: "DPoP \(token)", .dpop: captured])
+            #expect(stolen.status == .unauthorized && stolen.errorCode == "dpop_proof_replayed")
+            let after = try await device.send(.post, "/v1/sessions/authenticate", credential: token)
+            #expect(after["session"]["expires_at"] as? String == expiresAt, "the session was not extended")
+        }
+    }
+
+    @Test("A restore with a new key ends the installation's sessions bound to the old one (replaced)")
+    func restoreWithNewKey() async throws {
+        try await TestEnvironment.withApp { environment, client in
+            let installation = UUID().uuidString.lowercased()
+            let secret = OpaqueToken.installationSecret()
+            let body = #"{"installation_id":"\#(installation)","installation_secret":"\#(secret)"}"#
+            func start(_ device: Device?) async throws -> Reply {
+                guard let device else {
+                    return try await client.send(
+                        .post, "/v1/sessions/anonymous", bearer: client.publishableKey, body: body)
+                }
+                return try await device.send(
+                    .post, "/v1/sessions/anonymous", credential: client.publishableKey, scheme: "Bearer", body: body)
+            }
+            let old = Device(client: client)
+            let first = try await start(old)
+            let second = try await start(old)  // the same key again: nothing ends
+            let unbound = try await start(nil)  // no proof: nothing ends either
+            #expect([first.status, second.status, unbound.status] == [.created, .ok, .ok])
+            let oldToken = try #require(first.sessionToken)
+            #expect(try await old.send(.get, "/v1/me", credential: oldToken).status == .ok)
+            #expect(try await old.send(.get, "/v1/me", credential: second.sessionToken).status == .ok)
+
+            let new = Device(client: client)
+            let restored = try await start(new)
+            #expect(restored.status == .ok && restored.profileID == first.profileID)
+            for ended in [first, second] {
+                let reply = try await old.send(.get, "/v1/me", credential: ended.sessionToken)
+                #expect(reply.errorCode == "session_revoked")
+            }
+            #expect(try await client.send(.get, "/v1/me", bearer: unbound.sessionToken).status == .ok)
+            #expect(try await new.send(.get, "/v1/me", credential: restored.sessionToken).status == .ok)
+            let events = try await client.admin(.get, "/v1/admin/events?type=session.ended")
+            let replaced = (events.json["events"] as? [[String: Any]] ?? []).compactMap { $0["data"] as? [String: Any] }
+                .filter { $0["reason"] as? String == "replaced" }.compactMap { $0["session_id"] as? String }
+            #expect(Set(replaced) == Set([first.sessionID, second.sessionID].compactMap { $0 }))
         }
     }
 

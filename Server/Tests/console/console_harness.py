@@ -417,13 +417,29 @@ class Browser:
     # axe-core
 
     def check_page(self) -> None:
-        """Runs axe-core (the copy inside axe-selenium-python's wheel) on the page, once per path + heading."""
+        """Runs axe-core (the copy inside axe-selenium-python's wheel) on the page, once per path + heading,
+        in the light palette and again in the dark one (`prefers-color-scheme: dark`, emulated)."""
         if not self.axe:
             return
         key = f"{self.path()} · {self.heading()}"
         if key in self.axe_checked:
             return
         self.axe_checked.add(key)
+        for scheme in ("light", "dark"):
+            self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                        {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+            try:
+                # The emulation took: the page's own background is the palette's (--wash), so axe's
+                # contrast checks below judge the colours a dark-mode operator sees.
+                background = self.driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+                wanted = "rgb(17, 20, 24)" if scheme == "dark" else "rgb(244, 246, 248)"
+                if background != wanted:
+                    self.axe_violations.append(f"{key} ({scheme}): body background {background}, not {wanted}")
+                self._axe(f"{key} ({scheme})")
+            finally:
+                self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+    def _axe(self, key: str) -> None:
         from axe_selenium_python import Axe
         try:
             axe = Axe(self.driver)
@@ -464,6 +480,22 @@ def totp_now(secret: str, offset_steps: int = 0) -> str:
         return f"{(struct.unpack('>I', digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
 
 
+def scan_qr(browser: Browser) -> str | None:
+    """The text of the page's QR code (`svg.qr`), read from a screenshot of it by ZXing, or None."""
+    import io
+
+    import zxingcpp
+    from PIL import Image
+    from selenium.webdriver.common.by import By
+
+    codes = browser.driver.find_elements(By.CSS_SELECTOR, "svg.qr")
+    if not codes:
+        return None
+    image = Image.open(io.BytesIO(codes[0].screenshot_as_png))
+    found = [result.text for result in zxingcpp.read_barcodes(image) if result.format == zxingcpp.BarcodeFormat.QRCode]
+    return found[0] if found else None
+
+
 def enroll(browser: Browser, link: str, password: str, totp: bool) -> tuple[bool, str, str | None]:
     """Opens an enrollment link, sets `password` and, when `totp`, reads the secret from #totp-secret and
     sends the code. Returns (ok, detail, totp secret)."""
@@ -480,7 +512,16 @@ def enroll(browser: Browser, link: str, password: str, totp: bool) -> tuple[bool
         found = browser.driver.find_elements(By.ID, "totp-secret")
         if not found:
             return False, "no #totp-secret on the enrollment page", None
-        secret = found[0].text.strip().replace(" ", "")
+        shown = found[0].text.strip().replace(" ", "")
+        # The secret is taken from the QR code as a phone's camera sees it: the rendered SVG's pixels,
+        # decoded by ZXing; it must name the key the page shows.
+        scanned = scan_qr(browser)
+        if scanned is None:
+            return False, "the enrollment page's QR code did not decode", None
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(scanned).query)
+        secret = (query.get("secret") or [""])[0]
+        if not scanned.startswith("otpauth://totp/") or secret != shown:
+            return False, f"the QR code says {scanned!r}, the page shows the key {shown!r}", None
         fields["totp"] = totp_now(secret)
     browser.submit(forms[0], fields)
     # Enrollment redirects to the sign-in page (which goes on to the overview for a browser that is

@@ -10,7 +10,7 @@ Starts `tessera serve` on a free loopback port with a temporary SQLite database 
 API (anonymous start, identify with an HS256 identity token, device registration), then runs each flow
 once, with no retry, printing `PASS name` or `FAIL name (why)`:
 
-enrollment (one operator with TOTP, its secret read from #totp-secret), sign-in, a wrong password, search
+enrollment (one operator with TOTP, its secret scanned from the page's QR code by ZXing), sign-in, a wrong password, search
 by each kind of identifier, revoking a session (the SDK's next heartbeat gets 401), a session bound to a
 device key (its thumbprint and key tier on the profile page), block and erase (typed
 confirmation and password), key rotation, a settings change (a diff before saving), webhook replay to a
@@ -109,7 +109,7 @@ class Flows:
         ok, detail, secret = console.enroll(b, self.links["owner"], console.PASSWORDS["owner"], totp=True)
         self.totp_step = int(time.time() // 30)
         self.totp_secret = secret
-        self.ok("enrollment with TOTP (secret read from #totp-secret)", ok and secret, detail)
+        self.ok("enrollment with TOTP (secret scanned from the QR code)", ok and secret, detail)
         ok, detail, _ = console.enroll(b, self.links["viewer"], console.PASSWORDS["viewer"], totp=False)
         self.ok("enrollment with a password only", ok, detail)
         b.driver.get(self.links["viewer"])
@@ -149,12 +149,53 @@ class Flows:
             b.go(relative)
             self.ok(f"page {relative or 'overview'} opens", b.error_code() is None and "login" not in b.path(),
                     f"{b.error_code()} [{b.heading()}] at {b.path()}")
+        b.go("profiles?kind=identified")
+        links = b.driver.find_elements("id", "profiles-csv")
+        csv = b.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch(arguments[0], {credentials: 'same-origin'}).then(r => r.text().then(t => done([r.status, t])))
+              .catch(e => done([-1, String(e)]));""", links[0].get_attribute("href")) if links else [0, ""]
+        rows = [line for line in csv[1].split("\r\n")[1:] if line]
+        self.ok("the filtered profile list downloads as CSV (identified profiles only)", csv[0] == 200
+                and csv[1].startswith("id,kind,external_id") and rows and all(',"identified",' in row for row in rows),
+                f"{csv[0]}, {len(rows)} rows")
         b.go("profiles")
         nexts = b.driver.find_elements("css selector", "a[rel=next]")
         if self.ok("the profile list (more than a page of profiles) has a next page link", nexts, "no a[rel=next]"):
             nexts[0].click()
             b.check_page()
             self.ok("the next page opens", b.error_code() is None and "cursor" in b.query(), b.driver.current_url)
+
+    def times(self) -> None:
+        """Times read relative with the exact UTC on hover, or in UTC, or in local time; the choice is kept."""
+        b = self.browser
+        b.go("audit")
+        first = lambda: b.driver.find_elements("css selector", "time[datetime]")  # noqa: E731
+        if not self.ok("the audit log has times", first(), b.heading()):
+            return
+        exact = first()[0].get_attribute("title") or ""
+        text = first()[0].text
+        self.ok("a time reads relative by default, the exact UTC in its title",
+                re.search(r"\bago\b|^now$|^in ", text) and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", exact),
+                f"{text!r}, title {exact!r}")
+        choose = lambda value: b.driver.execute_script(  # noqa: E731
+            "var s = document.getElementById('time-display'); s.value = arguments[0];"
+            "s.dispatchEvent(new Event('change'));", value)
+        b.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Asia/Kolkata"})
+        try:
+            b.go("audit")
+            choose("local")
+            local = first()[0].text
+            self.ok("local time shows the instant in the browser's zone (UTC+5:30 here)",
+                    "GMT+5:30" in local or "IST" in local, f"{local!r} for {exact!r}")
+            b.go("audit")
+            self.ok("the choice is kept across pages", b.driver.find_element("id", "time-display")
+                    .get_attribute("value") == "local" and first()[0].text == local, first()[0].text)
+            choose("utc")
+            self.ok("UTC shows the exact time", first()[0].text == exact, f"{first()[0].text!r}")
+        finally:
+            choose("relative")
+            b.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})
 
     def search(self) -> None:
         b = self.browser
@@ -249,8 +290,11 @@ class Flows:
         old_key = server.project.publishable_key
         jwks = server.api("GET", f"/v1/projects/{server.project.project_id}/jwks.json").body.get("keys", [])
         b.go("keys")
+        # A key starts a token: `sk_` inside a longer random token (a CSRF token, a publishable key, a
+        # key ID: about one page in a thousand has one) is not a secret key.
+        found = re.search(r"(?<![A-Za-z0-9_\-])sk_[A-Za-z0-9_\-]{16,}", b.source())
         self.ok("the keys page never shows the secret key", server.project.secret_key not in b.source()
-                and not re.search(r"sk_[A-Za-z0-9_\-]{16,}", b.source()), "an sk_ key is in the page")
+                and not found, f"an sk_ key is in the page: {found.group(0)[:8] if found else ''}…")
         forms = b.forms("rotate-api-key")
         form = b.form_with("rotate-api-key", kind="publishable") or (forms[0] if forms else None)
         if not self.ok("the keys page has a rotate-api-key form", form is not None, b.heading()):
@@ -394,6 +438,29 @@ class Flows:
         revoked = self.people["revoke"]["session_id"]
         self.ok("the audit log shows the operator's actions (the session they ended)", b.error_code() is None
                 and "operator" in text and revoked in text, f"{b.error_code()}, revoked session shown {revoked in text}")
+        # Filters: only the sessions the owner ended; the CSV link downloads the same entries.
+        forms = b.forms("audit")
+        if self.ok("the audit log has a filter form", forms, b.heading()):
+            owner = [option.get_attribute("value") for option in b.driver.find_elements("css selector", "#actor option")
+                     if option.text == self.emails["owner"]]
+            b.submit(forms[0], {"type": "session.ended", "actor": owner[0] if owner else "?"})
+            types = [cell.text for cell in b.driver.find_elements(
+                "xpath", "//table[caption[normalize-space()='Audit entries']]//tr/td[2]//code")]
+            self.ok("filtering the audit log by type and operator lists only those entries", b.error_code() is None
+                    and types and set(types) == {"session.ended"} and revoked in b.text(),
+                    f"{b.error_code()}, types {sorted(set(types))}")
+            link = b.driver.find_element("id", "audit-csv").get_attribute("href")
+            csv = b.driver.execute_async_script("""
+                const done = arguments[arguments.length - 1];
+                fetch(arguments[0], {credentials: 'same-origin'})
+                  .then(r => r.text().then(t => done([r.status, r.headers.get('content-type'), t])))
+                  .catch(e => done([-1, '', String(e)]));""", link)
+            lines = csv[2].split("\r\n")
+            self.ok("the CSV link downloads the filtered entries as CSV", csv[0] == 200
+                    and str(csv[1]).startswith("text/csv") and lines[0].startswith("sequence,type,at,actor")
+                    and len([line for line in lines[1:] if line]) == len(types)
+                    and all('"session.ended"' in line for line in lines[1:] if line),
+                    f"{csv[0]} {csv[1]}, {len(lines)} lines for {len(types)} rows")
         b.go("operators")
         forms = b.forms("operator-create")
         if not self.ok("the operators page has a create form", forms, b.heading()):
@@ -527,8 +594,9 @@ class Flows:
         b = self.browser
         for violation in b.axe_violations:
             print(f"  axe: {violation}", flush=True)
-        self.ok(f"axe-core: 0 violations on the {len(b.axe_checked)} pages reached",
-                b.axe_pages > 0 and not b.axe_violations, f"{len(b.axe_violations)} violations, {b.axe_pages} pages checked")
+        self.ok(f"axe-core: 0 violations on the {len(b.axe_checked)} pages reached, light and dark palettes",
+                b.axe_pages == 2 * len(b.axe_checked) > 0 and not b.axe_violations,
+                f"{len(b.axe_violations)} violations, {b.axe_pages} page checks")
 
 
 class SignInClient:
@@ -589,8 +657,9 @@ def main() -> int:
             check(f"{label}: setup (server, nginx, browser, operators, data)", False, f"{type(error).__name__}: {error}")
             return 1
         print(f"console flows ({label}): browser at {base}/console/, server log {server.log_path}", flush=True)
-        for name in ("enrollment", "wrong_password", "log_in", "pages", "search", "binding", "revoke", "block_and_erase",
-                     "keys", "settings", "webhooks", "inspector", "audit_and_operators", "lockout", "get_on_post", "csrf",
+        for name in ("enrollment", "wrong_password", "log_in", "pages", "times", "search", "binding", "revoke",
+                     "block_and_erase", "keys", "settings", "webhooks", "inspector", "audit_and_operators", "lockout",
+                     "get_on_post", "csrf",
                      "viewer", "axe"):
             flows.flow(name.replace("_", " "), getattr(flows, name))
     finally:

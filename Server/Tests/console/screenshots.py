@@ -6,7 +6,8 @@
 Starts `tessera serve` on a temporary SQLite database, makes a few people through the public API (an
 anonymous start, identify with an identity token, a device; one merged anonymous profile), a webhook
 to a local receiver, a few admin actions for the audit log, enrolls an owner and takes the overview,
-profiles, a profile, the token inspector (with a token pasted), keys, webhooks and audit pages.
+profiles, a profile, the token inspector (with a token pasted), keys, webhooks and audit pages, the
+profile again in the dark palette, and an enrollment page with its TOTP QR code.
 Needs .venv's Python (scripts/console-deps).
 """
 
@@ -22,7 +23,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import console_harness as console  # noqa: E402
 from console_harness import harness  # noqa: E402
 
-PAGES = ("overview", "profiles", "profile", "inspector", "keys", "webhooks", "audit")
+PAGES = ("overview", "profiles", "profile", "inspector", "keys", "webhooks", "audit", "profile-dark", "enroll")
+
+
+def shoot(browser, out: Path, name: str) -> None:
+    problem = browser.error_code()
+    browser.screenshot(out / f"{name}.png")
+    print(f"{'PASS' if problem is None else 'FAIL'} {out / (name + '.png')} [{browser.heading()}]"
+          + (f" ({problem})" if problem else ""), flush=True)
 
 
 def main() -> int:
@@ -67,10 +75,15 @@ def main() -> int:
                 names = [n for n in browser.field_names(form) if n != "csrf"]
                 field = "token" if "token" in names else (names[0] if names else "token")
                 browser.submit(form, {field: server.identity_token("user-4711", email="ada@example.com")})
-            problem = browser.error_code()
-            browser.screenshot(out / f"{name}.png")
-            print(f"{'PASS' if problem is None else 'FAIL'} {out / (name + '.png')} [{browser.heading()}]"
-                  + (f" ({problem})" if problem else ""), flush=True)
+            shoot(browser, out, name)
+        # The dark palette (prefers-color-scheme: dark), and an enrollment page with its TOTP QR code.
+        browser.driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                       {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        browser.go(f"profile?id={people[0]['profile_id']}")
+        shoot(browser, out, "profile-dark")
+        browser.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+        browser.driver.get(server.create_operator("grace@example.com", "support"))
+        shoot(browser, out, "enroll")
     finally:
         if browser is not None:
             browser.quit()

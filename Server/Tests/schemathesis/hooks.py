@@ -53,6 +53,8 @@ DEFAULT_SETTINGS = {
     "dpop_nonce_required": False,
     # A session limit would end the sessions minted for earlier steps of a case.
     "max_sessions_per_profile": None,
+    # The fuzzer may require App Attest evidence; the minted sessions send none.
+    "app_attest": {"mode": "off"},
 }
 
 
@@ -102,8 +104,10 @@ class Tessera:
     def anonymous(self) -> dict:
         body = harness.new_installation()
         response = self.post("/v1/sessions/anonymous", PUBLISHABLE_KEY, body)
-        # The fuzzer set a rate limit, or required DPoP proofs or nonces: undo it.
-        if response.status_code == 429 or (response.status_code in (400, 401) and "dpop" in response.text):
+        # The fuzzer set a rate limit, or required DPoP proofs, nonces or App Attest evidence: undo it.
+        if response.status_code == 429 or (
+            response.status_code in (400, 401, 403) and ("dpop" in response.text or "attestation" in response.text)
+        ):
             self.repair(response)
             response = self.post("/v1/sessions/anonymous", PUBLISHABLE_KEY, body)
         if response.status_code not in (200, 201):

@@ -79,6 +79,8 @@ EXPECTED_OPERATIONS = {
     ("head", "/health/ready"),
     ("get", "/metrics"),
     ("get", "/openapi.json"),
+    # v2 additions: attested installations (App Attest).
+    ("post", "/v1/attestations/challenge"),
 }
 
 ERROR_CODES = {
@@ -93,6 +95,8 @@ ERROR_CODES = {
     "profile_blocked", "session_token_required", "webhook_url_not_allowed",
     # v2 additions (docs/API.md, sessions bound to a device key)
     "dpop_proof_required", "dpop_proof_invalid", "dpop_key_mismatch", "dpop_proof_replayed", "use_dpop_nonce",
+    # v2 additions (docs/API.md, attested installations)
+    "attestation_required", "attestation_invalid", "challenge_invalid",
 }
 
 # Codes the server adds where the contract is silent (each documented in the OpenAPI document and
@@ -115,6 +119,7 @@ CODE_STATUS = {**EXTENSION_CODES,
     "session_token_required": 403, "webhook_url_not_allowed": 400,
     # 401 on a session credential, 400 at an anonymous start or identify that requires binding.
     "dpop_proof_required": (400, 401),
+    "attestation_required": 403, "attestation_invalid": 403, "challenge_invalid": 400,
 }
 for code in ERROR_CODES - set(CODE_STATUS):
     CODE_STATUS[code] = 401

@@ -11,22 +11,32 @@ struct APIClient: Sendable {
     let publishableKey: String
     let transport: TesseraConfiguration.Transport
     let timeout: Duration
+    /// Signs every request with the device key (RFC 9449), when sessions are bound to it.
+    let proofs: DeviceProofs
 
-    init(configuration: TesseraConfiguration) {
+    init(configuration: TesseraConfiguration, proofs: DeviceProofs) {
         baseURL = configuration.serverURL
         publishableKey = configuration.publishableKey
         transport = configuration.transport
         timeout = configuration.requestTimeout
+        self.proofs = proofs
     }
+
+    /// The tier of the key that signs this request's proof, declared when a session is bound to it.
+    private var keyTier: DeviceKeyTier? { proofs.isEnabled ? proofs.key?.tier : nil }
 
     // MARK: Endpoints
 
     func createAnonymousSession(_ body: AnonymousRequest) async throws(TesseraError) -> SessionEnvelope {
-        try await send("POST", "v1/sessions/anonymous", body: body, credential: publishableKey)
+        var body = body
+        body.keyTier = keyTier
+        return try await send("POST", "v1/sessions/anonymous", body: body, credential: publishableKey)
     }
 
     func identify(_ body: IdentifyRequest, credential: String) async throws(TesseraError) -> SessionEnvelope {
-        try await send("POST", "v1/sessions/identify", body: body, credential: credential)
+        var body = body
+        body.keyTier = keyTier
+        return try await send("POST", "v1/sessions/identify", body: body, credential: credential)
     }
 
     func authenticate(sessionToken: String, durationMinutes: Int?) async throws(TesseraError) -> SessionEnvelope {
@@ -102,11 +112,17 @@ struct APIClient: Sendable {
         _ method: String, _ path: String, body: Body?, credential: String
     ) async throws(TesseraError) -> Response {
         let (data, _) = try await perform(method, path, body: body, credential: credential)
+        let receivedAt = proofs.clock.now()
+        let response: Response
         do {
-            return try WireCoding.decoder().decode(Response.self, from: data)
+            response = try WireCoding.decoder().decode(Response.self, from: data)
         } catch {
             throw TesseraError(.invalidResponse, message: "Undecodable answer to \(method) /\(path).")
         }
+        if let envelope = response as? SessionEnvelope {
+            proofs.noteServerTime(envelope.serverTime, receivedAt: receivedAt)
+        }
+        return response
     }
 
     func sendExpectingNoContent<Body: Encodable>(
@@ -115,17 +131,68 @@ struct APIClient: Sendable {
         _ = try await perform(method, path, body: body, credential: credential)
     }
 
+    /// Sends one request; with the device key's proof when sessions are bound to it. A `use_dpop_nonce`
+    /// refusal is sent again once with the nonce it names, and a proof refused after the server's clock
+    /// (an answer's `Date`) showed the device clock is off is sent again once with the corrected time.
     private func perform<Body: Encodable>(
         _ method: String, _ path: String, body: Body?, credential: String
     ) async throws(TesseraError) -> (Data, HTTPURLResponse) {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        var retriedNonce = false
+        var retriedClock = false
+        while true {
+            let (request, proofOffset) = try makeRequest(method, path, body: body, credential: credential)
+            let data: Data
+            let response: URLResponse
+            do {
+                (data, response) = try await transport(request)
+            } catch {
+                throw TesseraError.wrapping(error)
+            }
+            if Task.isCancelled { throw TesseraError(.cancelled, message: "The task was cancelled.") }
+            guard let http = response as? HTTPURLResponse else {
+                throw TesseraError(.invalidResponse, message: "Not an HTTP response.")
+            }
+            let nonce = http.value(forHTTPHeaderField: "DPoP-Nonce")
+            proofs.noteNonce(nonce)
+            proofs.noteDateHeader(http.value(forHTTPHeaderField: "Date"), receivedAt: proofs.clock.now())
+            if (200..<300).contains(http.statusCode) { return (data, http) }
+            let error = Self.error(status: http.statusCode, data: data, headers: http)
+            guard let proofOffset else { throw error }
+            if error.code == .useDPoPNonce, nonce != nil, !retriedNonce {
+                retriedNonce = true
+                continue
+            }
+            if error.code == .dpopProofInvalid, proofs.offsetMoved(since: proofOffset), !retriedClock {
+                retriedClock = true
+                continue
+            }
+            throw error
+        }
+    }
+
+    /// The request, with a fresh proof (a new `jti`) each time it is made, and the clock offset the
+    /// proof's `iat` used (nil without a proof).
+    private func makeRequest<Body: Encodable>(
+        _ method: String, _ path: String, body: Body?, credential: String
+    ) throws(TesseraError) -> (URLRequest, TimeInterval?) {
+        let url = baseURL.appendingPathComponent(path)
+        var request = URLRequest(url: url)
         request.httpMethod = method
         request.timeoutInterval = timeout.timeInterval
         // Also when the app supplies its own URLSession transport: no cookie jar, no cached answers.
         request.httpShouldHandleCookies = false
         request.cachePolicy = .reloadIgnoringLocalCacheData
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+        let signed = try proofs.proof(method: method, url: url, credential: credential)
+        if let (proof, _) = signed {
+            // A session credential goes with the DPoP scheme (a bound session refuses Bearer); the
+            // publishable key stays Bearer, its proof binds the session it opens.
+            let scheme = credential == publishableKey ? "Bearer" : "DPoP"
+            request.setValue("\(scheme) \(credential)", forHTTPHeaderField: "Authorization")
+            request.setValue(proof, forHTTPHeaderField: "DPoP")
+        } else {
+            request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+        }
         request.setValue("tessera-swift/1", forHTTPHeaderField: "User-Agent")
         if let body {
             do {
@@ -135,21 +202,7 @@ struct APIClient: Sendable {
             }
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await transport(request)
-        } catch {
-            throw TesseraError.wrapping(error)
-        }
-        if Task.isCancelled { throw TesseraError(.cancelled, message: "The task was cancelled.") }
-        guard let http = response as? HTTPURLResponse else {
-            throw TesseraError(.invalidResponse, message: "Not an HTTP response.")
-        }
-        guard (200..<300).contains(http.statusCode) else {
-            throw Self.error(status: http.statusCode, data: data, headers: http)
-        }
-        return (data, http)
+        return (request, signed?.serverTimeOffset)
     }
 
     static func error(status: Int, data: Data, headers: HTTPURLResponse) -> TesseraError {

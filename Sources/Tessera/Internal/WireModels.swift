@@ -48,11 +48,14 @@ struct AnonymousRequest: Encodable, Sendable {
     var installationID: String
     var installationSecret: String
     var sessionDurationMinutes: Int?
+    /// Where the key of the request's proof lives (set by ``APIClient``).
+    var keyTier: DeviceKeyTier?
 
     enum CodingKeys: String, CodingKey {
         case installationID = "installation_id"
         case installationSecret = "installation_secret"
         case sessionDurationMinutes = "session_duration_minutes"
+        case keyTier = "key_tier"
     }
 }
 
@@ -60,11 +63,14 @@ struct IdentifyRequest: Encodable, Sendable {
     var identityToken: String?
     var userID: String?
     var sessionDurationMinutes: Int?
+    /// Where the key of the request's proof lives (set by ``APIClient``).
+    var keyTier: DeviceKeyTier?
 
     enum CodingKeys: String, CodingKey {
         case identityToken = "identity_token"
         case userID = "user_id"
         case sessionDurationMinutes = "session_duration_minutes"
+        case keyTier = "key_tier"
     }
 }
 

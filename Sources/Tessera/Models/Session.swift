@@ -14,6 +14,8 @@ public struct Session: Sendable, Hashable, Codable, Identifiable {
     public var lastAuthenticatedAt: Date
     /// When the session ends unless it is extended, in server time.
     public var expiresAt: Date
+    /// The device key the session is bound to, or nil when it is a bearer session (binding off).
+    public var binding: SessionBinding?
 
     /// Creates a session value.
     /// - Parameters:
@@ -23,9 +25,10 @@ public struct Session: Sendable, Hashable, Codable, Identifiable {
     ///   - createdAt: Creation time.
     ///   - lastAuthenticatedAt: Last authentication time.
     ///   - expiresAt: Expiry, in server time.
+    ///   - binding: The device key it is bound to, or nil.
     public init(
         id: String, profileID: String, installationID: String? = nil, createdAt: Date, lastAuthenticatedAt: Date,
-        expiresAt: Date
+        expiresAt: Date, binding: SessionBinding? = nil
     ) {
         self.id = id
         self.profileID = profileID
@@ -33,6 +36,7 @@ public struct Session: Sendable, Hashable, Codable, Identifiable {
         self.createdAt = createdAt
         self.lastAuthenticatedAt = lastAuthenticatedAt
         self.expiresAt = expiresAt
+        self.binding = binding
     }
 
     enum CodingKeys: String, CodingKey {
@@ -42,5 +46,6 @@ public struct Session: Sendable, Hashable, Codable, Identifiable {
         case createdAt = "created_at"
         case lastAuthenticatedAt = "last_authenticated_at"
         case expiresAt = "expires_at"
+        case binding
     }
 }

@@ -21,6 +21,8 @@ final class FakeServer: Sendable {
         var createdAt: Date
         var expiresAt: Date
         var endCode: String?  // nil while alive
+        var jkt: String? = nil  // the device key it is bound to
+        var keyTier: String? = nil
     }
 
     struct ProfileRecord: Sendable {
@@ -44,6 +46,15 @@ final class FakeServer: Sendable {
         var held: Set<String> = []
         var scripted: [String: [Outcome]] = [:]
         var skew: TimeInterval = 0
+        /// Like the project setting `session_binding: optional`: proofs are checked, bind at start and
+        /// identify, and a bound session needs its key's proof.
+        var binding = false
+        /// Like `dpop_nonce_required`: the nonce every proof must carry.
+        var requiredNonce: String?
+        /// Every proof the server accepted, in order.
+        var proofs: [DPoPProof] = []
+        /// The answers that told the client to use a nonce.
+        var nonceChallenges = 0
     }
 
     static let keyRing = try! SessionKeyRing(signingKey: .generate(kid: "test"))
@@ -68,6 +79,15 @@ final class FakeServer: Sendable {
         state.withLock { $0.scripted[endpoint, default: []].append(contentsOf: outcomes) }
     }
     func setSkew(_ seconds: TimeInterval) { state.withLock { $0.skew = seconds } }
+    /// Turns session binding on (proofs checked and enforced, as `session_binding: optional`).
+    func bindSessions(requiringNonce nonce: String? = nil) {
+        state.withLock {
+            $0.binding = true
+            $0.requiredNonce = nonce
+        }
+    }
+    var acceptedProofs: [DPoPProof] { state.withLock { $0.proofs } }
+    var nonceChallenges: Int { state.withLock { $0.nonceChallenges } }
 
     /// Ends a session the way the server would (revoke takes its devices).
     func end(token: String, code: String) {
@@ -98,7 +118,20 @@ final class FakeServer: Sendable {
         }
         if scripted.held { return nil }
         if let outcome = scripted.outcome { return outcome }
-        return .reply(reply(to: request))
+        var reply = reply(to: request)
+        if state.withLock({ $0.binding }) {
+            // As Hummingbird does: every answer says the server's time (whole seconds).
+            reply.headers["Date"] = Self.httpDate(now)
+        }
+        return .reply(reply)
+    }
+
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
     }
 
     // MARK: The endpoints
@@ -106,11 +139,38 @@ final class FakeServer: Sendable {
     func reply(to request: URLRequest) -> Reply {
         let method = request.httpMethod ?? "GET"
         let path = request.url?.path ?? ""
-        let bearer = request.value(forHTTPHeaderField: "Authorization").map { String($0.dropFirst(7)) } ?? ""
+        let authorization = request.value(forHTTPHeaderField: "Authorization") ?? ""
+        let bearer = authorization.split(separator: " ", maxSplits: 1).last.map(String.init) ?? ""
+        let dpopScheme = authorization.lowercased().hasPrefix("dpop ")
         let body =
             request.httpBody.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
         let now = self.now
         return state.withLock { state in
+            // Proofs of possession, as the server checks them: a proof sent is checked whole, a bound
+            // session needs the DPoP scheme and its key's proof.
+            var proof: DPoPProof?
+            if state.binding, let header = request.value(forHTTPHeaderField: "DPoP") {
+                let required = state.requiredNonce
+                do {
+                    proof = try DPoPProofVerifier().verify(
+                        header, method: method, url: "https://tessera.test" + path, accessToken: bearer, now: now,
+                        nonce: required.map { nonce in { $0 == nonce } })
+                } catch {
+                    guard (error as? TokenError)?.code == .useDPoPNonce, let required else {
+                        return .error(401, "dpop_proof_invalid")
+                    }
+                    state.nonceChallenges += 1
+                    return .error(401, "use_dpop_nonce", headers: ["DPoP-Nonce": required])
+                }
+                state.proofs.append(proof!)
+            }
+            if state.binding, let record = state.sessions[bearer] ?? Self.sessionOfJWT(bearer, state: state, now: now),
+                let jkt = record.jkt
+            {
+                guard dpopScheme, let proof else { return .error(401, "dpop_proof_required") }
+                guard proof.thumbprint == jkt else { return .error(401, "dpop_key_mismatch") }
+            }
+            let binding = proof.map { (jkt: $0.thumbprint, tier: body["key_tier"] as? String) }
             switch (method, path) {
             case ("POST", "/v1/sessions/anonymous"):
                 guard bearer == Self.publishableKey else { return .error(401, "invalid_api_key") }
@@ -128,7 +188,7 @@ final class FakeServer: Sendable {
                 }
                 let record = Self.openSession(
                     profileID: state.installations[installation]!.profileID, kind: "anonymous",
-                    installation: installation, now: now, &state)
+                    installation: installation, now: now, binding: binding, &state)
                 return .json(status, Self.envelope(record, state: state, now: now))
 
             case ("POST", "/v1/sessions/identify"):
@@ -179,7 +239,8 @@ final class FakeServer: Sendable {
                 }
                 if kind == "verified" { state.profiles[profileID]?.verified = true }
                 let record = Self.openSession(
-                    profileID: profileID, kind: kind, installation: caller?.installationID, now: now, &state)
+                    profileID: profileID, kind: kind, installation: caller?.installationID, now: now, binding: binding,
+                    &state)
                 var envelope = Self.envelope(record, state: state, now: now)
                 if let merge { envelope["merge"] = merge }
                 return .json(200, envelope)
@@ -295,12 +356,14 @@ final class FakeServer: Sendable {
     }
 
     private static func openSession(
-        profileID: String, kind: String, installation: String?, now: Date, _ state: inout State
+        profileID: String, kind: String, installation: String?, now: Date,
+        binding: (jkt: String, tier: String?)? = nil, _ state: inout State
     ) -> SessionRecord {
         let id = newID("ses", &state)
         let record = SessionRecord(
             id: id, token: "st_\(id)_\(UUID().uuidString)", profileID: profileID, kind: kind,
-            installationID: installation, createdAt: now, expiresAt: now.addingTimeInterval(30 * 86400), endCode: nil)
+            installationID: installation, createdAt: now, expiresAt: now.addingTimeInterval(30 * 86400), endCode: nil,
+            jkt: binding?.jkt, keyTier: binding?.tier)
         state.sessions[record.token] = record
         return record
     }
@@ -316,6 +379,13 @@ final class FakeServer: Sendable {
         if let code = record.endCode { return .failure(.error(401, code)) }
         if record.expiresAt <= now { return .failure(.error(401, "session_expired")) }
         return .success(record)
+    }
+
+    /// The session a session JWT names, whatever its state.
+    private static func sessionOfJWT(_ credential: String, state: State, now: Date) -> SessionRecord? {
+        guard !credential.hasPrefix("st_"), let claims = try? keyRing.verify(credential, now: now, leeway: 0)
+        else { return nil }
+        return state.sessions.values.first { $0.id == claims.sessionID }
     }
 
     /// The customer token: a session token or a live, unexpired session JWT.
@@ -350,6 +420,7 @@ final class FakeServer: Sendable {
             "created_at": WireCoding.formatDate(record.createdAt),
             "last_authenticated_at": WireCoding.formatDate(record.createdAt),
             "expires_at": WireCoding.formatDate(record.expiresAt),
+            "binding": record.jkt.map { ["jkt": $0, "key_tier": orNull(record.keyTier)] as Any } ?? NSNull(),
         ]
     }
 

@@ -43,7 +43,9 @@ final class Exchange: Sendable {
     var path: String { request.url?.path ?? "" }
     var endpoint: String { "\(method) \(path)" }
     var bearer: String? {
-        request.value(forHTTPHeaderField: "Authorization").map { String($0.dropFirst("Bearer ".count)) }
+        request.value(forHTTPHeaderField: "Authorization").flatMap {
+            $0.split(separator: " ", maxSplits: 1).last.map(String.init)
+        }
     }
 
     func respond(_ reply: Reply) {

@@ -195,12 +195,14 @@ enum ConsoleFormat {
         return text.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")
     }
 
-    /// A `time` element with the exact instant in `datetime` and `title`.
+    /// A `time` element with the exact instant in `datetime` and `title`; the console's script shows
+    /// it relative or in local time, as the operator chose.
     static func time(_ seconds: Int64?, in html: inout HTML) {
         guard let seconds else {
             html.text("—")
             return
         }
-        html.element("time", [("datetime", RFC3339.string(seconds))], text: time(seconds))
+        let utc = time(seconds)
+        html.element("time", [("datetime", RFC3339.string(seconds)), ("title", utc)], text: utc)
     }
 }

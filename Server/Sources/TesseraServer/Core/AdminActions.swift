@@ -122,6 +122,7 @@ struct AdminActions: Sendable {
         if let limit = settings.maxSessionsPerProfile, !ProjectSettings.maxSessionsPerProfileRange.contains(limit) {
             throw CoreError.invalidRequest("max_sessions_per_profile must be between 1 and 1000, or null (unlimited).")
         }
+        try settings.appAttest.check()
     }
 
     // MARK: Keys

@@ -9,6 +9,8 @@ public struct CoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var retryAfterSeconds: Int64?
     /// For a refused DPoP proof (RFC 9449): the challenge the answer carries.
     public var dpopChallenge: DPoPChallenge?
+    /// A finer reason the answer carries as `error.reason` (`attestation_invalid`'s failed check).
+    public var reason: String?
 
     public init(_ code: ErrorCode, _ message: String, retryAfterSeconds: Int64? = nil) {
         self.code = code
@@ -57,6 +59,17 @@ extension CoreError {
         .installationConflict, "This installation ID is registered with another installation secret.")
     static let lastIdentitySecret = CoreError(
         .lastIdentitySecret, "This is the project's only identity secret; create another first.")
+    static let attestationRequired = CoreError(
+        .attestationRequired,
+        "This project requires an App Attest attestation (first start) or assertion (restores and identifies).")
+    static let challengeInvalid = CoreError(
+        .challengeInvalid, "The App Attest challenge is unknown, already used or expired; ask for a new one.")
+    /// `attestation_invalid` with the failed check as `error.reason`.
+    static func attestationInvalid(reason: String) -> CoreError {
+        var error = CoreError(.attestationInvalid, "The App Attest evidence was refused (\(reason)).")
+        error.reason = reason
+        return error
+    }
     static func identitySecretLimitReached(_ limit: Int) -> CoreError {
         CoreError(
             .identitySecretLimitReached, "A project has at most \(limit) active identity secrets; delete one first.")

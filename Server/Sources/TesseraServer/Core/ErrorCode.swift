@@ -45,6 +45,13 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConve
     public static let dpopProofReplayed = ErrorCode(rawValue: "dpop_proof_replayed")
     /// The project requires a server nonce in DPoP proofs: retry with the `DPoP-Nonce` answered.
     public static let useDPoPNonce = ErrorCode(rawValue: "use_dpop_nonce")
+    /// The project's `app_attest` mode requires an attestation or assertion and none (or `unsupported`,
+    /// where the project does not allow it) came.
+    public static let attestationRequired = ErrorCode(rawValue: "attestation_required")
+    /// The attestation or assertion was refused; `error.reason` names the check.
+    public static let attestationInvalid = ErrorCode(rawValue: "attestation_invalid")
+    /// The App Attest challenge is unknown, already used or expired.
+    public static let challengeInvalid = ErrorCode(rawValue: "challenge_invalid")
 
     /// Every code above, then ``identityToken``: all the codes the server can answer (`slug_taken`
     /// only to the operator CLI, which creates projects). `OpenAPIContractTests` holds the list
@@ -56,7 +63,8 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConve
             sessionTokenRequired, sessionNotFound, sessionExpired, sessionRevoked, notFound, methodNotAllowed,
             identitySecretLimitReached, lastIdentitySecret, rateLimited, slugTaken, internalError,
             serviceUnavailable, profileBlocked, webhookURLNotAllowed, operatorExists, dpopProofRequired,
-            dpopProofInvalid, dpopKeyMismatch, dpopProofReplayed, useDPoPNonce,
+            dpopProofInvalid, dpopKeyMismatch, dpopProofReplayed, useDPoPNonce, attestationRequired,
+            attestationInvalid, challengeInvalid,
         ] + identityToken
 
     /// The identity-token failures, which identify answers with `TokenError`'s code unchanged.

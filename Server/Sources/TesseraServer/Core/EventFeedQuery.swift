@@ -1,3 +1,5 @@
+import Foundation
+
 /// The parameters of `GET /v1/admin/events`, validated: a bad one is `invalid_request`, never a 5xx.
 enum EventFeedQuery {
     /// The page size when none is given, and the largest allowed.
@@ -64,4 +66,65 @@ enum AuditQuery {
         }
         return (before, size)
     }
+
+    /// The audit filters of a query (each optional): `type` an event type, `actor` `secret_key` or an
+    /// operator ID, `profile` a profile ID, `from` and `to` days (`2026-11-28`, UTC, both included).
+    static func filter(type: String?, actor: String?, profile: String?, from: String?, to: String?)
+        throws(CoreError) -> AuditFilter
+    {
+        var filter = AuditFilter()
+        if let type {
+            guard EventTypes.known.contains(type) else { throw CoreError.invalidRequest("type is not an event type.") }
+            filter.type = type
+        }
+        if let actor {
+            if actor == EventActor.Kind.secretKey.rawValue {
+                filter.actor = .secretKey
+            } else if InputRules.isIdentifier(actor, prefix: "opr_") {
+                filter.actor = .operator(actor)
+            } else {
+                throw CoreError.invalidRequest("actor must be secret_key or an operator ID (opr_…).")
+            }
+        }
+        if let profile {
+            guard InputRules.isIdentifier(profile, prefix: "usr_") else {
+                throw CoreError.invalidRequest("profile must be a profile ID (usr_…).")
+            }
+            filter.profileID = profile
+        }
+        if let from {
+            guard let day = day(from) else { throw CoreError.invalidRequest("from must be a day: 2026-11-28.") }
+            filter.from = day
+        }
+        if let to {
+            guard let day = day(to) else { throw CoreError.invalidRequest("to must be a day: 2026-11-28.") }
+            filter.until = day + 86_400
+        }
+        if let from = filter.from, let until = filter.until, from >= until {
+            throw CoreError.invalidRequest("from must not be after to.")
+        }
+        return filter
+    }
+
+    /// The first second (Unix, UTC) of a `YYYY-MM-DD` day from 1970 to 9999, or nil (also for a day
+    /// the month does not have).
+    static func day(_ text: String) -> Int64? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].utf8.count == 4, parts[1].utf8.count == 2, parts[2].utf8.count == 2,
+            parts.allSatisfy({ $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }),
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]), year >= 1970
+        else { return nil }
+        let wanted = DateComponents(year: year, month: month, day: day)
+        // The calendar rolls 2026-02-30 over to March: a day that does not come back as asked is refused.
+        guard let date = utcCalendar.date(from: wanted),
+            utcCalendar.dateComponents([.year, .month, .day], from: date) == wanted
+        else { return nil }
+        return Int64(date.timeIntervalSince1970)
+    }
+
+    private static let utcCalendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+        return calendar
+    }()
 }

@@ -3,6 +3,8 @@ public struct RateLimitKey: Sendable, Hashable, Comparable {
     /// What a counter counts.
     public enum Bucket: String, Sendable, Hashable {
         case anonymousStart = "anonymous_start"
+        /// App Attest challenges issued to one client address (limited as anonymous starts are).
+        case attestationChallenge = "attestation_challenge"
         case failedIdentifyByAddress = "failed_identify_address"
         case failedIdentifyByInstallation = "failed_identify_installation"
         case failedSessionLookup = "failed_session_lookup"

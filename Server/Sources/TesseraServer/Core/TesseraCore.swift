@@ -1,4 +1,5 @@
 import Foundation
+import TesseraAttest
 
 /// The domain the HTTP layer calls: the store, the project cache, credentials, session issuing,
 /// rate limits and metrics, built once per application and shared by reference.
@@ -20,6 +21,8 @@ final class TesseraCore: Sendable {
     let activity: NodeActivity
     /// The checks of `GET /health/ready`.
     let readiness: Readiness
+    /// App Attest: challenges, verification of starts and identifies, verdicts.
+    let appAttest: AppAttestGate
 
     /// - Parameters:
     ///   - activity: shared with the node's drain, which starts it on shutdown.
@@ -51,6 +54,9 @@ final class TesseraCore: Sendable {
             store: store, baseURL: configuration.issuer, nonces: DPoPNonces(masterKeys: store.masterKeys))
         self.activity = activity
         self.readiness = Readiness(store: store, activity: activity, masterKeyVerified: masterKeyVerified)
+        self.appAttest = AppAttestGate(
+            store: store, metrics: metrics,
+            trustAnchors: configuration.appAttestTrustAnchors ?? [AppAttestVerifier.appleRoot])
     }
 
     /// The current time as a `Date` and as whole Unix seconds.

@@ -15,12 +15,18 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// Extra response headers (`Allow`, `Retry-After`).
     public var headers: HTTPFields
+    /// A finer reason written as `error.reason` (`attestation_invalid`), if any.
+    public var reason: String?
 
-    public init(_ status: HTTPResponse.Status, _ code: Code, _ message: String, headers: HTTPFields = [:]) {
+    public init(
+        _ status: HTTPResponse.Status, _ code: Code, _ message: String, headers: HTTPFields = [:],
+        reason: String? = nil
+    ) {
         self.status = status
         self.code = code
         self.message = message
         self.headers = headers
+        self.reason = reason
     }
 
     /// The wire form of a core error: the one mapping from the domain's errors to HTTP.
@@ -28,7 +34,7 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
         var headers: HTTPFields = [:]
         if let seconds = error.retryAfterSeconds { headers[.retryAfter] = String(seconds) }
         guard let challenge = error.dpopChallenge else {
-            self.init(Self.status(of: error.code), error.code, error.message, headers: headers)
+            self.init(Self.status(of: error.code), error.code, error.message, headers: headers, reason: error.reason)
             return
         }
         // RFC 9449 §7.1 and §8: a DPoP challenge, and the nonce to use when one is required.
@@ -41,12 +47,15 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The status that answers an error code.
     static func status(of code: Code) -> HTTPResponse.Status {
         switch code {
-        case .invalidRequest, .invalidSessionDuration, .webhookURLNotAllowed, .dpopProofRequired: .badRequest
+        case .invalidRequest, .invalidSessionDuration, .webhookURLNotAllowed, .dpopProofRequired, .challengeInvalid:
+            .badRequest
         case .dpopProofInvalid, .dpopKeyMismatch, .dpopProofReplayed, .useDPoPNonce: .unauthorized
         case .invalidAPIKey, .invalidCredentials, .identityTokenReplayed, .sessionNotFound, .sessionExpired,
             .sessionRevoked:
             .unauthorized
-        case .unverifiedIdentifyDisabled, .sessionTokenRequired, .profileBlocked: .forbidden
+        case .unverifiedIdentifyDisabled, .sessionTokenRequired, .profileBlocked, .attestationRequired,
+            .attestationInvalid:
+            .forbidden
         case .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .externalUserIDChanged, .installationConflict, .identitySecretLimitReached, .lastIdentitySecret,

@@ -13,8 +13,9 @@ struct Endpoint: Sendable {
     let path: String
     let accepts: CredentialRequirement
     /// Whether the endpoint changes something, so that a DPoP proof's `jti` is single-use on it
-    /// (RFC 9449 §11.1). The heartbeat only checks and stays free of writes; its extension spends
-    /// the proof in its handler.
+    /// (RFC 9449 §11.1). `POST /v1/sessions/authenticate` is false: its handler spends the proofs
+    /// that come with a session token, heartbeat or extension, and leaves a JWT's heartbeat free of
+    /// writes (``SessionsController/authenticate(_:context:)``).
     let spendsProof: Bool
     let handler: Handler
 

@@ -14,7 +14,10 @@ enum EndpointTable {
         return [
             Endpoint(.post, "/v1/sessions/anonymous", accepts: .publishableKey, sessions.startAnonymous),
             Endpoint(
+                .post, "/v1/attestations/challenge", accepts: .publishableKey, sessions.attestationChallenge),
+            Endpoint(
                 .post, "/v1/sessions/identify", accepts: .publishableKeyOrSession, spendsProof: true, sessions.identify),
+            // Spends a proof that comes with the session token, in its handler (SessionsController.authenticate).
             Endpoint(.post, "/v1/sessions/authenticate", accepts: .sessionOrExpiredJWT, sessions.authenticate),
             Endpoint(.post, "/v1/sessions/revoke", accepts: .session, spendsProof: true, sessions.revoke),
             Endpoint(

@@ -8,7 +8,11 @@ extension APIError: HTTPResponseError {
 
     /// The JSON error response.
     func response() -> Response {
-        .json(status, body: ByteBuffer(bytes: Self.body(code: code, message: message)), headers: headers)
+        let reason = reason
+        let body = Self.body(code: code, message: message) { writer in
+            if let reason { writer.field("reason", reason) }
+        }
+        return .json(status, body: ByteBuffer(bytes: body), headers: headers)
     }
 
     /// The error shape of every answer: `{"error": {"code", "message"}}`; `details` writes members of

@@ -74,7 +74,11 @@ extension JSONWriter {
         objectEnd()
     }
 
-    mutating func project(_ project: ProjectRecord, secrets: [IdentitySecretRecord]) {
+    /// `{project}`: its settings, identity secrets (without values) and, in `app_attest_installations`,
+    /// how many installations have each App Attest verdict and how many `enforce` would have refused.
+    mutating func project(
+        _ project: ProjectRecord, secrets: [IdentitySecretRecord], appAttestCounts: AppAttestCounts
+    ) {
         objectStart()
         key("project")
         objectStart()
@@ -104,6 +108,13 @@ extension JSONWriter {
         field("dpop_nonce_required", settings.dpopNonceRequired)
         key("max_sessions_per_profile")
         if let limit = settings.maxSessionsPerProfile { integer(limit) } else { null() }
+        key("app_attest")
+        objectStart()
+        field("mode", settings.appAttest.mode.rawValue)
+        array("app_ids", settings.appAttest.appIDs) { $0.string($1) }
+        field("environment", settings.appAttest.environment.rawValue)
+        field("allow_unsupported", settings.appAttest.allowUnsupported)
+        objectEnd()
         objectEnd()
         array("identity_secrets", secrets) { writer, secret in
             writer.objectStart()
@@ -111,6 +122,14 @@ extension JSONWriter {
             writer.time("created_at", secret.createdAt)
             writer.objectEnd()
         }
+        key("app_attest_installations")
+        objectStart()
+        for verdict in ["attested", "unattested", "failed", "unsupported"] {
+            key(named: verdict)
+            integer(Int64(appAttestCounts.verdicts[verdict] ?? 0))
+        }
+        field("enforce_would_refuse", appAttestCounts.enforceWouldRefuse)
+        objectEnd()
         objectEnd()
         objectEnd()
     }

@@ -9,9 +9,9 @@ extension OpenAPIDocument {
   "openapi": "3.1.0",
   "info": {
     "title": "Tessera",
-    "version": "1.2.0",
+    "version": "1.3.0",
     "summary": "Self-hosted identity and sessions for apps.",
-    "description": "The wire contract between the Tessera server, the Tessera client SDK and the app backends that mint identity tokens.\n\n- JSON in and out, `snake_case` members, times in RFC 3339 UTC with second precision; every session response carries `server_time`.\n- Request bodies are capped at 16 KiB (`413 payload_too_large`).\n- Every response carries `X-Request-Id`. Every non-2xx answer is `{\"error\": {\"code\", \"message\"}}`; bad input never produces a 5xx.\n- Credentials go in `Authorization: Bearer …` (the scheme word is case-insensitive; a credential in the query string is ignored). A session bound to a device key (below) is presented as `Authorization: DPoP …` with a `DPoP` proof header.\n- **Sessions bound to a device key** (RFC 9449): an anonymous start or identify that carries a valid `DPoP` proof (`typ: dpop+jwt`, ES256 over P-256, the public key in `jwk`; claims `htm`, `htu` = the server's public URL and the path, `iat` within ±60 s, a `jti` of at least 16 characters, `ath` = base64url SHA-256 of the credential in `Authorization`, and `nonce` when the project requires one) binds the new session to the proof's key: the session object says `binding: {jkt}` (the key's RFC 7638 thumbprint) and the session JWT carries `cnf: {jkt}`. Every later request presenting that session's token or JWT must use `Authorization: DPoP <credential>` with a proof by the same key: otherwise `401 dpop_proof_required` (no proof, or `Bearer`), `dpop_proof_invalid` (a bad proof), `dpop_key_mismatch` (another key), with `WWW-Authenticate: DPoP error=\"invalid_dpop_proof\"`. A proof's `jti` is single-use on the calls that change something (identify, an extension, revoke, session deletion, device registration and removal): a second use is `401 dpop_proof_replayed`; a heartbeat's proof may be repeated within its window. A project that sets `dpop_nonce_required` answers `401 use_dpop_nonce` with a `DPoP-Nonce` header (valid 5 to 10 minutes on every node) and sends a fresh `DPoP-Nonce` on a success whose nonce is near its end. `session_binding` (`off`: proofs are ignored, also for sessions bound before; `optional`, the default: bind when a proof is sent; `required`: an anonymous start or identify without a proof is `400 dpop_proof_required`) never ends existing sessions. A proof sent where none is needed is still checked whole. An endpoint answers `401 invalid_credentials` to a kind of credential it does not take.\n- A path that exists answers other methods with `405 method_not_allowed` and an `Allow` header; an unknown path is `404 not_found`.\n- `503 service_unavailable` means the database is not available; `500 internal_error` is a bug.\n- Every `/v1/*` response carries `Cache-Control: no-store` (errors included): answers hold credentials and personal data. The JWKS too: a rotated signing key signs at once, and a backend that meets its `kid` refetches the key set, which an HTTP cache must not answer with an old one; verifiers cache the keys in process.\n- Request bodies are read strictly: a body that is not RFC 8259 JSON in UTF-8, that names a member twice, whose strings hold a control character (C0, DEL, C1; raw or escaped) or an unpaired surrogate (`\\ud800`), or with a number out of its field's range, is `400 invalid_request` and changes nothing. Malformed HTTP/1 framing (a bad chunk size, a missing chunk CRLF, a body shorter than its `Content-Length`) and an HTTP/1.1 request without exactly one valid `Host` header (RFC 9112 §3.2) are `400 invalid_request` too, on any path.\n- Identifiers are compared as bytes and measured in Unicode scalars, never by canonical equivalence or grapheme clusters: `é` (U+00E9) and `e` + U+0301 are two different user IDs, and the 255 of a user ID are Unicode scalars (so at most 1020 UTF-8 bytes).\n- **The unverified mode** (`allow_unverified_identify`, the `user_id` form of identify) trusts the client: anyone holding the publishable key — which ships in the app binary — can assert any user ID. Its sessions (`kind: unverified`, `authenticated: false`, `verified: false`) are for personalisation, never authorization: they see and end only themselves (`GET /v1/sessions`, `DELETE /v1/sessions/{session_id}`), remove only the devices they registered, and their devices are listed with `verified_session: false`. Their profile is separate from the verified profile of the same user ID; a signed identity token for that user, sent from an unverified session, folds the unverified profile into the verified one (`merged`). An app backend that reads `external_id` from a session JWT must check its `kind` claim is `verified` (`SessionJWTVerifier(allowedKinds: [.verified])` in TesseraTokens).",
+    "description": "The wire contract between the Tessera server, the Tessera client SDK and the app backends that mint identity tokens.\n\n- JSON in and out, `snake_case` members, times in RFC 3339 UTC with second precision; every session response carries `server_time`.\n- Request bodies are capped at 16 KiB (`413 payload_too_large`).\n- Every response carries `X-Request-Id`. Every non-2xx answer is `{\"error\": {\"code\", \"message\"}}`; bad input never produces a 5xx.\n- Credentials go in `Authorization: Bearer …` (the scheme word is case-insensitive; a credential in the query string is ignored). A session bound to a device key (below) is presented as `Authorization: DPoP …` with a `DPoP` proof header.\n- **Sessions bound to a device key** (RFC 9449): an anonymous start or identify that carries a valid `DPoP` proof (`typ: dpop+jwt`, ES256 over P-256, the public key in `jwk`; claims `htm`, `htu` = the server's public URL and the path, `iat` within ±60 s, a `jti` of at least 16 characters, `ath` = base64url SHA-256 of the credential in `Authorization`, and `nonce` when the project requires one) binds the new session to the proof's key: the session object says `binding: {jkt}` (the key's RFC 7638 thumbprint) and the session JWT carries `cnf: {jkt}`. Every later request presenting that session's token or JWT must use `Authorization: DPoP <credential>` with a proof by the same key: otherwise `401 dpop_proof_required` (no proof, or `Bearer`), `dpop_proof_invalid` (a bad proof), `dpop_key_mismatch` (another key), with `WWW-Authenticate: DPoP error=\"invalid_dpop_proof\"`. A proof's `jti` is single-use on the calls that change something (identify, an extension, revoke, revoke-others, session deletion, device registration and removal) and on a heartbeat with the session token, whose proof sent again with a body would be an extension: a second use is `401 dpop_proof_replayed`; a read's proof (`GET /v1/me`, `GET /v1/sessions`, a heartbeat with the session JWT, which cannot extend) may be repeated within its window. A project that sets `dpop_nonce_required` answers `401 use_dpop_nonce` with a `DPoP-Nonce` header (valid 5 to 10 minutes on every node) and sends a fresh `DPoP-Nonce` on a success whose nonce is near its end. `session_binding` (`off`: proofs are ignored, also for sessions bound before; `optional`, the default: bind when a proof is sent; `required`: an anonymous start or identify without a proof is `400 dpop_proof_required`) never ends existing sessions. A proof sent where none is needed is still checked whole. An endpoint answers `401 invalid_credentials` to a kind of credential it does not take.\n- A path that exists answers other methods with `405 method_not_allowed` and an `Allow` header; an unknown path is `404 not_found`.\n- `503 service_unavailable` means the database is not available; `500 internal_error` is a bug.\n- Every `/v1/*` response carries `Cache-Control: no-store` (errors included): answers hold credentials and personal data. The JWKS too: a rotated signing key signs at once, and a backend that meets its `kid` refetches the key set, which an HTTP cache must not answer with an old one; verifiers cache the keys in process.\n- Request bodies are read strictly: a body that is not RFC 8259 JSON in UTF-8, that names a member twice, whose strings hold a control character (C0, DEL, C1; raw or escaped) or an unpaired surrogate (`\\ud800`), or with a number out of its field's range, is `400 invalid_request` and changes nothing. Malformed HTTP/1 framing (a bad chunk size, a missing chunk CRLF, a body shorter than its `Content-Length`) and an HTTP/1.1 request without exactly one valid `Host` header (RFC 9112 §3.2) are `400 invalid_request` too, on any path.\n- Identifiers are compared as bytes and measured in Unicode scalars, never by canonical equivalence or grapheme clusters: `é` (U+00E9) and `e` + U+0301 are two different user IDs, and the 255 of a user ID are Unicode scalars (so at most 1020 UTF-8 bytes).\n- **The unverified mode** (`allow_unverified_identify`, the `user_id` form of identify) trusts the client: anyone holding the publishable key — which ships in the app binary — can assert any user ID. Its sessions (`kind: unverified`, `authenticated: false`, `verified: false`) are for personalisation, never authorization: they see and end only themselves (`GET /v1/sessions`, `DELETE /v1/sessions/{session_id}`), remove only the devices they registered, and their devices are listed with `verified_session: false`. Their profile is separate from the verified profile of the same user ID; a signed identity token for that user, sent from an unverified session, folds the unverified profile into the verified one (`merged`). An app backend that reads `external_id` from a session JWT must check its `kind` claim is `verified` (`SessionJWTVerifier(allowedKinds: [.verified])` in TesseraTokens).",
     "license": {
       "name": "Apache-2.0",
       "identifier": "Apache-2.0"
@@ -189,7 +189,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/StartUnauthorized"
           },
           "403": {
-            "$ref": "#/components/responses/ProfileBlocked"
+            "$ref": "#/components/responses/StartForbidden"
           },
           "409": {
             "$ref": "#/components/responses/InstallationConflict"
@@ -2904,6 +2904,50 @@ extension OpenAPIDocument {
           }
         }
       }
+    },
+    "/v1/attestations/challenge": {
+      "post": {
+        "operationId": "createAttestationChallenge",
+        "summary": "A single-use App Attest challenge",
+        "tags": [
+          "Sessions"
+        ],
+        "description": "Issues a challenge for an App Attest attestation or assertion: 32 random bytes, stored (as their SHA-256) in the database so that it is single-use on every node, valid five minutes. An attestation or assertion naming an unknown, used or expired challenge is `400 challenge_invalid` where the project requires evidence (recorded as `failed: challenge` in `monitor`).",
+        "security": [
+          {
+            "publishableKey": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The challenge.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AttestationChallenge"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/StartUnauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -3073,6 +3117,21 @@ extension OpenAPIDocument {
               "readiness": {
                 "$ref": "#/components/schemas/Readiness",
                 "description": "Only on `GET /health/ready`'s 503: every check's state."
+              },
+              "reason": {
+                "type": "string",
+                "enum": [
+                  "format",
+                  "chain",
+                  "root",
+                  "nonce",
+                  "key_id",
+                  "app_id",
+                  "counter",
+                  "environment",
+                  "challenge"
+                ],
+                "description": "Only with `attestation_invalid`: the App Attest check that failed."
               }
             }
           }
@@ -3119,7 +3178,10 @@ extension OpenAPIDocument {
           "dpop_proof_invalid",
           "dpop_key_mismatch",
           "dpop_proof_replayed",
-          "use_dpop_nonce"
+          "use_dpop_nonce",
+          "attestation_required",
+          "attestation_invalid",
+          "challenge_invalid"
         ]
       },
       "Timestamp": {
@@ -3658,6 +3720,14 @@ extension OpenAPIDocument {
         "properties": {
           "profile": {
             "$ref": "#/components/schemas/Profile"
+          },
+          "installations": {
+            "type": "array",
+            "maxItems": 100,
+            "items": {
+              "$ref": "#/components/schemas/InstallationAttestation"
+            },
+            "description": "In `GET /v1/admin/profiles/{profile_id}` and `GET /v1/admin/lookup`: the installations the profile holds (at most 100, oldest first), each with its App Attest record."
           }
         }
       },
@@ -3739,7 +3809,8 @@ extension OpenAPIDocument {
           "rate_limits",
           "session_binding",
           "dpop_nonce_required",
-          "max_sessions_per_profile"
+          "max_sessions_per_profile",
+          "app_attest"
         ],
         "properties": {
           "allow_unverified_identify": {
@@ -3808,6 +3879,9 @@ extension OpenAPIDocument {
             "minimum": 1,
             "maximum": 1000,
             "description": "The most live sessions one profile may hold: a new session (anonymous start or identify) beyond it ends the profile's least recently authenticated live sessions in the same transaction (`session.ended`, reason `evicted`). `null` (the default): unlimited."
+          },
+          "app_attest": {
+            "$ref": "#/components/schemas/AppAttestSettings"
           }
         }
       },
@@ -3867,7 +3941,8 @@ extension OpenAPIDocument {
               "created_at",
               "updated_at",
               "settings",
-              "identity_secrets"
+              "identity_secrets",
+              "app_attest_installations"
             ],
             "properties": {
               "id": {
@@ -3909,6 +3984,40 @@ extension OpenAPIDocument {
                     "created_at": {
                       "$ref": "#/components/schemas/Timestamp"
                     }
+                  }
+                }
+              },
+              "app_attest_installations": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "attested",
+                  "unattested",
+                  "failed",
+                  "unsupported",
+                  "enforce_would_refuse"
+                ],
+                "description": "The project's installations by the App Attest verdict of their latest start or identify, and how many of them `enforce` would have refused (in `monitor`, the share to look at before enforcing). Installations never checked (mode `off`) are not counted.",
+                "properties": {
+                  "attested": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "unattested": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "failed": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "unsupported": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "enforce_would_refuse": {
+                    "type": "integer",
+                    "minimum": 0
                   }
                 }
               }
@@ -4039,6 +4148,46 @@ extension OpenAPIDocument {
             "minimum": 1,
             "maximum": 1000,
             "description": "The most live sessions one profile may hold (see `ProjectSettings`): 1 … 1000, or `null` for unlimited (here `null` sets it, unlike most settings); anything else is `400 invalid_request`."
+          },
+          "app_attest": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": false,
+            "description": "The App Attest members to change; members left out keep their value. Unknown members, an unknown mode or environment, a malformed app ID, more than 20 app IDs or a duplicate are rejected (`400 invalid_request`).",
+            "properties": {
+              "mode": {
+                "type": "string",
+                "enum": [
+                  "off",
+                  "monitor",
+                  "enforce_new",
+                  "enforce"
+                ]
+              },
+              "app_ids": {
+                "type": "array",
+                "maxItems": 20,
+                "uniqueItems": true,
+                "items": {
+                  "type": "string",
+                  "minLength": 12,
+                  "maxLength": 255,
+                  "pattern": "^[A-Z0-9]{10}\\.[A-Za-z0-9-]([A-Za-z0-9.-]*[A-Za-z0-9-])?$"
+                }
+              },
+              "environment": {
+                "type": "string",
+                "enum": [
+                  "development",
+                  "production"
+                ]
+              },
+              "allow_unsupported": {
+                "type": "boolean"
+              }
+            }
           }
         }
       },
@@ -4175,6 +4324,28 @@ extension OpenAPIDocument {
               null
             ],
             "description": "Where the device keeps the key of this request's DPoP proof: `secure_enclave` or `software` (declared by the client, not proven). Kept with the session only when it is bound to the key (`binding.key_tier`); another value is `400 invalid_request`. `null` is the same as leaving it out."
+          },
+          "attestation": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/AppAttestation"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "App Attest: see `AppAttestation`. At most one of `attestation` and `assertion` (`400 invalid_request`). Ignored when the project's `app_attest.mode` is `off`."
+          },
+          "assertion": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/AppAssertion"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "App Attest: see `AppAssertion`. Ignored when the project's `app_attest.mode` is `off`."
           }
         }
       },
@@ -4214,6 +4385,39 @@ extension OpenAPIDocument {
               null
             ],
             "description": "Where the device keeps the key of this request's DPoP proof: `secure_enclave` or `software` (declared by the client, not proven). Kept with the session only when it is bound to the key (`binding.key_tier`); another value is `400 invalid_request`. `null` is the same as leaving it out."
+          },
+          "attestation": {
+            "anyOf": [
+              {
+                "type": "object",
+                "required": [
+                  "unsupported"
+                ],
+                "properties": {
+                  "unsupported": {
+                    "type": "boolean",
+                    "enum": [
+                      true
+                    ]
+                  }
+                }
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Only `{\"unsupported\": true}`, from a device that cannot attest (anything else is `400 invalid_request`): an installation attests its key at an anonymous start. At most one of `attestation` and `assertion`."
+          },
+          "assertion": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/AppAssertion"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "App Attest: see `AppAssertion`. Ignored when the project's `app_attest.mode` is `off`. (Identify takes no `attestation`: an installation attests a new key at an anonymous start.)"
           }
         }
       },
@@ -4251,6 +4455,39 @@ extension OpenAPIDocument {
               null
             ],
             "description": "Where the device keeps the key of this request's DPoP proof: `secure_enclave` or `software` (declared by the client, not proven). Kept with the session only when it is bound to the key (`binding.key_tier`); another value is `400 invalid_request`. `null` is the same as leaving it out."
+          },
+          "attestation": {
+            "anyOf": [
+              {
+                "type": "object",
+                "required": [
+                  "unsupported"
+                ],
+                "properties": {
+                  "unsupported": {
+                    "type": "boolean",
+                    "enum": [
+                      true
+                    ]
+                  }
+                }
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Only `{\"unsupported\": true}`, from a device that cannot attest (anything else is `400 invalid_request`): an installation attests its key at an anonymous start. At most one of `attestation` and `assertion`."
+          },
+          "assertion": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/AppAssertion"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "App Attest: see `AppAssertion`. Ignored when the project's `app_attest.mode` is `off`. (Identify takes no `attestation`: an installation attests a new key at an anonymous start.)"
           }
         }
       },
@@ -5352,6 +5589,253 @@ extension OpenAPIDocument {
             "description": "True once a shutdown began: the node finishes what is in flight and takes no new work."
           }
         }
+      },
+      "AttestationChallenge": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "challenge",
+          "expires_at"
+        ],
+        "properties": {
+          "challenge": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9_-]{43}$",
+            "description": "32 random bytes in base64url without padding. Single-use on every node: spent by the first attestation or assertion that names it, whatever its verdict."
+          },
+          "expires_at": {
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/Timestamp"
+              }
+            ],
+            "description": "Five minutes after it was issued."
+          }
+        }
+      },
+      "AppAttestation": {
+        "type": "object",
+        "description": "An App Attest attestation (`DCAppAttestService.attestKey` with clientDataHash = SHA-256 of the challenge's bytes), sent at the first start of an installation, or at a later start to attest a new key (after `DCError.invalidKey`). A device that cannot attest sends `{\"unsupported\": true}` instead. Unknown members are ignored.",
+        "oneOf": [
+          {
+            "title": "Attestation",
+            "type": "object",
+            "required": [
+              "key_id",
+              "attestation_object",
+              "challenge"
+            ],
+            "properties": {
+              "key_id": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 128,
+                "description": "The key identifier `generateKey` returned (base64 of 32 bytes; base64url is accepted too)."
+              },
+              "attestation_object": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 12288,
+                "description": "The attestation object `attestKey` returned, in base64."
+              },
+              "challenge": {
+                "type": "string",
+                "maxLength": 128,
+                "description": "A challenge from `POST /v1/attestations/challenge`, as it was answered.",
+                "minLength": 1
+              },
+              "unsupported": {
+                "type": [
+                  "boolean",
+                  "null"
+                ],
+                "enum": [
+                  false,
+                  null
+                ]
+              }
+            }
+          },
+          {
+            "title": "Unsupported device",
+            "type": "object",
+            "required": [
+              "unsupported"
+            ],
+            "properties": {
+              "unsupported": {
+                "type": "boolean",
+                "enum": [
+                  true
+                ],
+                "description": "The device cannot attest (`DCAppAttestService.isSupported` is false: simulators, some Macs). Let through only where the project sets `allow_unsupported` or does not require evidence at this request."
+              }
+            }
+          }
+        ]
+      },
+      "AppAssertion": {
+        "type": "object",
+        "required": [
+          "key_id",
+          "assertion",
+          "challenge"
+        ],
+        "description": "An App Attest assertion (`DCAppAttestService.generateAssertion`) with the installation's attested key, over clientDataHash = SHA-256(the challenge's bytes ‖ the UTF-8 installation ID); sent at every anonymous restore and every identify from an attested installation. Its counter must exceed the one the server stored, on every node. Unknown members are ignored.",
+        "properties": {
+          "key_id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 128,
+            "description": "The installation's attested key identifier (base64)."
+          },
+          "assertion": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 4096,
+            "description": "The assertion `generateAssertion` returned, in base64."
+          },
+          "challenge": {
+            "type": "string",
+            "maxLength": 128,
+            "description": "A challenge from `POST /v1/attestations/challenge`, as it was answered.",
+            "minLength": 1
+          }
+        }
+      },
+      "AppAttestSettings": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "mode",
+          "app_ids",
+          "environment",
+          "allow_unsupported"
+        ],
+        "description": "Whether anonymous starts and identifies must prove they come from the project's genuine app on a genuine Apple device (App Attest).",
+        "properties": {
+          "mode": {
+            "type": "string",
+            "enum": [
+              "off",
+              "monitor",
+              "enforce_new",
+              "enforce"
+            ],
+            "description": "`off` (the default: nothing verified), `monitor` (verify and record, refuse nothing), `enforce_new` (new installations must attest; restores and identifies are verified and recorded), `enforce` (and restores and identifies must assert)."
+          },
+          "app_ids": {
+            "type": "array",
+            "maxItems": 20,
+            "uniqueItems": true,
+            "items": {
+              "type": "string",
+              "minLength": 12,
+              "maxLength": 255,
+              "pattern": "^[A-Z0-9]{10}\\.[A-Za-z0-9-]([A-Za-z0-9.-]*[A-Za-z0-9-])?$"
+            },
+            "description": "The accepted app IDs, `TEAMID.bundle.id` (a 10-character Team ID). With none, every attestation fails with reason `app_id`."
+          },
+          "environment": {
+            "type": "string",
+            "enum": [
+              "development",
+              "production"
+            ],
+            "description": "The App Attest environment keys must come from (the AAGUID `appattestdevelop`, or `appattest` and seven zero bytes). Default `production`."
+          },
+          "allow_unsupported": {
+            "type": "boolean",
+            "description": "Whether devices that cannot attest (`attestation: {\"unsupported\": true}`) pass under `monitor` rules. Default false."
+          }
+        }
+      },
+      "InstallationAttestation": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "installation_id",
+          "app_attest"
+        ],
+        "properties": {
+          "installation_id": {
+            "$ref": "#/components/schemas/InstallationId"
+          },
+          "app_attest": {
+            "description": "Null until a start or identify of the installation was checked (a mode other than `off`).",
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "verdict",
+                  "enforce_would_refuse",
+                  "updated_at",
+                  "key"
+                ],
+                "properties": {
+                  "verdict": {
+                    "type": "string",
+                    "pattern": "^(attested|unattested|unsupported|failed: (format|chain|root|nonce|key_id|app_id|counter|environment|challenge))$",
+                    "description": "The verdict of the installation's latest checked start or identify: `attested`, `unattested`, `failed: REASON` or `unsupported`."
+                  },
+                  "enforce_would_refuse": {
+                    "type": "boolean",
+                    "description": "Whether `enforce` would have refused that request."
+                  },
+                  "updated_at": {
+                    "$ref": "#/components/schemas/Timestamp"
+                  },
+                  "key": {
+                    "description": "The attested key, null until the installation attests.",
+                    "oneOf": [
+                      {
+                        "type": "null"
+                      },
+                      {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": [
+                          "key_id",
+                          "environment",
+                          "app_id",
+                          "counter",
+                          "attested_at"
+                        ],
+                        "properties": {
+                          "key_id": {
+                            "type": "string",
+                            "description": "Base64."
+                          },
+                          "environment": {
+                            "type": "string",
+                            "enum": [
+                              "development",
+                              "production"
+                            ]
+                          },
+                          "app_id": {
+                            "type": "string"
+                          },
+                          "counter": {
+                            "type": "integer",
+                            "minimum": 0
+                          },
+                          "attested_at": {
+                            "$ref": "#/components/schemas/Timestamp"
+                          }
+                        }
+                      }
+                    ]
+                  }
+                }
+              }
+            ]
+          }
+        }
       }
     },
     "responses": {
@@ -5420,7 +5904,7 @@ extension OpenAPIDocument {
         }
       },
       "InvalidSessionRequest": {
-        "description": "The request is malformed, or `session_duration_minutes` is outside 5 … 525600. `dpop_proof_required`: the project requires a DPoP proof here.",
+        "description": "The request is malformed, or `session_duration_minutes` is outside 5 … 525600. `dpop_proof_required`: the project requires a DPoP proof here. `challenge_invalid`: the App Attest challenge is unknown, used or expired (where the project requires evidence).",
         "headers": {
           "X-Request-Id": {
             "$ref": "#/components/headers/X-Request-Id"
@@ -5441,7 +5925,8 @@ extension OpenAPIDocument {
                           "enum": [
                             "invalid_request",
                             "invalid_session_duration",
-                            "dpop_proof_required"
+                            "dpop_proof_required",
+                            "challenge_invalid"
                           ]
                         }
                       }
@@ -5454,7 +5939,7 @@ extension OpenAPIDocument {
         }
       },
       "IdentifyBadRequest": {
-        "description": "The request is malformed, or the identity token's claims are invalid. `dpop_proof_required`: the project requires a DPoP proof here.",
+        "description": "The request is malformed, or the identity token's claims are invalid. `dpop_proof_required`: the project requires a DPoP proof here. `challenge_invalid`: the App Attest challenge is unknown, used or expired (where the project requires evidence).",
         "headers": {
           "X-Request-Id": {
             "$ref": "#/components/headers/X-Request-Id"
@@ -5479,7 +5964,8 @@ extension OpenAPIDocument {
                             "invalid_email",
                             "invalid_name",
                             "invalid_avatar_url",
-                            "dpop_proof_required"
+                            "dpop_proof_required",
+                            "challenge_invalid"
                           ]
                         }
                       }
@@ -5952,7 +6438,7 @@ extension OpenAPIDocument {
         }
       },
       "IdentifyForbidden": {
-        "description": "`unverified_identify_disabled`: the project does not allow the client-asserted `{user_id}` form. `profile_blocked`: the profile signed in to, or merged into, is blocked.",
+        "description": "`unverified_identify_disabled`: the project does not allow the client-asserted `{user_id}` form. `profile_blocked`: the profile signed in to, or merged into, is blocked. `attestation_required`: the project's `app_attest` mode requires an attestation or assertion here and none came (or `unsupported` without `allow_unsupported`). `attestation_invalid`: it was refused; `error.reason` names the check.",
         "headers": {
           "X-Request-Id": {
             "$ref": "#/components/headers/X-Request-Id"
@@ -5972,7 +6458,9 @@ extension OpenAPIDocument {
                         "code": {
                           "enum": [
                             "unverified_identify_disabled",
-                            "profile_blocked"
+                            "profile_blocked",
+                            "attestation_required",
+                            "attestation_invalid"
                           ]
                         }
                       }
@@ -6082,6 +6570,40 @@ extension OpenAPIDocument {
                         "code": {
                           "enum": [
                             "service_unavailable"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "StartForbidden": {
+        "description": "`profile_blocked`: the installation's profile is blocked by the app (`POST /v1/admin/profiles/{profile_id}/block`). `attestation_required`: the project's `app_attest` mode requires an attestation or assertion here and none came (or `unsupported` without `allow_unsupported`). `attestation_invalid`: it was refused; `error.reason` names the check.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "profile_blocked",
+                            "attestation_required",
+                            "attestation_invalid"
                           ]
                         }
                       }

@@ -94,6 +94,23 @@ final class ServerMetrics: Sendable {
         identifyTally.withLock { $0[projectID] ?? [:] }
     }
 
+    /// Counts one App Attest check: its verdict (`tessera_app_attest_verdicts_total{verdict}`), and by
+    /// gate (`new_installation`, `restore`, `identify`) the checks and those `enforce` would have
+    /// refused; in `monitor` mode their ratio is the share of starts `enforce` would refuse.
+    func appAttestChecked(gate: AppAttestPolicy.Gate, decision: AppAttestPolicy.Decision) {
+        if let verdict = decision.verdict { increment("tessera_app_attest_verdicts_total", "verdict", verdict.label) }
+        let gateLabel =
+            switch gate {
+            case .newInstallation: "new_installation"
+            case .restore: "restore"
+            case .identify: "identify"
+            }
+        increment("tessera_app_attest_checks_total", "gate", gateLabel)
+        if decision.enforceWouldRefuse {
+            increment("tessera_app_attest_enforce_would_refuse_total", "gate", gateLabel)
+        }
+    }
+
     /// Counts a failed identity-token or session-JWT verification by its code.
     func verificationFailed(code: String) { increment("tessera_token_verification_failures_total", "code", code) }
 

@@ -118,9 +118,11 @@ public struct CleanupCounts: Sendable, Hashable {
     public var operatorEnrollments = 0
     /// DPoP proof IDs past their proof's window.
     public var dpopProofs = 0
+    /// App Attest challenges past their five minutes, used or not.
+    public var appAttestChallenges = 0
     public init() {}
     public var total: Int {
         sessions + devices + tokenIDs + rateLimitWindows + anonymousProfiles + operatorSessions + operatorEnrollments
-            + dpopProofs
+            + dpopProofs + appAttestChallenges
     }
 }

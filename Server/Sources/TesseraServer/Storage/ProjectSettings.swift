@@ -23,6 +23,9 @@ public struct ProjectSettings: Sendable, Hashable {
     /// The most live sessions one profile may hold; a new one beyond it ends the least recently
     /// authenticated (`session.ended`, reason `evicted`). Nil: unlimited.
     public var maxSessionsPerProfile: Int64? = nil
+    /// Whether anonymous starts and identifies must come from the project's genuine app on a genuine
+    /// Apple device (App Attest), and how strictly.
+    public var appAttest = AppAttestSettings()
 
     /// How a project binds sessions to device keys (RFC 9449 proofs).
     public enum SessionBinding: String, Sendable, Hashable, CaseIterable {

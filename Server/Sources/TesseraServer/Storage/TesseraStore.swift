@@ -73,6 +73,30 @@ public protocol TesseraStore: Sendable {
     /// atomic insert that every node shares; false (nothing changed) when it was used already: a replay.
     func useDPoPProof(jkt: String, jti: String, expiresAt: Int64) async throws -> Bool
 
+    // MARK: App Attest
+
+    /// Stores an App Attest challenge (its SHA-256) for the project until `expiresAt`.
+    func createAppAttestChallenge(projectID: String, challengeHash: [UInt8], expiresAt: Int64) async throws
+    /// Spends a challenge of the project in one atomic delete that every node shares: true once, when it
+    /// was stored and not expired at `now`; false (nothing changed) when unknown, used or expired.
+    func consumeAppAttestChallenge(projectID: String, challengeHash: [UInt8], now: Int64) async throws -> Bool
+    /// Whether the installation exists, and its recorded App Attest verdict and key.
+    func appAttestState(projectID: String, installationID: String) async throws -> AppAttestState
+    /// Raises the installation's counter to `counter` if its stored key is `keyID` and its stored
+    /// counter is below `counter`, decided on the locked row; false (nothing changed) otherwise, so
+    /// an assertion replayed on any node is refused.
+    func advanceAppAttestCounter(projectID: String, installationID: String, keyID: [UInt8], counter: Int64)
+        async throws -> Bool
+    /// Records an installation's verdict (and its key, when ``AppAttestVerdictWrite/replacesKey``).
+    func recordAppAttestVerdict(_ write: AppAttestVerdictWrite) async throws
+    /// The recorded App Attest state of these installations of the project (unknown ones left out).
+    func appAttestRecords(projectID: String, installationIDs: [String]) async throws -> [AppAttestRecord]
+    /// The installations a profile holds (live or previous), oldest first.
+    func installationIDs(projectID: String, profileID: String) async throws -> [String]
+    /// How many of the project's installations have each verdict label (`attested`, `unattested`,
+    /// `failed`, `unsupported`), and how many of them `enforce` would have refused.
+    func appAttestCounts(projectID: String) async throws -> AppAttestCounts
+
     // MARK: Devices
 
     /// Binds a push token to a session, moving it from any other session of the project.
@@ -270,9 +294,9 @@ public protocol TesseraStore: Sendable {
 
     /// The feed: a project's events after `query.after`, in sequence order, at most `query.limit`.
     func events(_ query: EventQuery) async throws -> [EventRecord]
-    /// The audit log: a project's events made with a secret key or by an operator, newest first,
-    /// those before sequence `before` when given, at most `limit`.
-    func auditEvents(projectID: String, before: Int64?, limit: Int) async throws -> [EventRecord]
+    /// The audit log: a project's events made with a secret key or by an operator that `filter`
+    /// matches, newest first, those before sequence `before` when given, at most `limit`.
+    func auditEvents(projectID: String, filter: AuditFilter, before: Int64?, limit: Int) async throws -> [EventRecord]
     /// A project's events newest first, those before sequence `before` when given, of one type and
     /// about one profile when given, at most `limit` (the console's recent sessions and a profile's events).
     func recentEvents(projectID: String, type: String?, profileID: String?, before: Int64?, limit: Int) async throws
@@ -300,6 +324,11 @@ public protocol TesseraStore: Sendable {
 }
 
 extension TesseraStore {
+    /// Every audit entry, newest first (see ``auditEvents(projectID:filter:before:limit:)``).
+    func auditEvents(projectID: String, before: Int64?, limit: Int) async throws -> [EventRecord] {
+        try await auditEvents(projectID: projectID, filter: .all, before: before, limit: limit)
+    }
+
     /// Records one attempt (see ``recordWebhookAttempts(_:)``).
     func recordWebhookAttempt(_ result: WebhookAttemptResult) async throws -> Bool {
         try await recordWebhookAttempts([result]).first ?? false

@@ -25,6 +25,7 @@ extension ConsoleController {
             (.get, "/console/settings", Requirement(), settings),
             (.post, "/console/settings", Requirement(role: .admin), saveSettings),
             (.get, "/console/audit", Requirement(), audit),
+            (.get, "/console/audit.csv", Requirement(), auditCSV),
         ] + webhookPages() + operatorPages() + inspectorPages()
     }
 
@@ -444,27 +445,61 @@ extension ConsoleController {
 
     // MARK: Audit
 
-    /// `GET /console/audit?cursor=`: changes made with the secret key or by operators, newest first.
+    /// `GET /console/audit?type=&actor=&profile=&from=&to=&cursor=`: changes made with the secret key
+    /// or by operators, newest first, filtered by type, actor, profile and days (UTC).
     func audit(_ request: ConsoleRequest) async throws -> Response {
-        let (before, limit) = try AuditQuery.parse(cursor: request.query.value("cursor"), limit: nil)
-        let entries = try await core.store.auditEvents(projectID: request.runtime.id, before: before, limit: limit + 1)
+        let query = request.query
+        let filter = try Self.auditFilter(query)
+        let (before, limit) = try AuditQuery.parse(cursor: query.value("cursor"), limit: nil)
+        let entries = try await core.store.auditEvents(
+            projectID: request.runtime.id, filter: filter, before: before, limit: limit + 1)
         let shown = Array(entries.prefix(limit))
         let next = entries.count > limit ? shown.last?.sequence : nil
-        let operatorEmails = Dictionary(
-            try await core.store.operators().map { ($0.id, $0.email) }, uniquingKeysWith: { first, _ in first })
+        let operators = try await core.store.operators()
+        let operatorEmails = Dictionary(operators.map { ($0.id, $0.email) }, uniquingKeysWith: { first, _ in first })
         let accounts = request.viewer.may(.owner) ? try await core.store.operatorAudit(before: nil, limit: 50) : []
+        // The filters as they were asked for, carried by the pager and the CSV link.
+        let filters = query.fields.filter { ["type", "actor", "profile", "from", "to"].contains($0.name) }
+            .filter { !$0.value.isEmpty }.map { ($0.name, Optional($0.value)) }
         return page(request, title: "Audit log", section: .audit) { html in
             html.element(
                 "p", text: "Every change made with the project's secret key or by an operator, newest first.")
+            html.element("form", [("method", "get"), ("action", "audit"), ("class", "filters")]) { html in
+                Self.field(
+                    &html, id: "type", label: "Type", type: "text", value: query.value("type"), required: false,
+                    extra: [("list", "event-types")])
+                html.element("datalist", [("id", "event-types")]) { html in
+                    for type in EventTypes.all { html.void("option", [("value", type)]) }
+                }
+                Self.select(
+                    &html, id: "actor", label: "Actor", selected: query.value("actor"),
+                    options: [("", "Anyone"), ("secret_key", "Secret API key")]
+                        + operators.map { ($0.id, $0.email) })
+                Self.field(
+                    &html, id: "profile", label: "Profile ID", type: "text", value: query.value("profile"),
+                    required: false)
+                Self.field(
+                    &html, id: "from", label: "From (UTC)", type: "date", value: query.value("from"), required: false)
+                Self.field(
+                    &html, id: "to", label: "To (UTC)", type: "date", value: query.value("to"), required: false)
+                html.element("button", [("type", "submit")], text: "Filter")
+            }
+            html.element("p") { html in
+                html.link(
+                    ConsoleURL("audit.csv", filters), [("id", "audit-csv"), ("download", "")],
+                    text: filters.isEmpty ? "Download every entry as CSV" : "Download the matching entries as CSV")
+            }
             if shown.isEmpty {
-                html.element("p", text: "No entry in the event window.")
+                html.element("p", text: filters.isEmpty ? "No entry in the event window." : "No entry matches.")
             } else {
                 Self.eventTable(
                     &html, shown, caption: "Audit entries", showReason: true, operatorEmails: operatorEmails)
             }
             if let next {
                 html.element("p", [("class", "pager")]) { html in
-                    html.link(ConsoleURL("audit", [("cursor", String(next))]), [("rel", "next")], text: "Older entries")
+                    html.link(
+                        ConsoleURL("audit", filters + [("cursor", String(next))]), [("rel", "next")],
+                        text: "Older entries")
                 }
             }
             if request.viewer.may(.owner) {
@@ -476,5 +511,68 @@ extension ConsoleController {
                 }
             }
         }
+    }
+
+    /// `GET /console/audit.csv?type=&actor=&profile=&from=&to=`: every matching entry, newest first,
+    /// as CSV (RFC 4180), written a thousand entries at a time.
+    func auditCSV(_ request: ConsoleRequest) async throws -> Response {
+        let filter = try Self.auditFilter(request.query)
+        let projectID = request.runtime.id
+        let store = core.store
+        let operatorEmails = Dictionary(
+            try await store.operators().map { ($0.id, $0.email) }, uniquingKeysWith: { first, _ in first })
+        var headers: HTTPFields = [
+            .contentType: "text/csv; charset=utf-8",
+            .contentDisposition: "attachment; filename=\"tessera-audit-\(projectID).csv\"",
+        ]
+        ConsoleHTTP.secure(&headers)
+        let body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: AuditCSV.header))
+            var before: Int64?
+            while true {
+                let batch = try await store.auditEvents(
+                    projectID: projectID, filter: filter, before: before, limit: AuditCSV.batchSize)
+                var text = ""
+                for event in batch { text += AuditCSV.row(event, operatorEmails: operatorEmails) }
+                if !text.isEmpty { try await writer.write(ByteBuffer(string: text)) }
+                guard batch.count == AuditCSV.batchSize, let last = batch.last else { break }
+                before = last.sequence
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// The audit filters of a console query (see ``AuditQuery/filter(type:actor:profile:from:to:)``).
+    static func auditFilter(_ query: ConsoleForm) throws(CoreError) -> AuditFilter {
+        try AuditQuery.filter(
+            type: query.value("type"), actor: query.value("actor"), profile: query.value("profile"),
+            from: query.value("from"), to: query.value("to"))
+    }
+}
+
+/// The audit log as CSV: one header line, then one line per entry (RFC 4180, CRLF line ends).
+enum AuditCSV {
+    static let batchSize = 1000
+    static let header = "sequence,type,at,actor,actor_id,actor_email,profile_id,client_address,reason,data\r\n"
+
+    static func row(_ event: EventRecord, operatorEmails: [String: String]) -> String {
+        let email = event.actor.kind == .operator ? event.actor.id.flatMap { operatorEmails[$0] } : nil
+        let fields = [
+            String(event.sequence), event.type, RFC3339.string(event.createdAt), event.actor.kind.rawValue,
+            event.actor.id ?? "", email ?? "", event.profileID ?? "", event.clientAddress ?? "", event.reason ?? "",
+            event.data,
+        ]
+        return fields.map(field).joined(separator: ",") + "\r\n"
+    }
+
+    /// A field quoted, its quotes doubled; one that a spreadsheet would run as a formula (it starts
+    /// with `=`, `+`, `-`, `@`, a tab or a carriage return) starts with `'` instead (OWASP's advice).
+    static func field(_ value: String) -> String {
+        var value = value
+        if let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) {
+            value = "'" + value
+        }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -126,15 +126,22 @@ extension ConsoleController {
                     html.element(
                         "p",
                         text:
-                            "Add this key to an authenticator app, then enter the code it shows. Leave the code empty to skip."
+                            "Scan this code with an authenticator app (or type the key below into it), then enter the code it shows. Leave the code empty to skip."
                     )
+                    let uri = TOTP(secret: secret).uri(issuer: "Tessera", account: account.email)
+                    // A URI longer than a version-20 code holds (an address of hundreds of characters)
+                    // leaves the key to be typed.
+                    if let code = try? QRCode(Array(uri.utf8)) {
+                        html.element("p", [("class", "qr")]) { html in
+                            code.write(
+                                to: &html, pixels: 200, label: "QR code of the two-step key for \(account.email)")
+                        }
+                    }
                     html.element("p") { html in
                         html.element("code", [("id", "totp-secret")], text: encoded)
                     }
                     html.element("p", [("class", "small")]) { html in
-                        html.element(
-                            "code", [("id", "totp-uri")],
-                            text: TOTP(secret: secret).uri(issuer: "Tessera", account: account.email))
+                        html.element("code", [("id", "totp-uri")], text: uri)
                     }
                     Self.field(
                         &html, id: "totp", label: "Code from the app", type: "text", autocomplete: "one-time-code",

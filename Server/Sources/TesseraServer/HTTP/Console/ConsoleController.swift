@@ -108,6 +108,7 @@ struct ConsoleController: Sendable {
             (.post, "/console/project", Requirement(back: .overview), switchProject),
             (.get, "/console/search", Requirement(), search),
             (.get, "/console/profiles", Requirement(), profiles),
+            (.get, "/console/profiles.csv", Requirement(role: .admin), profilesCSV),
             (.get, "/console/profile", Requirement(), profile),
             (.get, "/console/sessions", Requirement(), sessions),
             (.post, "/console/revoke-session", Requirement(role: .support, back: .profile), revokeSession),

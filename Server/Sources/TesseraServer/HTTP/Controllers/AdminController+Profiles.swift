@@ -40,12 +40,7 @@ extension AdminController {
         guard let profile = try await core.store.lookupProfile(projectID: runtime.id, identifier: identifier) else {
             throw CoreError.notFound
         }
-        return .json { writer in
-            writer.objectStart()
-            writer.key("profile")
-            writer.profile(profile, admin: true)
-            writer.objectEnd()
-        }
+        return try await profileResponse(profile)
     }
 
     /// `GET /v1/admin/profiles/{profile_id}/aliases` → `{aliases: [{profile_id, merged_at, how}]}`:

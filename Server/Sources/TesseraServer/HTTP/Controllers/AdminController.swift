@@ -1,4 +1,5 @@
 import Hummingbird
+import TesseraAttest
 import TesseraTokens
 
 /// The body of `PATCH /v1/admin/project`: every member optional, unknown members rejected.
@@ -18,6 +19,7 @@ private struct SettingsPatch: RequestBody {
     var dpopNonceRequired: Bool?
     /// `.some(nil)`: `null`, unlimited.
     var maxSessionsPerProfile: Int64??
+    var appAttest: AppAttestPatch?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case allowUnverifiedIdentify = "allow_unverified_identify"
@@ -31,6 +33,7 @@ private struct SettingsPatch: RequestBody {
         case sessionBinding = "session_binding"
         case dpopNonceRequired = "dpop_nonce_required"
         case maxSessionsPerProfile = "max_sessions_per_profile"
+        case appAttest = "app_attest"
     }
 
     struct AnyKey: CodingKey {
@@ -72,6 +75,53 @@ private struct SettingsPatch: RequestBody {
                 try container.decodeNil(forKey: .maxSessionsPerProfile)
                     ? nil : try container.decode(Int64.self, forKey: .maxSessionsPerProfile))
         }
+        appAttest = try container.decodeIfPresent(AppAttestPatch.self, forKey: .appAttest)
+    }
+}
+
+/// The `app_attest` member of `PATCH /v1/admin/project`: each member present is set, the others
+/// are kept; unknown members and values are rejected.
+private struct AppAttestPatch: Decodable {
+    var mode: AppAttestSettings.Mode?
+    var appIDs: [String]?
+    var environment: AppAttestEnvironment?
+    var allowUnsupported: Bool?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case mode
+        case appIDs = "app_ids"
+        case environment
+        case allowUnsupported = "allow_unsupported"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let all = try decoder.container(keyedBy: SettingsPatch.AnyKey.self)
+        let known = Set(CodingKeys.allCases.map(\.rawValue))
+        if let unknown = all.allKeys.first(where: { !known.contains($0.stringValue) }) {
+            throw CoreError.invalidRequest("app_attest.\(unknown.stringValue) is not an app_attest setting.")
+        }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let mode = try container.decodeIfPresent(String.self, forKey: .mode) {
+            guard let value = AppAttestSettings.Mode(rawValue: mode) else {
+                throw CoreError.invalidRequest("app_attest.mode must be off, monitor, enforce_new or enforce.")
+            }
+            self.mode = value
+        }
+        appIDs = try container.decodeIfPresent([String].self, forKey: .appIDs)
+        if let environment = try container.decodeIfPresent(String.self, forKey: .environment) {
+            guard let value = AppAttestEnvironment(rawValue: environment) else {
+                throw CoreError.invalidRequest("app_attest.environment must be development or production.")
+            }
+            self.environment = value
+        }
+        allowUnsupported = try container.decodeIfPresent(Bool.self, forKey: .allowUnsupported)
+    }
+
+    func apply(to settings: inout AppAttestSettings) {
+        if let mode { settings.mode = mode }
+        if let appIDs { settings.appIDs = appIDs }
+        if let environment { settings.environment = environment }
+        if let allowUnsupported { settings.allowUnsupported = allowUnsupported }
     }
 }
 
@@ -118,12 +168,7 @@ struct AdminController: Sendable {
     /// `GET /v1/admin/profiles/{profile_id}`
     func getProfile(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (_, profile) = try await namedProfile(context)
-        return .json { writer in
-            writer.objectStart()
-            writer.key("profile")
-            writer.profile(profile, admin: true)
-            writer.objectEnd()
-        }
+        return try await profileResponse(profile)
     }
 
     /// `GET /v1/admin/profiles/{profile_id}/sessions`
@@ -164,7 +209,8 @@ struct AdminController: Sendable {
     func getProject(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let runtime = try context.project()
         let secrets = try await core.store.identitySecrets(projectID: runtime.id)
-        return .json { $0.project(runtime.project, secrets: secrets) }
+        let counts = try await core.store.appAttestCounts(projectID: runtime.id)
+        return .json { $0.project(runtime.project, secrets: secrets, appAttestCounts: counts) }
     }
 
     /// `PATCH /v1/admin/project`
@@ -183,10 +229,12 @@ struct AdminController: Sendable {
         if let value = patch.sessionBinding { settings.sessionBinding = value }
         if let value = patch.dpopNonceRequired { settings.dpopNonceRequired = value }
         if let value = patch.maxSessionsPerProfile { settings.maxSessionsPerProfile = value }
+        patch.appAttest?.apply(to: &settings.appAttest)
         let project = try await AdminActions(core: core).updateSettings(
             runtime, settings: settings, origin: addresses.secretKeyOrigin(request, context: context))
         let secrets = try await core.store.identitySecrets(projectID: runtime.id)
-        return .json { $0.project(project, secrets: secrets) }
+        let counts = try await core.store.appAttestCounts(projectID: runtime.id)
+        return .json { $0.project(project, secrets: secrets, appAttestCounts: counts) }
     }
 
     /// `POST /v1/admin/identity-secrets`

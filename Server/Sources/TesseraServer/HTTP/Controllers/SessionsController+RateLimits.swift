@@ -14,6 +14,23 @@ extension SessionsController {
         return RateLimitCharge(key: key, window: RateLimitWindow(containing: now), limit: limit)
     }
 
+    /// Counts an App Attest challenge on its client address's counter of its own, under the project's
+    /// `anonymous_starts_per_minute` (each stored challenge is a row until it expires, so issuing them
+    /// is limited like the starts they serve); `rate_limited` beyond it.
+    func chargeChallenge(
+        _ request: Request, runtime: ProjectRuntime, context: TesseraRequestContext, now: Int64
+    ) async throws {
+        guard let limit = runtime.settings.rateLimits.anonymousStartsPerMinute else { return }
+        let key = RateLimitKey(
+            projectID: runtime.id, bucket: .attestationChallenge, key: addresses.key(request, context: context))
+        let limiter = core.rateLimiter
+        try limiter.checkBlocked([(key, limit)], now: now)
+        let window = RateLimitWindow(containing: now)
+        guard let hits = try await core.store.hitRateLimits([key], window: window).first else { return }
+        if hits >= limit { limiter.blocks.block(key, until: window.end, limit: limit, now: now) }
+        if hits > limit { throw CoreError.rateLimited(retryAfter: window.retryAfter(now: now)) }
+    }
+
     /// Starts an anonymous session that counts itself; a count at the limit blocks the address here.
     ///
     /// A refused start (`installation_conflict`: a wrong installation secret) rolls back with the

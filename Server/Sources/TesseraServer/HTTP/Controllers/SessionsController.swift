@@ -9,30 +9,41 @@ private struct AnonymousBody: RequestBody {
     var installationSecret: String
     var sessionDurationMinutes: Int64?
     var keyTier: String?
+    var attestation: AppAttestBody?
+    var assertion: AppAttestBody?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case installationID = "installation_id"
         case installationSecret = "installation_secret"
         case sessionDurationMinutes = "session_duration_minutes"
         case keyTier = "key_tier"
+        case attestation
+        case assertion
     }
 }
 
 private struct IdentifyBody: RequestBody {
     /// The identity token is judged by its verifier, which refuses any byte outside base64url and dots
     /// as `401 invalid_identity_token`, as the contract says of malformed tokens.
-    static let readMembers: Set<String>? = ["user_id", "session_duration_minutes", "key_tier"]
+    static let readMembers: Set<String>? = [
+        "user_id", "session_duration_minutes", "key_tier", "attestation", "assertion",
+    ]
 
     var identityToken: String?
     var userID: String?
     var sessionDurationMinutes: Int64?
     var keyTier: String?
+    /// Only `{"unsupported": true}`: an installation attests (again) at an anonymous start.
+    var attestation: AppAttestBody?
+    var assertion: AppAttestBody?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case identityToken = "identity_token"
         case userID = "user_id"
         case sessionDurationMinutes = "session_duration_minutes"
         case keyTier = "key_tier"
+        case attestation
+        case assertion
     }
 }
 
@@ -64,9 +75,11 @@ struct SessionsController: Sendable {
         else {
             throw CoreError.invalidRequest("installation_secret must be at least 32 random bytes in base64url.")
         }
+        let evidence = try AppAttestBody.evidence(attestation: body.attestation, assertion: body.assertion)
         let length = try core.sessions.sessionLength(
             requested: body.sessionDurationMinutes, kind: .anonymous, settings: runtime.settings)
-        let now = core.currentTime().seconds
+        let time = core.currentTime()
+        let now = time.seconds
         var session = core.sessions.newSession(
             projectID: runtime.id, kind: .anonymous, minutes: length.minutes, now: now)
         try bind(&session.record, context, runtime: runtime, keyTier: body.keyTier)
@@ -78,7 +91,23 @@ struct SessionsController: Sendable {
             sessionTokenHash: session.tokenHash, rateLimit: charge,
             origin: addresses.sdkOrigin(request, context: context))
         start.maxSessionsPerProfile = runtime.settings.maxSessionsPerProfile
+        // Before the start: a refused one creates nothing. Its record waits for the start's success, so
+        // only the holder of the installation secret changes what is kept of the installation.
+        let attest: AppAttestGate.Check?
+        do {
+            attest = try await core.appAttest.checkStart(
+                evidence, settings: runtime.settings.appAttest, projectID: runtime.id,
+                installationID: body.installationID, now: time.date)
+        } catch let error as CoreError where error.code != .serviceUnavailable {
+            // A refused start counts against the address's limit as a start would: a script sending
+            // no evidence is limited like one that starts.
+            guard let charge else { throw error }
+            throw await core.rateLimiter.failed(error, counting: [(charge.key, charge.limit)], now: now)
+        }
         let result = try await startCounted(start, now: now)
+        try await core.appAttest.record(
+            attest, projectID: runtime.id, installationID: body.installationID,
+            createdInstallation: result.createdInstallation, now: now)
         core.metrics.sessionCreated(kind: "anonymous")
         return envelope(
             result.createdInstallation ? .created : .ok, context: result.context, token: session.token,
@@ -130,6 +159,16 @@ struct SessionsController: Sendable {
         default:
             throw CoreError.invalidRequest("Send exactly one of identity_token and user_id.")
         }
+        if let attestation = body.attestation, attestation.unsupported != true {
+            throw CoreError.invalidRequest(
+                "identify takes attestation only as {\"unsupported\": true}; an installation attests at an anonymous start."
+            )
+        }
+        let evidence = try AppAttestBody.evidence(attestation: body.attestation, assertion: body.assertion)
+        let installationID = caller?.context.session.installationID
+        let attest = try await core.appAttest.checkIdentify(
+            evidence, settings: runtime.settings.appAttest, projectID: runtime.id, installationID: installationID,
+            now: now.date)
         let kind: SessionRecord.Kind = verified ? .verified : .unverified
         let length = try core.sessions.sessionLength(
             requested: body.sessionDurationMinutes, kind: kind, settings: runtime.settings)
@@ -158,6 +197,9 @@ struct SessionsController: Sendable {
             if let kid = recordSecretUse { core.secretUsage.recordFailed(projectID: runtime.id, kid: kid) }
             throw error
         }
+        try await core.appAttest.record(
+            attest, projectID: runtime.id, installationID: installationID, createdInstallation: false,
+            now: now.seconds)
         core.metrics.sessionCreated(kind: kind.rawValue)
         core.metrics.identified(
             outcome: result.merge?.outcome.rawValue ?? (result.createdProfile ? "created" : "signed_in"),
@@ -167,14 +209,35 @@ struct SessionsController: Sendable {
             merge: .some(result.merge), extensionCapped: length.capped)
     }
 
+    /// `POST /v1/attestations/challenge`: a single-use App Attest challenge, valid five minutes.
+    func attestationChallenge(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let runtime = try context.project()
+        let now = core.currentTime().seconds
+        try await chargeChallenge(request, runtime: runtime, context: context, now: now)
+        let issued = try await core.appAttest.issueChallenge(projectID: runtime.id, now: now)
+        return .json { writer in
+            writer.objectStart()
+            writer.field("challenge", issued.challenge)
+            writer.time("expires_at", issued.expiresAt)
+            writer.objectEnd()
+        }
+    }
+
     /// `POST /v1/sessions/authenticate`
     ///
     /// Only the session token extends: a session JWT travels to the app's backend and lives in logs
     /// and caches of other systems, so it may only check and refresh itself (an expired one within its
     /// session's life). Otherwise a leaked JWT, even long expired, could keep its session alive to the
     /// project's maximum.
+    ///
+    /// A DPoP proof that comes with the session token is single-use, heartbeat or extension: the two
+    /// share method, URL and credential (only the body differs, which a proof does not cover), so a
+    /// captured heartbeat proof left unspent would extend the session for whoever sent it again with
+    /// a duration. A JWT cannot extend: its heartbeat stays free of writes, and its proof may repeat
+    /// within its window as a read's does.
     func authenticate(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let caller = try context.session()
+        if caller.sessionToken != nil, let proof = context.dpopProof { try await core.dpop.consume(proof) }
         // The heartbeat has no body: nothing to decode, nothing to await. Answered here, in a frame with
         // nothing held across a suspension, it leaves its task's frames inside the first allocation slab.
         guard BodyReader.mayHaveBody(request) else {
@@ -182,7 +245,7 @@ struct SessionsController: Sendable {
                 .ok, context: caller.context, token: caller.sessionToken, runtime: caller.runtime,
                 now: core.currentTime().seconds, shareSecond: true, extensionCapped: nil)
         }
-        return try await extend(request, caller: caller, proof: context.dpopProof)
+        return try await extend(request, caller: caller)
     }
 
     /// Binds a new session to the request's device key, with the key tier the client declares
@@ -214,7 +277,7 @@ struct SessionsController: Sendable {
     }
 
     /// `POST /v1/sessions/authenticate` with a body: a heartbeat that may extend the session.
-    private func extend(_ request: Request, caller: Caller, proof: DPoPProof?) async throws -> Response {
+    private func extend(_ request: Request, caller: Caller) async throws -> Response {
         let body = try await bodies.decodeIfPresent(DurationBody.self, from: request)
         let now = core.currentTime().seconds
         var session = caller.context
@@ -229,8 +292,6 @@ struct SessionsController: Sendable {
             let length = try core.sessions.sessionLength(
                 requested: requested, kind: session.session.kind, settings: caller.runtime.settings)
             capped = length.capped
-            // Extending changes the session: its proof is single-use, unlike a heartbeat's.
-            if let proof { try await core.dpop.consume(proof) }
             guard
                 let extended = try await core.store.extendSession(
                     sessionID: session.session.id, expiresAt: now + length.minutes * 60, now: now)

@@ -31,6 +31,7 @@ enum EventRules {
         if old.sessionBinding != new.sessionBinding { changed.append("session_binding") }
         if old.dpopNonceRequired != new.dpopNonceRequired { changed.append("dpop_nonce_required") }
         if old.maxSessionsPerProfile != new.maxSessionsPerProfile { changed.append("max_sessions_per_profile") }
+        if old.appAttest != new.appAttest { changed.append("app_attest") }
         return changed
     }
 

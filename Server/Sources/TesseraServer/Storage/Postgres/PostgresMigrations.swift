@@ -387,5 +387,38 @@ enum PostgresMigrations {
             );
             """
         ),
+        (
+            12,
+            // App Attest (issue 28): see SQLiteMigrations' version 12. The project's app_attest setting (app IDs space-separated), the
+            // challenges (their SHA-256, single-use, five minutes) and each installation's verdict and
+            // attested key with its counter.
+            """
+            ALTER TABLE projects ADD COLUMN app_attest_mode TEXT NOT NULL DEFAULT 'off';
+            ALTER TABLE projects ADD COLUMN app_attest_app_ids TEXT NOT NULL DEFAULT '';
+            ALTER TABLE projects ADD COLUMN app_attest_environment TEXT NOT NULL DEFAULT 'production';
+            ALTER TABLE projects ADD COLUMN app_attest_allow_unsupported BOOLEAN NOT NULL DEFAULT FALSE;
+            CREATE TABLE app_attest_challenges (
+                challenge_hash BYTEA PRIMARY KEY,
+                project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                expires_at BIGINT NOT NULL
+            );
+            CREATE INDEX app_attest_challenges_expires_at ON app_attest_challenges (expires_at);
+            CREATE TABLE app_attest_installations (
+                project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                installation_id TEXT NOT NULL,
+                verdict TEXT NOT NULL,
+                enforce_would_refuse BOOLEAN NOT NULL,
+                key_id BYTEA,
+                public_key BYTEA,
+                counter BIGINT,
+                environment TEXT,
+                app_id TEXT,
+                receipt BYTEA,
+                attested_at BIGINT,
+                updated_at BIGINT NOT NULL,
+                PRIMARY KEY (project_id, installation_id)
+            );
+            """
+        ),
     ]
 }

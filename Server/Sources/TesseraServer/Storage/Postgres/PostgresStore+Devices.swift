@@ -208,6 +208,18 @@ extension PostgresStore {
                 SELECT COUNT(*) FROM gone
                 """, logger: logger)
             counts.dpopProofs = Int(try proofs?.int(0) ?? 0)
+            let challenges = try await client.first(
+                """
+                WITH victims AS (
+                    SELECT challenge_hash FROM app_attest_challenges WHERE expires_at <= \(now) ORDER BY expires_at
+                    LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                ), gone AS (
+                    DELETE FROM app_attest_challenges c USING victims v WHERE c.challenge_hash = v.challenge_hash
+                    RETURNING 1
+                )
+                SELECT COUNT(*) FROM gone
+                """, logger: logger)
+            counts.appAttestChallenges = Int(try challenges?.int(0) ?? 0)
             return counts
         }
         (counts.operatorSessions, counts.operatorEnrollments) = try await deleteExpiredOperatorRows(

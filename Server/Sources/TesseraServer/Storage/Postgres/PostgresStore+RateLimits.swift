@@ -114,6 +114,12 @@ extension PostgresStore {
                 RETURNING id, profile_id, session_id
                 """, logger: logger
             ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
+            // Their App Attest records go with the installations (a new start of one starts afresh).
+            try await connection.rows(
+                """
+                DELETE FROM app_attest_installations a USING installations i
+                WHERE i.profile_id = ANY(\(ids)) AND a.project_id = i.project_id AND a.installation_id = i.installation_id
+                """, logger: logger)
             try await connection.rows("DELETE FROM installations WHERE profile_id = ANY(\(ids))", logger: logger)
             let aliases = try await connection.rows(
                 "DELETE FROM profile_aliases WHERE profile_id = ANY(\(ids)) RETURNING alias_id, profile_id",

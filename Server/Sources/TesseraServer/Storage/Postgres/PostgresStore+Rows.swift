@@ -17,7 +17,8 @@ extension PostgresStore {
         max_identity_token_lifetime_seconds, leeway_seconds, anonymous_session_minutes,
         identified_session_minutes, created_at, updated_at, rate_limit_anonymous_starts,
         rate_limit_failed_identifies, rate_limit_failed_identifies_installation, session_binding,
-        dpop_nonce_required, max_sessions_per_profile
+        dpop_nonce_required, max_sessions_per_profile, app_attest_mode, app_attest_app_ids, app_attest_environment,
+        app_attest_allow_unsupported
         """
     static let deviceColumns = "id, project_id, session_id, profile_id, platform, environment, token, created_at"
     static let contextColumns = """
@@ -76,6 +77,9 @@ extension PostgresStore {
         settings.sessionBinding = ProjectSettings.SessionBinding(rawValue: try row.text(15)) ?? .optional
         settings.dpopNonceRequired = try row.bool(16)
         settings.maxSessionsPerProfile = try row.optionalInt(17)
+        settings.appAttest = AppAttestSettings(
+            mode: try row.text(18), appIDs: try row.text(19), environment: try row.text(20),
+            allowUnsupported: try row.bool(21))
         return ProjectRecord(
             id: try row.text(0), name: try row.text(1), slug: try row.text(2), settings: settings,
             createdAt: try row.int(10), updatedAt: try row.int(11))

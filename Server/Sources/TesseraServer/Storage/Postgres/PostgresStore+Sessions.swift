@@ -50,6 +50,27 @@ extension PostgresStore {
             var session = request.newSession
             session.profileID = profile.id
             session.installationID = request.installationID
+            if current != nil, let jkt = session.jkt {
+                // A restore with a new device key (the old one lost: a new phone, a wiped enclave) ends
+                // the installation's sessions bound to another key, which nothing can present any more.
+                // The UPDATE decides on each session row as it locks it.
+                let ended = try await connection.rows(
+                    """
+                    UPDATE sessions SET revoked_at = \(now)
+                    WHERE profile_id = \(profile.id) AND installation_id = \(request.installationID)
+                      AND jkt IS NOT NULL AND jkt <> \(jkt) AND revoked_at IS NULL AND expires_at > \(now)
+                    RETURNING id, profile_id
+                    """, logger: logger
+                ).map { (id: try $0.text(0), profileID: try $0.text(1)) }
+                if !ended.isEmpty {
+                    let ids = ended.map(\.id)
+                    let devices = try await connection.rows(
+                        "DELETE FROM devices WHERE session_id = ANY(\(ids)) RETURNING id, profile_id, session_id",
+                        logger: logger
+                    ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
+                    batch.ended(sessions: ended, devices: devices, reason: .replaced)
+                }
+            }
             if current != nil {
                 try await Self.evictSessions(
                     profileID: profile.id, limit: request.maxSessionsPerProfile, now: now, batch: &batch,

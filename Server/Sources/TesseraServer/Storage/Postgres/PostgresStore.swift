@@ -323,7 +323,10 @@ public final class PostgresStore: TesseraStore {
                         \(settings.rateLimits.failedIdentifiesPerMinute),
                         \(settings.rateLimits.failedIdentifiesPerInstallationPerMinute),
                         \(settings.sessionBinding.rawValue), \(settings.dpopNonceRequired),
-                        \(settings.maxSessionsPerProfile), \(project.publishableKeyHash.bytea), \(project.secretKeyHash.bytea))
+                        \(settings.maxSessionsPerProfile), \(settings.appAttest.mode.rawValue),
+                        \(settings.appAttest.storedAppIDs), \(settings.appAttest.environment.rawValue),
+                        \(settings.appAttest.allowUnsupported), \(project.publishableKeyHash.bytea),
+                        \(project.secretKeyHash.bytea))
                     """, logger: logger)
             } catch  where Self.isUniqueViolation(error, constraint: "projects_slug_key") {
                 throw CoreError.slugTaken
@@ -400,6 +403,10 @@ public final class PostgresStore: TesseraStore {
                     session_binding = \(settings.sessionBinding.rawValue),
                     dpop_nonce_required = \(settings.dpopNonceRequired),
                     max_sessions_per_profile = \(settings.maxSessionsPerProfile),
+                    app_attest_mode = \(settings.appAttest.mode.rawValue),
+                    app_attest_app_ids = \(settings.appAttest.storedAppIDs),
+                    app_attest_environment = \(settings.appAttest.environment.rawValue),
+                    app_attest_allow_unsupported = \(settings.appAttest.allowUnsupported),
                     updated_at = \(now)
                 WHERE id = \(projectID)
                 RETURNING \(unescaped: Self.projectColumns)

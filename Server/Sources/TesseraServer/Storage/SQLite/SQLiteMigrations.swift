@@ -369,5 +369,38 @@ enum SQLiteMigrations {
             );
             """
         ),
+        (
+            12,
+            // App Attest (issue 28): the project's app_attest setting (app IDs space-separated), the
+            // challenges (their SHA-256, single-use, five minutes) and each installation's verdict and
+            // attested key with its counter.
+            """
+            ALTER TABLE projects ADD COLUMN app_attest_mode TEXT NOT NULL DEFAULT 'off';
+            ALTER TABLE projects ADD COLUMN app_attest_app_ids TEXT NOT NULL DEFAULT '';
+            ALTER TABLE projects ADD COLUMN app_attest_environment TEXT NOT NULL DEFAULT 'production';
+            ALTER TABLE projects ADD COLUMN app_attest_allow_unsupported INTEGER NOT NULL DEFAULT 0;
+            CREATE TABLE app_attest_challenges (
+                challenge_hash BLOB PRIMARY KEY,
+                project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                expires_at INTEGER NOT NULL
+            );
+            CREATE INDEX app_attest_challenges_expires_at ON app_attest_challenges (expires_at);
+            CREATE TABLE app_attest_installations (
+                project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                installation_id TEXT NOT NULL,
+                verdict TEXT NOT NULL,
+                enforce_would_refuse INTEGER NOT NULL,
+                key_id BLOB,
+                public_key BLOB,
+                counter INTEGER,
+                environment TEXT,
+                app_id TEXT,
+                receipt BLOB,
+                attested_at INTEGER,
+                updated_at INTEGER NOT NULL,
+                PRIMARY KEY (project_id, installation_id)
+            );
+            """
+        ),
     ]
 }

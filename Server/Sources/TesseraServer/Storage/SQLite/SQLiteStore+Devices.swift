@@ -180,6 +180,12 @@ extension SQLiteStore {
                     (SELECT rowid FROM used_dpop_proofs WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
                 """,
                 [.init(now), .init(batchSize)])
+            counts.appAttestChallenges = try connection.run(
+                """
+                DELETE FROM app_attest_challenges WHERE rowid IN
+                    (SELECT rowid FROM app_attest_challenges WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
+                """,
+                [.init(now), .init(batchSize)])
             return counts
         }
     }

@@ -136,14 +136,24 @@ extension SQLiteStore {
         return (sql, bindings)
     }
 
-    public func auditEvents(projectID: String, before: Int64?, limit: Int) async throws -> [EventRecord] {
-        // The condition on actor_type is the audit index's own, so SQLite reads that partial index.
+    public func auditEvents(projectID: String, filter: AuditFilter, before: Int64?, limit: Int) async throws
+        -> [EventRecord]
+    {
+        // The condition on actor_type is the audit index's own, so SQLite reads that partial index;
+        // a filter left out is a parameter that is NULL.
         let sql = """
             SELECT \(Self.eventColumns) FROM events
-            WHERE project_id = ? AND actor_type IN ('secret_key', 'operator') AND sequence < ?
-            ORDER BY sequence DESC LIMIT ?
+            WHERE project_id = ?1 AND actor_type IN ('secret_key', 'operator') AND sequence < ?2
+              AND (?3 IS NULL OR type = ?3) AND (?4 IS NULL OR actor_type = ?4) AND (?5 IS NULL OR actor_id = ?5)
+              AND (?6 IS NULL OR profile_id = ?6) AND (?7 IS NULL OR created_at >= ?7)
+              AND (?8 IS NULL OR created_at < ?8)
+            ORDER BY sequence DESC LIMIT ?9
             """
-        let bindings: [SQLiteValue] = [.init(projectID), .init(before ?? Int64.max), .init(limit)]
+        let actor = filter.actorColumns
+        let bindings: [SQLiteValue] = [
+            .init(projectID), .init(before ?? Int64.max), .init(filter.type), .init(actor.type), .init(actor.id),
+            .init(filter.profileID), .init(filter.from), .init(filter.until), .init(limit),
+        ]
         return try readers.read { try $0.query(sql, bindings).map(Self.event) }
     }
 

@@ -54,6 +54,12 @@ extension SQLiteStore {
                 aliases += try connection.query(
                     "SELECT alias_id, profile_id FROM profile_aliases WHERE profile_id = ?", [.init(id)]
                 ).map { ($0.text(0), $0.text(1)) }
+                // Their App Attest records go with the installations (a new start of one starts afresh).
+                try connection.run(
+                    """
+                    DELETE FROM app_attest_installations WHERE (project_id, installation_id) IN
+                        (SELECT project_id, installation_id FROM installations WHERE profile_id = ?)
+                    """, [.init(id)])
                 try connection.run("DELETE FROM installations WHERE profile_id = ?", [.init(id)])
                 try connection.run("DELETE FROM profile_aliases WHERE profile_id = ?", [.init(id)])
                 try connection.run("DELETE FROM profiles WHERE id = ?", [.init(id)])

@@ -10,7 +10,8 @@ extension SQLiteStore {
         max_identity_token_lifetime_seconds, leeway_seconds, anonymous_session_minutes,
         identified_session_minutes, created_at, updated_at, rate_limit_anonymous_starts,
         rate_limit_failed_identifies, rate_limit_failed_identifies_installation, session_binding,
-        dpop_nonce_required, max_sessions_per_profile
+        dpop_nonce_required, max_sessions_per_profile, app_attest_mode, app_attest_app_ids, app_attest_environment,
+        app_attest_allow_unsupported
         """
     static let deviceColumns = "id, project_id, session_id, profile_id, platform, environment, token, created_at"
     static let contextColumns = """
@@ -68,6 +69,9 @@ extension SQLiteStore {
         settings.sessionBinding = ProjectSettings.SessionBinding(rawValue: row.text(15)) ?? .optional
         settings.dpopNonceRequired = row.bool(16)
         settings.maxSessionsPerProfile = row.optionalInt(17)
+        settings.appAttest = AppAttestSettings(
+            mode: row.text(18), appIDs: row.text(19), environment: row.text(20),
+            allowUnsupported: row.bool(21))
         return ProjectRecord(
             id: row.text(0), name: row.text(1), slug: row.text(2), settings: settings, createdAt: row.int(10),
             updatedAt: row.int(11))

@@ -53,6 +53,18 @@ extension SQLiteStore {
             var session = request.newSession
             session.profileID = profileID!
             session.installationID = request.installationID
+            if let jkt = session.jkt {
+                // A restore with a new device key (the old one lost: a new phone, a wiped enclave) ends
+                // the installation's sessions bound to another key, which nothing can present any more.
+                let (condition, bindings): (String, [SQLiteValue]) = (
+                    "profile_id = ? AND installation_id = ? AND jkt IS NOT NULL AND jkt <> ? AND expires_at > ?",
+                    [.init(session.profileID), .init(request.installationID), .init(jkt), .init(now)]
+                )
+                try Self.endSessions(
+                    where: condition, bindings, reason: .replaced, now: now,
+                    devicesWhere: "session_id IN (SELECT id FROM sessions WHERE \(condition))", bindings,
+                    batch: &batch, in: connection)
+            }
             try Self.evictSessions(
                 profileID: session.profileID, limit: request.maxSessionsPerProfile, now: now, batch: &batch,
                 in: connection)

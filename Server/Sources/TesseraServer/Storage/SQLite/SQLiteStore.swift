@@ -91,7 +91,7 @@ public final class SQLiteStore: TesseraStore {
                 try connection.run(
                     """
                     INSERT INTO projects (\(Self.projectColumns), publishable_key_hash, secret_key_hash)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .init(record.id), .init(record.name), .init(record.slug),
@@ -104,7 +104,9 @@ public final class SQLiteStore: TesseraStore {
                         .init(settings.rateLimits.failedIdentifiesPerMinute),
                         .init(settings.rateLimits.failedIdentifiesPerInstallationPerMinute),
                         .init(settings.sessionBinding.rawValue), .init(settings.dpopNonceRequired),
-                        .init(settings.maxSessionsPerProfile), .init(project.publishableKeyHash),
+                        .init(settings.maxSessionsPerProfile), .init(settings.appAttest.mode.rawValue),
+                        .init(settings.appAttest.storedAppIDs), .init(settings.appAttest.environment.rawValue),
+                        .init(settings.appAttest.allowUnsupported), .init(project.publishableKeyHash),
                         .init(project.secretKeyHash),
                     ])
             } catch let error as SQLiteError where error.isUniqueViolation {
@@ -175,7 +177,8 @@ public final class SQLiteStore: TesseraStore {
                     max_identity_token_lifetime_seconds = ?, leeway_seconds = ?, anonymous_session_minutes = ?,
                     identified_session_minutes = ?, rate_limit_anonymous_starts = ?,
                     rate_limit_failed_identifies = ?, rate_limit_failed_identifies_installation = ?,
-                    session_binding = ?, dpop_nonce_required = ?, max_sessions_per_profile = ?, updated_at = ?
+                    session_binding = ?, dpop_nonce_required = ?, max_sessions_per_profile = ?, app_attest_mode = ?,
+                    app_attest_app_ids = ?, app_attest_environment = ?, app_attest_allow_unsupported = ?, updated_at = ?
                 WHERE id = ?
                 """,
                 [
@@ -187,7 +190,9 @@ public final class SQLiteStore: TesseraStore {
                     .init(settings.rateLimits.failedIdentifiesPerMinute),
                     .init(settings.rateLimits.failedIdentifiesPerInstallationPerMinute),
                     .init(settings.sessionBinding.rawValue), .init(settings.dpopNonceRequired),
-                    .init(settings.maxSessionsPerProfile), .init(now),
+                    .init(settings.maxSessionsPerProfile), .init(settings.appAttest.mode.rawValue),
+                    .init(settings.appAttest.storedAppIDs), .init(settings.appAttest.environment.rawValue),
+                    .init(settings.appAttest.allowUnsupported), .init(now),
                     .init(projectID),
                 ])
             let changed = EventRules.changedSettings(old.settings, settings)
