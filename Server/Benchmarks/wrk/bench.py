@@ -27,10 +27,13 @@ writes), not created through 100,000 HTTP calls.
 a proof writes, each bound to its own P-256 key made here, and each request `Authorization: DPoP st_…`
 with a `DPoP` proof by that session's key (`htm` POST, `htu` the server's --public-url and the path,
 `ath` of the token), which the server verifies in full every time (header, signature, claims,
-thumbprint against the session's). A heartbeat spends no `jti`, so a proof may be sent again within
-its ±60 s window: the proofs are made in Python (`cryptography`) just before each round's bound
-heartbeat, one per session, with an `iat` 50 s ahead, so they are valid from 10 s before they are made
-until 110 s after (the run refuses a --duration that would outlast them). Its CPU per request is
+thumbprint against the session's). A heartbeat with the session token spends its proof's `jti`
+(one insert into the shared store of used proofs: docs/API.md, "Replay"), so every proof is sent once:
+the proofs are made in Python (`cryptography`) just before each round's bound heartbeat, one per
+session, each with its own `jti` and an `iat` 50 s ahead, so they are valid from 10 s before they are
+made until 110 s after (the run refuses a --duration that would outlast them); the bound heartbeat
+has no warm-up of its own (it would spend the proofs; the heartbeat's warm-up has warmed the server),
+and a run that outruns its --sessions proofs gets `401 dpop_proof_replayed`s, counted as non-2xx. Its CPU per request is
 judged against the heartbeat's of the same round: target ≤ 1.6×. Both heartbeats run on the one
 database of 2 × --sessions sessions.
 
@@ -372,9 +375,9 @@ def main() -> int:
     if "heartbeat-hot" in scenarios and arguments.hot_sessions > arguments.sessions:
         parser.error("--hot-sessions must not exceed --sessions (the hot set is taken from the others)")
     profiled = {name for name in arguments.perf.split(",") if name}
-    if "heartbeat-bound" in scenarios and arguments.duration + arguments.warmup > 80:
-        parser.error("heartbeat-bound: --duration plus --warmup must be at most 80 s (its proofs are valid for "
-                     "110 s from when they are made, which takes a while)")
+    if "heartbeat-bound" in scenarios and arguments.duration > 80:
+        parser.error("heartbeat-bound: --duration must be at most 80 s (its proofs are valid for 110 s from when "
+                     "they are made, which takes a while)")
 
     work = Path(tempfile.mkdtemp(prefix="tessera-bench-"))
     database = f"sqlite:{work / 'tessera.sqlite'}"
@@ -489,14 +492,14 @@ def main() -> int:
                     bound_files = write_split(work, "heartbeat-bound", lines, arguments.nodes)
                     script_args = [["POST", paths[name], str(path), str(arguments.threads)] for path in bound_files]
                     proof_seconds = time.monotonic() - started
-                    warmup = arguments.warmup if round_index == 0 else 0
-                    if time.time() + warmup + arguments.duration + 5 > iat + PROOF_SKEW_SECONDS:
+                    if time.time() + arguments.duration + 5 > iat + PROOF_SKEW_SECONDS:
                         raise SystemExit(f"bench: making the proofs took {proof_seconds:.0f} s; they would expire "
                                          "during the run (a shorter --duration, or fewer --sessions)")
                     print(f"  in {proof_seconds:.1f} s", file=sys.stderr)
                 if arguments.database == "postgres":
                     settle_postgres(database)
-                if name.startswith("heartbeat") and arguments.warmup and round_index == 0:
+                # No warm-up for the bound heartbeat: a heartbeat with the token spends its proofs.
+                if name in ("heartbeat", "heartbeat-hot") and arguments.warmup and round_index == 0:
                     run_wrk_split(urls, HERE / "replay.lua", script_args, arguments, arguments.warmup)
                 print(f"› {name} POST {paths[name]} for {arguments.duration} s{label}", file=sys.stderr)
                 perf = (
