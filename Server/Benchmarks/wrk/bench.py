@@ -6,6 +6,8 @@ each request is realistic and unique, drives each scenario with wrk and prints o
 
   hello-world    GET /                                 the baseline
   heartbeat      POST /v1/sessions/authenticate        no body, Bearer st_…, over --sessions (100,000) sessions
+  heartbeat-bound  the same                             over as many sessions each bound to its own P-256 key:
+                                                       Authorization: DPoP st_… and a DPoP proof of that key
   heartbeat-hot  POST /v1/sessions/authenticate        the same over --hot-sessions (2,000): the best case
   identify       POST /v1/sessions/identify            publishable key, a fresh identity token (new user) per request
   anonymous      POST /v1/sessions/anonymous           publishable key, a fresh installation per request
@@ -19,6 +21,21 @@ is the figure earlier sessions reported: 2,000 sessions at 20,000–40,000 reque
 reuse a signature made in the same second — a best case, labelled as such. The sessions are written
 straight into the database in bulk before the server starts (fill.py: the rows an anonymous start
 writes), not created through 100,000 HTTP calls.
+
+`heartbeat-bound` is the same load from devices whose sessions are bound to a key (RFC 9449, issue
+27): another --sessions sessions, each written with the `jkt` (and `key_tier`) an anonymous start with
+a proof writes, each bound to its own P-256 key made here, and each request `Authorization: DPoP st_…`
+with a `DPoP` proof by that session's key (`htm` POST, `htu` the server's --public-url and the path,
+`ath` of the token), which the server verifies in full every time (header, signature, claims,
+thumbprint against the session's). A heartbeat with the session token spends its proof's `jti`
+(one insert into the shared store of used proofs: docs/API.md, "Replay"), so every proof is sent once:
+the proofs are made in Python (`cryptography`) just before each round's bound heartbeat, one per
+session, each with its own `jti` and an `iat` 50 s ahead, so they are valid from 10 s before they are
+made until 110 s after (the run refuses a --duration that would outlast them); the bound heartbeat
+has no warm-up of its own (it would spend the proofs; the heartbeat's warm-up has warmed the server),
+and a run that outruns its --sessions proofs gets `401 dpop_proof_replayed`s, counted as non-2xx. Its CPU per request is
+judged against the heartbeat's of the same round: target ≤ 1.6×. Both heartbeats run on the one
+database of 2 × --sessions sessions.
 
 Targets (SQLite, 64 connections): heartbeat ≥ 55 % of hello-world's requests/s with p99 ≤ 10 ms;
 identify ≥ 5,000 requests/s. On PostgreSQL (--database postgres) with one server process:
@@ -65,25 +82,47 @@ import tessera_harness as harness  # noqa: E402
 sys.path.insert(0, str(HERE))
 import fill  # noqa: E402  (valid sessions written in bulk)
 
+sys.path.insert(0, str(HERE.parents[1] / "Tests" / "backends"))
+from dpop_proof import DeviceKey  # noqa: E402  (P-256 keys and DPoP proofs made with `cryptography`)
+
+# The server accepts a proof's iat within this many seconds of its time, either way (DPoPGate).
+PROOF_SKEW_SECONDS = 60
+
 PATHS = {
     "heartbeat": "/v1/sessions/authenticate",
+    "heartbeat-bound": "/v1/sessions/authenticate",
     "heartbeat-hot": "/v1/sessions/authenticate",
     "identify": "/v1/sessions/identify",
     "anonymous": "/v1/sessions/anonymous",
 }
 
 
-def fill_sessions(database: str, project_id: str, count: int) -> list[str]:
+def fill_sessions(database: str, project_id: str, count: int, jkts: list[str] | None = None) -> list[str]:
     """`count` live anonymous sessions of the project written in bulk (before the server starts);
-    returns their tokens in a random order."""
+    returns their tokens in a random order, or, each bound to the key of `jkts[i]`, in that order."""
     if database.startswith("sqlite:"):
-        tokens = fill.fill_sqlite(Path(database.removeprefix("sqlite:")), project_id, count)
+        tokens = fill.fill_sqlite(Path(database.removeprefix("sqlite:")), project_id, count, jkts=jkts)
     else:
         schema = next((item.split("=", 1)[1] for item in database.partition("?")[2].split("&")
                        if item.startswith("schema=")), "public")
-        tokens = fill.fill_postgres(database, schema, project_id, count)
-    random.shuffle(tokens)
+        tokens = fill.fill_postgres(database, schema, project_id, count, jkts=jkts)
+    if jkts is None:
+        random.shuffle(tokens)
     return tokens
+
+
+# How far ahead of the moment they are made the bound heartbeat's proofs are dated: the server accepts
+# an iat within 60 s either way, so they are valid from 10 s before they are made to 110 s after.
+PROOF_LEAD_SECONDS = 50
+
+
+def bound_lines(devices: list, tokens: list[str], url: str) -> tuple[list[str], int]:
+    """One bound heartbeat per session (`token<TAB><TAB>proof`, in a random order): a proof of the
+    session's own key for POST `url`; returns the lines and the proofs' iat."""
+    iat = int(time.time()) + PROOF_LEAD_SECONDS
+    lines = [f"{token}\t\t{key.proof('POST', url, token, iat=iat)}\n" for key, token in zip(devices, tokens)]
+    random.shuffle(lines)
+    return lines, iat
 
 
 def identify_lines(project: harness.Project, count: int) -> list[str]:
@@ -166,9 +205,13 @@ def start_cluster(cluster: harness.PostgresCluster) -> str:
     return cluster.start()
 
 
-def serve(tessera: Path, database: str, port: int, log: Path, environment: dict[str, str]) -> subprocess.Popen:
-    """`tessera serve` as the benchmarks run it: warnings only, to `log`."""
-    return harness.serve(tessera, database, port, "--log-level", "warning", log=open(log, "w"), environment=environment)
+def serve(tessera: Path, database: str, port: int, log: Path, environment: dict[str, str],
+          public_url: str | None = None) -> subprocess.Popen:
+    """`tessera serve` as the benchmarks run it: warnings only, to `log`; `public_url` is the one URL
+    every node is reached at (what DPoP proofs name in htu), as behind a load balancer."""
+    options = ("--public-url", public_url) if public_url else ()
+    return harness.serve(tessera, database, port, "--log-level", "warning", *options, log=open(log, "w"),
+                         environment=environment)
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -298,8 +341,8 @@ def main() -> int:
                         help="sessions heartbeat-hot spreads over (default 2,000: the best case of the JWT cache)")
     parser.add_argument("--per-second", type=int, default=12000,
                         help="identity tokens and installations prepared per second of --duration")
-    parser.add_argument("--scenarios", default="heartbeat,heartbeat-hot,identify,anonymous",
-                        help="any of heartbeat, heartbeat-hot, identify, anonymous (default all four)")
+    parser.add_argument("--scenarios", default="heartbeat,heartbeat-bound,heartbeat-hot,identify,anonymous",
+                        help="any of heartbeat, heartbeat-bound, heartbeat-hot, identify, anonymous (default all)")
     parser.add_argument("--rounds", type=int, default=1,
                         help="run hello-world and every scenario this many times, interleaved, and report the "
                              "median of each figure (default 1)")
@@ -332,6 +375,9 @@ def main() -> int:
     if "heartbeat-hot" in scenarios and arguments.hot_sessions > arguments.sessions:
         parser.error("--hot-sessions must not exceed --sessions (the hot set is taken from the others)")
     profiled = {name for name in arguments.perf.split(",") if name}
+    if "heartbeat-bound" in scenarios and arguments.duration > 80:
+        parser.error("heartbeat-bound: --duration must be at most 80 s (its proofs are valid for 110 s from when "
+                     "they are made, which takes a while)")
 
     work = Path(tempfile.mkdtemp(prefix="tessera-bench-"))
     database = f"sqlite:{work / 'tessera.sqlite'}"
@@ -347,6 +393,7 @@ def main() -> int:
     environment = master_key_environment(work)
     tessera_ports = [harness.free_port() for _ in range(arguments.nodes)]
     tessera_port, hello_port = tessera_ports[0], harness.free_port()
+    public_url = f"http://127.0.0.1:{tessera_port}"  # every node's, as behind a load balancer
     processes: list[subprocess.Popen] = []
     try:
         if cluster is not None:
@@ -364,10 +411,20 @@ def main() -> int:
             started = time.monotonic()
             tokens = fill_sessions(database, project.project_id, arguments.sessions)
             print(f"  {arguments.sessions:,} sessions in {time.monotonic() - started:.1f} s", file=sys.stderr)
+        devices: list = []
+        bound_tokens: list[str] = []
+        if "heartbeat-bound" in scenarios:
+            print(f"› making {arguments.sessions:,} P-256 keys; writing as many sessions bound to them",
+                  file=sys.stderr)
+            started = time.monotonic()
+            devices = [DeviceKey() for _ in range(arguments.sessions)]
+            bound_tokens = fill_sessions(
+                database, project.project_id, arguments.sessions, jkts=[device.jkt for device in devices])
+            print(f"  {arguments.sessions:,} keys and sessions in {time.monotonic() - started:.1f} s", file=sys.stderr)
         nodes: list[subprocess.Popen] = []
         for index, port in enumerate(tessera_ports):
             log_name = "tessera.log" if index == 0 else f"tessera-{index + 1}.log"
-            nodes.append(serve(arguments.tessera, database, port, work / log_name, environment))
+            nodes.append(serve(arguments.tessera, database, port, work / log_name, environment, public_url))
             processes.append(nodes[-1])
         tessera = nodes[0]
         hello = subprocess.Popen(
@@ -425,10 +482,24 @@ def main() -> int:
             for name in scenarios:
                 urls = [f"http://127.0.0.1:{port}{paths[name]}" for port in tessera_ports]
                 script_args = [
-                    ["POST", paths[name], str(path), str(arguments.threads)] for path in files[name][round_index]]
+                    ["POST", paths[name], str(path), str(arguments.threads)]
+                    for path in files[name][round_index]] if name in files else []
+                if name == "heartbeat-bound":
+                    # Made now, for this round only: proofs are valid for a limited time.
+                    print(f"› {len(devices):,} DPoP proofs, one per bound session{label}", file=sys.stderr)
+                    started = time.monotonic()
+                    lines, iat = bound_lines(devices, bound_tokens, public_url + paths[name])
+                    bound_files = write_split(work, "heartbeat-bound", lines, arguments.nodes)
+                    script_args = [["POST", paths[name], str(path), str(arguments.threads)] for path in bound_files]
+                    proof_seconds = time.monotonic() - started
+                    if time.time() + arguments.duration + 5 > iat + PROOF_SKEW_SECONDS:
+                        raise SystemExit(f"bench: making the proofs took {proof_seconds:.0f} s; they would expire "
+                                         "during the run (a shorter --duration, or fewer --sessions)")
+                    print(f"  in {proof_seconds:.1f} s", file=sys.stderr)
                 if arguments.database == "postgres":
                     settle_postgres(database)
-                if name.startswith("heartbeat") and arguments.warmup and round_index == 0:
+                # No warm-up for the bound heartbeat: a heartbeat with the token spends its proofs.
+                if name in ("heartbeat", "heartbeat-hot") and arguments.warmup and round_index == 0:
                     run_wrk_split(urls, HERE / "replay.lua", script_args, arguments, arguments.warmup)
                 print(f"› {name} POST {paths[name]} for {arguments.duration} s{label}", file=sys.stderr)
                 perf = (
@@ -457,8 +528,11 @@ def main() -> int:
         if "heartbeat" in scenarios or "heartbeat-hot" in scenarios:
             print(f"heartbeat over {arguments.sessions:,} sessions (each session at most once a second: a "
                   f"fresh JWT per answer); heartbeat-hot over {arguments.hot_sessions:,} (the JWT cache's best case)")
+        if "heartbeat-bound" in scenarios:
+            print(f"heartbeat-bound over {arguments.sessions:,} other sessions, each bound to its own P-256 key: "
+                  "Authorization: DPoP and a proof of that key on every request, verified in full by the server")
         print("tessera serve RSS at the end: " + ", ".join(memory(node.pid) for node in nodes))
-        header = (f"{'scenario':<13} {'requests/s':>11} {'p50 ms':>8} {'p99 ms':>8} {'vs hello':>9} {'non-2xx':>8} "
+        header = (f"{'scenario':<15} {'requests/s':>11} {'p50 ms':>8} {'p99 ms':>8} {'vs hello':>9} {'non-2xx':>8} "
                   f"{'errors':>7} {'cpu µs/req':>10}")
 
         if rounds > 1:
@@ -468,7 +542,7 @@ def main() -> int:
                 baseline = round_results["hello-world"]["rps"]
                 for name, result in round_results.items():
                     ratio = result["rps"] / baseline if baseline else 0
-                    print(f"{round_index + 1:<6} {name:<13} {result['rps']:>11,.0f} {result['p50_us'] / 1000:>8.2f} "
+                    print(f"{round_index + 1:<6} {name:<15} {result['rps']:>11,.0f} {result['p50_us'] / 1000:>8.2f} "
                           f"{result['p99_us'] / 1000:>8.2f} {ratio:>8.0%} {result['non_2xx']:>8} "
                           f"{errors_of(result):>7} {result['cpu_us']:>10.1f}")
             print(f"\nmedian of the {rounds} rounds:")
@@ -495,6 +569,15 @@ def main() -> int:
                 target = f"≥ 55 % and p99 ≤ 10 ms: {'met' if ok else 'MISSED'}"
                 if not ok:
                     missed.append(name)
+            elif name == "heartbeat-bound" and "heartbeat" in by_round[0]:
+                # CPU per request against the unbound heartbeat of the same round: the median of the rounds' ratios.
+                cost = statistics.median(
+                    round_results[name]["cpu_us"] / round_results["heartbeat"]["cpu_us"]
+                    if round_results["heartbeat"]["cpu_us"] else 0 for round_results in by_round)
+                ok = cost <= 1.6
+                target = f"CPU/req {cost:.2f}× heartbeat's, ≤ 1.6×: {'met' if ok else 'MISSED'}"
+                if not ok:
+                    missed.append(name)
             elif name == "heartbeat-hot":
                 target = f"best case: {arguments.hot_sessions:,} sessions, most JWTs reused within their second"
             elif name == "identify" and arguments.database == "postgres":
@@ -505,13 +588,13 @@ def main() -> int:
                 if not ok:
                     missed.append(name)
             cpu = statistics.median(result["cpu_us"] for result in runs)
-            print(f"{name:<13} {rps:>11,.0f} {p50:>8.2f} {p99:>8.2f} {ratio:>8.0%} "
+            print(f"{name:<15} {rps:>11,.0f} {p50:>8.2f} {p99:>8.2f} {ratio:>8.0%} "
                   f"{non_2xx:>8} {errors:>7} {cpu:>10.1f}  {target}")
             if non_2xx or errors:
                 failed.append(name)
             if wrapped and not name.startswith("heartbeat"):  # heartbeats reuse their sessions by design
                 print(f"  note: {name} ran out of prepared requests {wrapped} time(s) and reused them")
-            if name == "heartbeat" and max(result["rps"] for result in runs) > arguments.sessions:
+            if name in ("heartbeat", "heartbeat-bound") and max(result["rps"] for result in runs) > arguments.sessions:
                 print(f"  note: over {arguments.sessions:,} requests/s a session came back within a second: "
                       "some JWTs were reused; raise --sessions")
         results = by_round[0]

@@ -2,7 +2,9 @@
 
 The rows are the ones `POST /v1/sessions/anonymous` writes: an anonymous profile, its installation
 (SHA-256 of a random installation secret) and a live anonymous session whose token `st_…` is
-generated here and stored as its SHA-256 only. SQLite: one transaction of prepared inserts;
+generated here and stored as its SHA-256 only. Given device keys' thumbprints (`jkts`), each session
+is bound to its own key, as an anonymous start with a DPoP proof writes it (`jkt`, and `key_tier`
+`software`, the tier of a key made outside a Secure Enclave). SQLite: one transaction of prepared inserts;
 PostgreSQL: COPY through psql. Used by bench.py (the heartbeat's sessions) and scale.py (1,000,000).
 A heartbeat over these sessions needs no HTTP call to create them: 100,000 take seconds, not minutes.
 """
@@ -27,7 +29,7 @@ PROFILE_COLUMNS = "id, project_id, kind, external_id, verified, name, avatar_url
 INSTALLATION_COLUMNS = "project_id, installation_id, secret_hash, profile_id, created_at"
 SESSION_COLUMNS = (
     "id, project_id, profile_id, token_hash, installation_id, kind, created_at, last_authenticated_at, expires_at, "
-    "revoked_at"
+    "revoked_at, jkt, key_tier"
 )
 
 
@@ -41,8 +43,9 @@ class Rows:
     tokens: list[str] = field(default_factory=list)
 
 
-def generate(project_id: str, count: int, now: int):
-    """Yields chunks of `count` anonymous profiles, each with its installation and one live session."""
+def generate(project_id: str, count: int, now: int, jkts: list[str] | None = None):
+    """Yields chunks of `count` anonymous profiles, each with its installation and one live session
+    (bound to the key of `jkts[i]` when given)."""
     expires_at = now + 525_600 * 60  # the default anonymous session lifetime
     sha256 = hashlib.sha256
     b64url = harness.b64url
@@ -62,9 +65,10 @@ def generate(project_id: str, count: int, now: int):
             rows.installations.append(
                 (project_id, installation_id, sha256(secret.encode()).digest(), profile_id, now)
             )
+            jkt = jkts[done + index] if jkts is not None else None
             rows.sessions.append(
                 (session_id, project_id, profile_id, sha256(token.encode()).digest(), installation_id, "anonymous",
-                 now, now, expires_at, None)
+                 now, now, expires_at, None, jkt, "software" if jkt else None)
             )
             rows.tokens.append(token)
         done += size
@@ -75,9 +79,10 @@ def placeholders(columns: str) -> str:
     return ", ".join("?" for _ in columns.split(","))
 
 
-def fill_sqlite(path: Path, project_id: str, count: int, sample: set[int] | None = None) -> list[str]:
+def fill_sqlite(path: Path, project_id: str, count: int, sample: set[int] | None = None,
+                jkts: list[str] | None = None) -> list[str]:
     """Bulk inserts into a database `tessera projects create` has migrated; returns the sampled tokens
-    (every token when `sample` is None)."""
+    (every token, in the order of `jkts`, when `sample` is None)."""
     connection = sqlite3.connect(path, isolation_level=None)
     try:
         connection.execute("PRAGMA cache_size = -1000000")  # 1 GB: the random keys' indexes stay in memory
@@ -86,7 +91,8 @@ def fill_sqlite(path: Path, project_id: str, count: int, sample: set[int] | None
         tokens: list[str] = []
         offset = 0
         now = int(time.time())
-        for rows in generate(project_id, count, now):
+        (before,) = connection.execute("SELECT COUNT(*) FROM sessions WHERE project_id = ?", [project_id]).fetchone()
+        for rows in generate(project_id, count, now, jkts):
             connection.executemany(
                 f"INSERT INTO profiles ({PROFILE_COLUMNS}) VALUES ({placeholders(PROFILE_COLUMNS)})",
                 [row[:4] + (int(row[4]),) + row[5:] for row in rows.profiles],
@@ -107,8 +113,8 @@ def fill_sqlite(path: Path, project_id: str, count: int, sample: set[int] | None
         (stored,) = connection.execute("SELECT COUNT(*) FROM sessions WHERE project_id = ?", [project_id]).fetchone()
     finally:
         connection.close()
-    if stored != count:
-        raise SystemExit(f"fill: {path} holds {stored} sessions, not {count}")
+    if stored != before + count:
+        raise SystemExit(f"fill: {path} holds {stored} sessions, not {before + count}")
     return tokens
 
 
@@ -138,9 +144,11 @@ def psql(url: str, sql: str) -> str:
     return result.stdout.strip()
 
 
-def fill_postgres(url: str, schema: str, project_id: str, count: int, sample: set[int] | None = None) -> list[str]:
+def fill_postgres(url: str, schema: str, project_id: str, count: int, sample: set[int] | None = None,
+                  jkts: list[str] | None = None) -> list[str]:
     """COPY through psql, one transaction, into the schema the server migrated, then VACUUM (ANALYZE);
-    returns the sampled tokens (every token when `sample` is None)."""
+    returns the sampled tokens (every token, in the order of `jkts`, when `sample` is None)."""
+    before = int(psql(url, f"SELECT COUNT(*) FROM {schema}.sessions WHERE project_id = '{project_id}'"))
     process = subprocess.Popen(
         ["psql", harness.libpq_url(url), "-v", "ON_ERROR_STOP=1", "-q"],
         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -151,7 +159,7 @@ def fill_postgres(url: str, schema: str, project_id: str, count: int, sample: se
     assert process.stdin is not None
     try:
         process.stdin.write("BEGIN;\n")
-        for rows in generate(project_id, count, now):
+        for rows in generate(project_id, count, now, jkts):
             process.stdin.write(copy_block(f"{schema}.profiles", PROFILE_COLUMNS, rows.profiles))
             process.stdin.write(copy_block(f"{schema}.installations", INSTALLATION_COLUMNS, rows.installations))
             process.stdin.write(copy_block(f"{schema}.sessions", SESSION_COLUMNS, rows.sessions))
@@ -169,6 +177,6 @@ def fill_postgres(url: str, schema: str, project_id: str, count: int, sample: se
     if process.wait() != 0:
         raise SystemExit(f"fill: psql COPY failed: {stderr.strip()}")
     stored = int(psql(url, f"SELECT COUNT(*) FROM {schema}.sessions WHERE project_id = '{project_id}'"))
-    if stored != count:
-        raise SystemExit(f"fill: schema {schema} holds {stored} sessions, not {count}")
+    if stored != before + count:
+        raise SystemExit(f"fill: schema {schema} holds {stored} sessions, not {before + count}")
     return tokens

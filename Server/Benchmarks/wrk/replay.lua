@@ -3,7 +3,8 @@
 --
 --   wrk -s replay.lua URL -- METHOD PATH FILE THREADS [START]
 --
--- Each line is `CREDENTIAL<TAB>JSON-BODY` (the body may be empty: no body, no Content-Type).
+-- Each line is `CREDENTIAL<TAB>JSON-BODY` (the body may be empty: no body, no Content-Type), or
+-- `CREDENTIAL<TAB>JSON-BODY<TAB>DPOP-PROOF`: then `Authorization: DPoP CREDENTIAL` and `DPoP: PROOF`.
 -- With several wrk threads, thread i takes lines i, i+THREADS, … so no line is sent twice.
 -- START (default 0) skips that many lines first (wrapping around): a run can go on where the previous
 -- one stopped, so successive runs over a large file visit every line (scale.py --realistic).
@@ -25,8 +26,12 @@ function init(args)
     local line_number = 0
     for line in io.lines(file) do
         if line_number % thread_count == thread_index then
-            local credential, body = line:match("^([^\t]*)\t?(.*)$")
+            local credential, body, proof = line:match("^([^\t]*)\t?([^\t]*)\t?(.*)$")
             local headers = { ["Authorization"] = "Bearer " .. credential }
+            if proof ~= "" then
+                headers["Authorization"] = "DPoP " .. credential
+                headers["DPoP"] = proof
+            end
             if body == "" then
                 body = nil
             else

@@ -87,6 +87,51 @@ struct ConsolePageTests {
         }
     }
 
+    @Test("A session's device key: bound or not, the thumbprint shortened (whole in its title) and the key tier")
+    func sessionBinding() async throws {
+        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
+            let (browser, _) = try await signedInBrowser(environment, api, role: .viewer)
+            // (profile, session, the cell its rows must show): three bound sessions, one of each tier, and one not.
+            var expected: [(String, String, String)] = []
+            var keys: [String] = []
+            for (tier, name) in [
+                ("secure_enclave", "Secure Enclave"), ("software", "software key"), (nil, "tier not declared"),
+            ] {
+                let device = SessionBindingTests.Device(client: api)
+                let installation =
+                    #""installation_id":"\#(UUID().uuidString.lowercased())""#
+                    + #","installation_secret":"\#(OpaqueToken.installationSecret())""#
+                let started = try await device.send(
+                    .post, "/v1/sessions/anonymous", credential: api.publishableKey, scheme: "Bearer",
+                    body: "{" + installation + (tier.map { #","key_tier":"\#($0)""# } ?? "") + "}")
+                #expect(started.status == .created)
+                let cell = #"<code class="jkt" title="\#(device.jkt)">\#(device.jkt.prefix(10))…</code> · \#(name)"#
+                expected.append((try #require(started.profileID), try #require(started.sessionID), cell))
+                keys.append(device.jkt)
+            }
+            let unbound = try await api.anonymous()
+            expected.append((try #require(unbound.profileID), try #require(unbound.sessionID), "<td>not bound</td>"))
+            let sessions = try await browser.get("/console/sessions")
+            for (profileID, sessionID, cell) in expected {
+                let profile = try await browser.get("/console/profile?id=\(profileID)")
+                for (page, name) in [(profile, "profile"), (sessions, "sessions")] {
+                    #expect(page.html.contains(#"<th scope="col">Device key</th>"#), "\(name)")
+                    // The session's own row shows its binding, not another session's.
+                    let row = try #require(Self.row(of: sessionID, in: page.html), "\(sessionID) on \(name)")
+                    #expect(row.contains(cell), "\(sessionID) on \(name): \(row)")
+                }
+            }
+            for key in keys {
+                #expect(!sessions.html.contains(">\(key)<"), "the text shows the thumbprint shortened")
+            }
+        }
+    }
+
+    /// The `<tr>` of the table row that names `id`.
+    static func row(of id: String, in html: String) -> String? {
+        html.components(separatedBy: "<tr>").first { $0.contains(">\(id)<") }?.components(separatedBy: "</tr>").first
+    }
+
     @Test("Roles: a viewer cannot change settings, an admin cannot see operators")
     func roles() async throws {
         try await TestEnvironment.withApp(backend: .sqlite) { environment, api in

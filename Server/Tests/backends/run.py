@@ -7,18 +7,27 @@ The recipes are real files (docs/backends/mint.mjs, verify.mjs, backend.py) that
 verbatim, so the documentation cannot rot: this harness checks that every file is quoted unchanged,
 then mints identity tokens with each recipe, exchanges them at identify, verifies the session JWTs
 with each recipe (requiring `kind: verified`), introspects, and verifies JWTs signed before and after
-a signing-key rotation through the JWKS with Node's crypto and with PyJWT. `--python` is a Python
-with PyJWT (default: $TESSERA_PYTHON, else this one). Prints one line per check; exits non-zero when
-one fails.
+a signing-key rotation through the JWKS with Node's crypto and with PyJWT. The DPoP recipes
+(docs/backends/dpop.mjs, dpop.py) get sessions the live server bound to a key (identify with a proof)
+and must accept their genuine `Authorization: DPoP` + proof pair, and refuse a proof of another key,
+a wrong htm or htu, a stale iat, an ath of another credential, the Bearer scheme, a session JWT bound
+to another key and an unbound one. `--python` is a Python with PyJWT (default: $TESSERA_PYTHON, else
+this one); this script makes the proofs with `cryptography`. Prints one line per check; exits non-zero
+when one fails.
 """
-import argparse, json, os, subprocess, sys, tempfile, uuid
+import argparse, http.client, json, os, subprocess, sys, tempfile, time, uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 import tessera_harness as harness  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from dpop_proof import DeviceKey  # noqa: E402
+
 DOCS = harness.ROOT / "docs"
-RECIPES = [DOCS / "backends" / name for name in ("mint.mjs", "verify.mjs", "backend.py")]
+RECIPES = [DOCS / "backends" / name for name in ("mint.mjs", "verify.mjs", "backend.py", "dpop.mjs", "dpop.py")]
+# The app backend's own URL, which its clients' proofs name in htu.
+APP_URL = "https://api.example.com/orders"
 check = harness.Checks()
 failures, passes = check.failures, check.passes
 
@@ -26,6 +35,20 @@ failures, passes = check.failures, check.passes
 def request(port, method, path, credential=None, body=None):
     reply = harness.call(port, method, path, credential, body)
     return reply.status, reply.body
+
+
+def send(port, method, path, headers, body=None):
+    """One request with the given headers (Authorization and DPoP); the status and the JSON answer."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        data = json.dumps(body).encode() if body is not None else None
+        if data is not None:
+            headers = {**headers, "Content-Type": "application/json"}
+        connection.request(method, path, body=data, headers=headers)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read() or b"{}")
+    finally:
+        connection.close()
 
 
 def run(command, environment):
@@ -138,10 +161,69 @@ print(json.dumps(backend.verify_session_jwt(fresh["session_jwt"])))
                                {**environment, "TESSERA_JWKS_COOLDOWN_SECONDS": "0"})
         check("PyJWKClient fetches the JWKS again after a rotation", status == 0
               and json.loads(out or "{}").get("sid") == sessions["node"]["session"]["id"], err or out)
+
+        check_dpop(port, base_url, project, environment, node, python)
     finally:
         harness.stop(server)
     print(f"backends: {len(passes)} passed, {len(failures)} failed")
     return 1 if failures else 0
+
+
+def check_dpop(port, base_url, project, environment, node, python):
+    """The DPoP recipes against sessions the live server bound to a key at identify (with a proof)."""
+    pk = project["publishable_key"]
+
+    def identify(key):
+        token = harness.identity_token(project["identity_secret"]["secret"], project["identity_secret"]["kid"],
+                                       harness.claims_for(f"dpop-user-{uuid.uuid4()}", aud=project["project_id"]))
+        headers = {"Authorization": f"Bearer {pk}"}
+        if key is not None:
+            headers["DPoP"] = key.proof("POST", base_url + "/v1/sessions/identify", pk)
+        body = {"identity_token": token, **({"key_tier": "software"} if key is not None else {})}
+        return send(port, "POST", "/v1/sessions/identify", headers, body)
+
+    key, other, stranger = DeviceKey(), DeviceKey(), DeviceKey()
+    code, bound = identify(key)
+    binding = bound.get("session", {}).get("binding") or {}
+    check("identify with a proof binds the session to the key", code == 200 and binding.get("jkt") == key.jkt
+          and binding.get("key_tier") == "software"
+          and harness.jwt_part(bound.get("session_jwt", "a.e30.c"), 1).get("cnf") == {"jkt": key.jkt},
+          json.dumps(bound))
+    code, elsewhere = identify(other)
+    check("a second user's session is bound to another key", code == 200
+          and (elsewhere.get("session", {}).get("binding") or {}).get("jkt") == other.jkt, json.dumps(elsewhere))
+    code, unbound = identify(None)
+    check("identify without a proof leaves the session unbound", code == 200
+          and unbound.get("session", {}).get("binding") is None, json.dumps(unbound))
+    jwt, other_jwt, unbound_jwt = bound["session_jwt"], elsewhere["session_jwt"], unbound["session_jwt"]
+
+    stale = int(time.time()) - 120
+    cases = [  # (what, Authorization, DPoP, accepted or the words of the refusal)
+        ("the genuine pair", f"DPoP {jwt}", key.proof("POST", APP_URL, jwt), None),
+        ("the genuine pair (a query in the URL)", f"DPoP {jwt}", key.proof("POST", APP_URL, jwt), None),
+        ("a proof from another key", f"DPoP {jwt}", stranger.proof("POST", APP_URL, jwt), "another key"),
+        ("a wrong htm", f"DPoP {jwt}", key.proof("GET", APP_URL, jwt), "htm"),
+        ("a wrong htu", f"DPoP {jwt}", key.proof("POST", "https://api.example.com/refunds", jwt), "htu"),
+        ("a stale iat", f"DPoP {jwt}", key.proof("POST", APP_URL, jwt, iat=stale), "iat"),
+        ("an ath of another credential", f"DPoP {jwt}", key.proof("POST", APP_URL, other_jwt), "ath"),
+        ("a forged proof signature", f"DPoP {jwt}", key.proof("POST", APP_URL, jwt)[:-6] + "AAAAAA", "signature"),
+        ("the Bearer scheme", f"Bearer {jwt}", key.proof("POST", APP_URL, jwt), "not a DPoP request"),
+        ("a JWT whose cnf.jkt is another key's", f"DPoP {other_jwt}", key.proof("POST", APP_URL, other_jwt),
+         "another key"),
+        ("an unbound session JWT", f"DPoP {unbound_jwt}", key.proof("POST", APP_URL, unbound_jwt), "or to none"),
+    ]
+    recipes = {"node": node + [str(DOCS / "backends" / "dpop.mjs")],
+               "python": [python[0], str(DOCS / "backends" / "dpop.py")]}
+    for name, recipe in recipes.items():
+        for what, authorization, proof, refusal in cases:
+            url = APP_URL + ("?page=2" if "query" in what else "")
+            status, out, err = run(recipe + ["POST", url, authorization, proof], environment)
+            if refusal is None:
+                ok = status == 0 and json.loads(out or "{}").get("sid") == bound["session"]["id"]
+                check(f"{name} DPoP recipe accepts {what}", ok, err or out)
+            else:
+                check(f"{name} DPoP recipe refuses {what}", status != 0 and not out
+                      and refusal.lower() in err.lower(), out or err or "accepted")
 
 
 if __name__ == "__main__":

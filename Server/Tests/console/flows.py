@@ -11,7 +11,8 @@ API (anonymous start, identify with an HS256 identity token, device registration
 once, with no retry, printing `PASS name` or `FAIL name (why)`:
 
 enrollment (one operator with TOTP, its secret scanned from the page's QR code by ZXing), sign-in, a wrong password, search
-by each kind of identifier, revoking a session (the SDK's next heartbeat gets 401), block and erase (typed
+by each kind of identifier, revoking a session (the SDK's next heartbeat gets 401), a session bound to a
+device key (its thumbprint and key tier on the profile page), block and erase (typed
 confirmation and password), key rotation, a settings change (a diff before saving), webhook replay to a
 local receiver, a POST with a wrong CSRF token (403, nothing changes), a viewer refused a support action
 (403 operator_forbidden), and axe-core with 0 violations on every page reached.
@@ -23,6 +24,7 @@ With --nginx the browser goes through Debian's nginx, which proxies /auth/ to th
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import re
 import sys
@@ -35,6 +37,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import console_harness as console  # noqa: E402
 from console_harness import harness  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backends"))
+from dpop_proof import DeviceKey  # noqa: E402
 
 check = harness.Checks()
 
@@ -74,6 +79,25 @@ class Flows:
             self.people[label] = self.server.person(label)
         for _ in range(55):  # more than a page of the profile list (50)
             self.server.anonymous()
+        self.bound = self.bound_start()
+
+    def bound_start(self) -> dict:
+        """An anonymous start with a DPoP proof and `key_tier: secure_enclave`, as the SDK makes it on a
+        device with a Secure Enclave: the session is bound to the key."""
+        key, path = DeviceKey(), "/v1/sessions/anonymous"
+        pk = self.server.project.publishable_key
+        connection = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
+        try:
+            connection.request("POST", path, json.dumps({**harness.new_installation(), "key_tier": "secure_enclave"}),
+                               {"Authorization": f"Bearer {pk}", "Content-Type": "application/json",
+                                "DPoP": key.proof("POST", self.server.url + path, pk)})
+            response = connection.getresponse()
+            body = json.loads(response.read() or b"{}")
+        finally:
+            connection.close()
+        if response.status != 201 or (body["session"].get("binding") or {}).get("jkt") != key.jkt:
+            raise SystemExit(f"console: bound anonymous start failed: {response.status} {body}")
+        return {"profile_id": body["profile"]["id"], "session_id": body["session"]["id"], "jkt": key.jkt}
 
     # ── Flows ────────────────────────────────────────────────────────────────────────────────────
 
@@ -498,6 +522,23 @@ class Flows:
                 all(kind in b.text() for kind in ("operator.sign_in_failed", "operator.locked", "operator.unlocked",
                                                    "operator.signed_in")), "an entry is missing")
 
+    def binding(self) -> None:
+        """A profile's bound session shows its key (shortened, whole in the title) and tier; an unbound one says so."""
+        b, bound = self.browser, self.bound
+        b.go(f"profile?id={bound['profile_id']}")
+        cells = b.driver.find_elements("css selector", f"td[id='{bound['session_id']}'] ~ td code.jkt")
+        cell = cells[0] if cells else None
+        shown = cell.text if cell else ""
+        row = cell.find_element("xpath", "./ancestor::tr").text if cell else ""
+        self.ok("the profile page shows the session's key: shortened, whole in its title, and its tier",
+                cell is not None and cell.get_attribute("title") == bound["jkt"]
+                and shown == bound["jkt"][:10] + "…" and "Secure Enclave" in row, f"{shown!r} in {row!r}")
+        person = self.people["search"]
+        b.go(f"profile?id={person['profile_id']}")
+        cells = b.driver.find_elements("css selector", f"td[id='{person['session_id']}'] ~ td")
+        self.ok("an unbound session says not bound", any(td.text == "not bound" for td in cells),
+                " | ".join(td.text for td in cells))
+
     def get_on_post(self) -> None:
         b = self.browser
         b.go("block")
@@ -616,8 +657,9 @@ def main() -> int:
             check(f"{label}: setup (server, nginx, browser, operators, data)", False, f"{type(error).__name__}: {error}")
             return 1
         print(f"console flows ({label}): browser at {base}/console/, server log {server.log_path}", flush=True)
-        for name in ("enrollment", "wrong_password", "log_in", "pages", "times", "search", "revoke", "block_and_erase", "keys",
-                     "settings", "webhooks", "inspector", "audit_and_operators", "lockout", "get_on_post", "csrf",
+        for name in ("enrollment", "wrong_password", "log_in", "pages", "times", "search", "binding", "revoke",
+                     "block_and_erase", "keys", "settings", "webhooks", "inspector", "audit_and_operators", "lockout",
+                     "get_on_post", "csrf",
                      "viewer", "axe"):
             flows.flow(name.replace("_", " "), getattr(flows, name))
     finally:

@@ -85,9 +85,7 @@ public struct DPoPProofVerifier: Sendable {
         guard let htm = try string("htm"), htm.utf8.elementsEqual(method.utf8) else {
             throw TokenError(invalid, "The DPoP proof's htm does not match the request's method.")
         }
-        guard let htu = try string("htu"), let claimed = Self.normalizedURL(htu),
-            let expected = Self.normalizedURL(url), claimed.utf8.elementsEqual(expected.utf8)
-        else {
+        guard let htu = try string("htu"), Self.sameURL(htu, url) else {
             throw TokenError(invalid, "The DPoP proof's htu does not match the request's URL.")
         }
         guard case .number(let iat)? = claims["iat"], iat.isFinite, iat.rounded() == iat else {
@@ -117,9 +115,15 @@ public struct DPoPProofVerifier: Sendable {
         if let bodyHash, bodyHash.utf8.count != 43 {
             throw TokenError(invalid, "The DPoP proof's tessera_body must be a base64url SHA-256 (43 characters).")
         }
+        // `publicKey` decoded x and y as canonical base64url of 32 bytes each, so they are the strings
+        // the key would encode to: hashing them is the key's thumbprint, without exporting the key.
+        guard case .string(let x)? = jwk["x"], case .string(let y)? = jwk["y"] else {
+            throw TokenError(invalid, "The DPoP proof's jwk x and y must be a point on P-256.")
+        }
         return DPoPProof(
-            thumbprint: JWKThumbprint.sha256(of: key), tokenID: jti, method: htm, url: htu,
-            issuedAt: Date(timeIntervalSince1970: iat), accessTokenHash: ath, nonce: proofNonce, bodyHash: bodyHash)
+            thumbprint: JWKThumbprint.sha256(requiredMembers: [("crv", "P-256"), ("kty", "EC"), ("x", x), ("y", y)]),
+            tokenID: jti, method: htm, url: htu, issuedAt: Date(timeIntervalSince1970: iat), accessTokenHash: ath,
+            nonce: proofNonce, bodyHash: bodyHash)
     }
 
     /// The P-256 key of a `jwk` header: `kty` `EC`, `crv` `P-256`, canonical 32-byte `x` and `y` on
@@ -145,6 +149,15 @@ public struct DPoPProofVerifier: Sendable {
     /// 16 to 256 printable ASCII characters: room for ≥ 96 random bits in base64url.
     static func isTokenID(_ jti: String) -> Bool {
         (16...256).contains(jti.utf8.count) && jti.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+    }
+
+    /// Whether a proof's `htu` names `url`: their ``normalizedURL(_:)``s are equal. The same bytes (what
+    /// every client that names the URL as the server does sends) need one normalisation, to know the
+    /// URL is valid, rather than two.
+    static func sameURL(_ claimed: String, _ url: String) -> Bool {
+        if claimed.utf8.elementsEqual(url.utf8) { return normalizedURL(claimed) != nil }
+        guard let claimed = normalizedURL(claimed), let expected = normalizedURL(url) else { return false }
+        return claimed.utf8.elementsEqual(expected.utf8)
     }
 
     /// `url` without query and fragment, with a lowercase scheme and host, the default port dropped

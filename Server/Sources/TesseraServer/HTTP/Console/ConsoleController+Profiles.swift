@@ -351,11 +351,12 @@ extension ConsoleController {
                             "p", text: "The \(live.count) newest of \(liveCount); search finds any other by its ID.")
                     }
                     let headers =
-                        ["Session", "Kind", "Installation", "Created", "Last authenticated", "Expires"]
+                        ["Session", "Kind", "Device key", "Installation", "Created", "Last authenticated", "Expires"]
                         + (viewer.may(.support) ? ["Action"] : [])
                     Self.table(&html, caption: nil, headers: headers, rows: live) { html, session in
                         html.element("td", [("id", session.id)]) { $0.element("code", text: session.id) }
                         html.element("td", text: session.kind.rawValue)
+                        html.element("td") { Self.binding(session, in: &$0) }
                         html.element("td", text: session.installationID ?? "—")
                         html.element("td") { ConsoleFormat.time(session.createdAt, in: &$0) }
                         html.element("td") { ConsoleFormat.time(session.lastAuthenticatedAt, in: &$0) }
@@ -580,7 +581,8 @@ extension ConsoleController {
             }
             Self.table(
                 &html, caption: "Recent sessions",
-                headers: ["Session", "Profile", "Kind", "Created", "State", "Expires or ended"], rows: page
+                headers: ["Session", "Profile", "Kind", "Device key", "Created", "State", "Expires or ended"],
+                rows: page
             ) { html, event in
                 let id = EndedSession.field("session_id", in: event.data) ?? "?"
                 let session = byID[id]
@@ -593,6 +595,9 @@ extension ConsoleController {
                     }
                 }
                 html.element("td", text: EndedSession.field("kind", in: event.data) ?? "—")
+                html.element("td") { html in
+                    if let session { Self.binding(session, in: &html) } else { html.text("—") }
+                }
                 html.element("td") { ConsoleFormat.time(event.createdAt, in: &$0) }
                 let state: String
                 if let session {
