@@ -218,6 +218,25 @@ struct DeviceKeyEndToEndTests {
         }
     }
 
+    @Test("A bound session extends through the SDK: its proof names the body; the heartbeat's repeats")
+    func boundExtension() async throws {
+        try await EndToEndTests.withServer { server in
+            let state = EndToEndTests.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: state) }
+            let client = server.client(stateDirectory: state)
+            try await client.start()
+            try await client.identify(signedIdentityToken: server.identityToken(sub: "extends"))
+            let before = try #require(await client.sessions.current)
+            #expect(before.binding != nil)
+            // Accepted only with a proof that names this body (else 401 dpop_proof_invalid); the
+            // project's maximum caps it, so expiry may stay where the sign-in put it.
+            let extended = try await client.sessions.authenticate(duration: .seconds(90 * 86_400))
+            #expect(extended.expiresAt >= before.expiresAt)
+            #expect(try await client.sessions.authenticate().id == before.id)
+            await client.stop()
+        }
+    }
+
     @Test("dpop_nonce_required: the SDK retries once with the server's nonce and keeps using it")
     func noncesAreFollowed() async throws {
         try await EndToEndTests.withServer { server in

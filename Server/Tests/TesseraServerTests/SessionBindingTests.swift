@@ -176,7 +176,9 @@ struct SessionBindingTests {
             #expect(swapped.errorCode == "dpop_proof_invalid")
             let after = try await device.send(.post, "/v1/sessions/authenticate", credential: token)
             #expect(after["session"]["expires_at"] as? String == expiresAt, "the session was not extended")
-            // The device's own extension names its body and spends its proof.
+            // The device's own extension names its body and spends its proof (a minute later, so the
+            // extension moves expires_at even at the project's maximum).
+            environment.clock.advance(seconds: 60)
             let named = try device.proof(.post, "/v1/sessions/authenticate", credential: token, body: extend)
             let extended = try await device.send(
                 .post, "/v1/sessions/authenticate", credential: token, body: extend, proof: named)

@@ -17,12 +17,13 @@ legitimate proofs, then sends N attacks at every endpoint that takes a session c
 each with the session token or the session JWT, and one of these kinds (KINDS below): no proof; a
 proof of another key; a stale or future `iat`; a wrong `htm`; an `htu` of another host or path; an
 `ath` of another credential, or none; the `Bearer` scheme with a valid proof, or without one; and, on
-the calls that change something (and the heartbeat with the session token, whose proof would
-otherwise extend the session when sent again with a body), a captured legitimate proof replayed on
-the node that took it and on the other one. A captured proof of a read (GET /v1/me, GET /v1/sessions,
-a heartbeat with the JWT) is not replayed as such: the contract lets a read repeat within the proof's
-window; a JWT heartbeat's proof is sent again as an extension, which a JWT may not make (403). The proofs with a bad claim are signed by the victim's own key (the strongest case: a
-server that took them would make every captured proof good for other requests).
+the calls that change something, a captured legitimate proof replayed on the node that took it and on
+the other one. A captured proof of a read (GET /v1/me, GET /v1/sessions, a heartbeat) is not replayed
+as such: the contract lets a read repeat within the proof's window. A heartbeat's proof is sent again
+as an extension instead: with the token it names no body (an extension's proof must name its body,
+`tessera_body`: 401 dpop_proof_invalid), with the JWT it may not extend at all (403). The proofs with
+a bad claim are signed by the victim's own key (the strongest case: a server that took them would
+make every captured proof good for other requests).
 
 Every attack must be refused with its 401 code and change nothing: the admin API must show the victims'
 sessions (expiry, binding) and devices as they were, and the event feed must hold no event the
@@ -84,12 +85,14 @@ class Key:
         self.jkt = b64(hashlib.sha256(canonical.encode()).digest())
 
     def proof(self, method: str, path: str, credential: str | None, *, iat_offset: int = 0,
-              htu: str | None = None, ath: str | None | bool = True) -> str:
+              htu: str | None = None, ath: str | None | bool = True, body: object = None) -> str:
         """A proof for `method` `PUBLIC_URL+path`; `ath=True` hashes `credential`, a string is used as is,
-        None leaves it out."""
+        None leaves it out; a `body` is named by its hash (`tessera_body`), as the SDK does."""
         header = {"typ": "dpop+jwt", "alg": "ES256", "jwk": self.jwk}
         claims: dict[str, object] = {"jti": b64(os.urandom(18)), "htm": method, "htu": htu or PUBLIC_URL + path,
                                      "iat": int(time.time()) + iat_offset}
+        if body is not None:
+            claims["tessera_body"] = b64(hashlib.sha256(json.dumps(body).encode()).digest())
         if ath is True:
             if credential is not None:
                 claims["ath"] = ath_of(credential)
@@ -278,7 +281,8 @@ class Run:
               credential: str | None = None) -> tuple[Answer, Request]:
         """The victim's own request, with a fresh proof of its key."""
         credential = credential or victim.token
-        request = Request(method, path, "DPoP", credential, victim.key.proof(method, path, credential), body)
+        request = Request(method, path, "DPoP", credential, victim.key.proof(method, path, credential, body=body),
+                          body)
         return (node or self.nodes[0]).send(request), request
 
     def fail(self, text: str) -> None:
@@ -449,14 +453,14 @@ class Run:
         node = self.node(node_index)
         status = 401
         if endpoint in ("heartbeat proof as an extension", "JWT heartbeat proof as an extension"):
-            # A captured heartbeat sent again with a body. With the token, its proof was spent; a JWT's
-            # heartbeat spends nothing (it writes nothing), but a JWT cannot extend.
+            # A captured heartbeat sent again with a body. A heartbeat spends nothing (it writes nothing),
+            # but its proof names no body, which an extension's must; and a JWT cannot extend at all.
             jwt = endpoint.startswith("JWT")
             answer, request = self.legit(victim, "POST", "/v1/sessions/authenticate", None, node,
                                          victim.jwt if jwt else None)
             request = Request(request.method, request.path, request.scheme, request.credential, request.proof,
                               {"session_duration_minutes": 600})
-            expected, status = ({"session_token_required"}, 403) if jwt else ({"dpop_proof_replayed"}, 401)
+            expected, status = ({"session_token_required"}, 403) if jwt else ({"dpop_proof_invalid"}, 401)
         elif endpoint == "identify (publishable key)":
             # A sign-in on the victim's device (no session yet): the proof binds the new session.
             pk = self.project.publishable_key
@@ -598,8 +602,8 @@ def main() -> int:
 def execute(run: Run, arguments) -> None:
     victims = run.make_victims(arguments.victims)
     before = {victim.name: run.snapshot(victim) for victim in victims}
-    replay_endpoints = ["extension", "heartbeat", "identify", "revoke-others", "heartbeat {}", "delete session",
-                        "register device", "delete device", "revoke", "heartbeat proof as an extension",
+    replay_endpoints = ["extension", "heartbeat proof as an extension", "identify", "revoke-others",
+                        "delete session", "register device", "delete device", "revoke",
                         "identify (publishable key)", "JWT heartbeat proof as an extension"]
     replay_victim = run.replay_victim()
     run.advance_cursor()
@@ -610,7 +614,8 @@ def execute(run: Run, arguments) -> None:
         if index % 32 == 31:
             endpoint = replay_endpoints[round_number % len(replay_endpoints)]
             run.replay_round(replay_victim, endpoint, round_number)
-            if endpoint not in ("register device", "heartbeat", "heartbeat {}"):
+            if endpoint not in ("register device", "heartbeat proof as an extension",
+                                "JWT heartbeat proof as an extension"):
                 replay_victim = run.replay_victim()
                 run.advance_cursor()
             round_number += 1
