@@ -322,6 +322,9 @@ struct AppAttestEndpointTests {
                 (#"{"app_attest":{"environment":"staging"}}"#, "environment"),
                 (#"{"app_attest":{"colour":"blue"}}"#, "unknown member"),
                 (#"{"app_attest":{"allow_unsupported":"yes"}}"#, "type"),
+                (#"{"app_attest":{"allow_unsupported":null}}"#, "null"),
+                (#"{"app_attest":{"mode":null}}"#, "null mode"),
+                (#"{"app_attest":{"app_ids":null}}"#, "null app IDs"),
             ] {
                 let refused = try await client.admin(.patch, "/v1/admin/project", body: body)
                 #expect(refused.status == .badRequest)

@@ -101,6 +101,13 @@ private struct AppAttestPatch: Decodable {
             throw CoreError.invalidRequest("app_attest.\(unknown.stringValue) is not an app_attest setting.")
         }
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        // A member left out keeps its value; one sent as null has none to set (the contract types
+        // each as non-null), so it is refused rather than read as "unchanged".
+        for key in CodingKeys.allCases where container.contains(key) {
+            if try container.decodeNil(forKey: key) {
+                throw CoreError.invalidRequest("app_attest.\(key.rawValue) must not be null: leave it out to keep it.")
+            }
+        }
         if let mode = try container.decodeIfPresent(String.self, forKey: .mode) {
             guard let value = AppAttestSettings.Mode(rawValue: mode) else {
                 throw CoreError.invalidRequest("app_attest.mode must be off, monitor, enforce_new or enforce.")
