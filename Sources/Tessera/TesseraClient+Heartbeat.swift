@@ -186,13 +186,21 @@ extension TesseraClient {
             state?.rotateInstallation()
             persist()
         }
-        for attempt in 0..<2 {
+        var attempt = 0
+        // At most one new key per establish: an assertion the server does not know is re-attested once.
+        var newAppAttestKey = false
+        while attempt < 2 {
             guard let current = state else { break }
-            let body = AnonymousRequest(
-                installationID: current.installationID.uuidString.lowercased(),
-                installationSecret: current.installationSecret)
+            let installationID = current.installationID.uuidString.lowercased()
+            var body = AnonymousRequest(installationID: installationID, installationSecret: current.installationSecret)
+            let api = self.api
+            let evidence = await appAttestation.forStart(
+                installationID: installationID, newKey: newAppAttestKey,
+                challenge: { () async throws(TesseraError) in try await api.appAttestChallenge() })
+            body.evidence = evidence.evidence
             do {
                 let envelope = try await api.createAnonymousSession(body)
+                appAttestation.startSucceeded(evidence, installationID: installationID)
                 if !ledger.isCurrent(gen) { await abandon(sessionToken: envelope.sessionToken) }
                 try check(gen)
                 if let established = state?.session, established.token != lost {
@@ -202,12 +210,21 @@ extension TesseraClient {
                 }
                 return apply(envelope)
             } catch {
+                if let keyID = evidence.assertedKeyID, !newAppAttestKey, Self.isUnknownKey(error) {
+                    // The server has no such key for the installation (attested while its mode was `off`,
+                    // or lost): a new key is attested, once.
+                    try check(gen)
+                    appAttestation.keyUnknownToServer(keyID)
+                    newAppAttestKey = true
+                    continue
+                }
                 guard error.code == .installationConflict, attempt == 0 else { throw error }
                 // Another secret owns this installation ID: never fight for it, take a new one.
                 try check(gen)
                 log(.warning, "installation conflict: starting a new installation")
                 state?.rotateInstallation()
                 persist()
+                attempt += 1
             }
         }
         throw TesseraError(.installationConflict, message: "The installation ID is taken.")

@@ -59,7 +59,7 @@ extension TesseraClient {
         defer { ledger.identityOperations -= 1 }
         let previous = state?.session
         let identifiesBefore = ledger.identifyGenerations
-        let body: IdentifyRequest
+        var body: IdentifyRequest
         let minutes = configuration.identifiedSessionDuration.map { Int($0.timeInterval / 60) }
         switch assertion {
         case .signed(let token): body = IdentifyRequest(identityToken: token, sessionDurationMinutes: minutes)
@@ -67,20 +67,33 @@ extension TesseraClient {
         }
         let envelope: SessionEnvelope
         let api = self.api
+        // A session bound to a device key that is gone cannot identify: the publishable key does.
+        let credential = previous.flatMap { isBoundToAnotherKey($0) ? nil : $0.token } ?? api.publishableKey
+        // The identify's installation is its calling session's: an assertion with that installation's key.
+        body.evidence = await appAttestation.forIdentify(
+            installationID: credential == api.publishableKey ? nil : previous?.session.installationID,
+            challenge: { () async throws(TesseraError) in try await api.appAttestChallenge() })
         do {
-            // A session bound to a device key that is gone cannot identify: the publishable key does.
-            let credential = previous.flatMap { isBoundToAnotherKey($0) ? nil : $0.token } ?? api.publishableKey
+            let body = body
             envelope = try await Self.uncancelled { () async throws(TesseraError) in
                 try await api.identify(body, credential: credential)
             }
         } catch {
+            if case .assertion(let keyID, _, _) = body.evidence, Self.isUnknownKey(error) {
+                // The server does not know the key: the next restore attests a new one.
+                appAttestation.keyUnknownToServer(keyID)
+            }
             guard error.endsSession, previous != nil else { throw error }
-            // Our own session is gone on the server: identify with the publishable key instead.
+            // Our own session is gone on the server: identify with the publishable key instead (which
+            // has no installation to assert for).
             try check(gen)
+            if case .assertion = body.evidence { body.evidence = nil }
+            let body = body
             envelope = try await Self.uncancelled { () async throws(TesseraError) in
                 try await api.identify(body, credential: api.publishableKey)
             }
         }
+        appAttestation.identifySucceeded(body.evidence)
         // Overtaken only by newer identifies that have not changed the session (still on their way, or
         // refused): the server has already ended `previous` if this identify ended it (an anonymous or
         // the same profile's session), so this answer is the one live session. It is applied; a newer

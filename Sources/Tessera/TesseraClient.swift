@@ -26,6 +26,8 @@ public actor TesseraClient {
     let api: APIClient
     /// The device key, the server's nonce and clock: shared with ``api``, which signs every request.
     let proofs: DeviceProofs
+    /// The App Attest state machine: attests, asserts, reports ``appAttestStatus``.
+    let appAttestation: AppAttestation
     /// The quiet re-establishment of a session bound to a device key that is gone, while one runs.
     var keyRecoveryTask: Task<Void, Never>?
     let clock: any TesseraClock
@@ -67,6 +69,7 @@ public actor TesseraClient {
         let proofs = DeviceProofs(configuration: configuration)
         self.proofs = proofs
         self.api = APIClient(configuration: configuration, proofs: proofs)
+        self.appAttestation = AppAttestation(configuration: configuration)
         self.clock = configuration.clock
         self.store = configuration.credentialStore
         self.identityTokenProvider = configuration.identityTokenProvider
@@ -153,6 +156,9 @@ public actor TesseraClient {
         }
         // The heartbeat starts once this run is over, whatever its outcome (it retries what failed).
         defer { ensureMaintenance() }
+        if let installationID = state?.installationID {
+            appAttestation.noteInstallation(installationID.uuidString.lowercased())
+        }
         // The device key before any request; a session bound to a key that is gone is re-established
         // now, quietly, within this start.
         try loadDeviceKey()

@@ -68,6 +68,15 @@ public struct TesseraConfiguration: Sendable {
     /// Makes and restores the device key (``SystemDeviceKeyProvider``: the Secure Enclave where the device
     /// has one, a software key kept in the credential store otherwise).
     public var deviceKeyProvider: any DeviceKeyProvider = SystemDeviceKeyProvider()
+    /// Whether starts and identifies carry App Attest evidence: ``AppAttestMode/off`` by default, so an
+    /// app whose project does not use App Attest makes no challenge request and no call to Apple.
+    /// Set ``AppAttestMode/automatic`` in the app version shipped before the project's `app_attest`
+    /// setting leaves `off` (see <doc:AppAttest>).
+    public var appAttest: AppAttestMode = .off
+    /// Makes, attests and asserts with the installation's App Attest key: ``SystemAppAttestProvider``
+    /// where DeviceCheck exists; elsewhere a provider that is never supported (requests then say
+    /// `{"unsupported": true}` when ``appAttest`` is on).
+    public var appAttestProvider: any AppAttestProvider = Self.defaultAppAttestProvider()
 
     /// Creates a configuration.
     /// - Parameters:
@@ -166,6 +175,16 @@ public struct TesseraConfiguration: Sendable {
     /// runs to its end (at most the request timeout) and the SDK drops the answer of a cancelled call.
     public static let urlSessionTransport: Transport = HTTPSessionSettings.transport(
         requestTimeout: HTTPSessionSettings.defaultRequestTimeout)
+
+    /// The platform's default App Attest provider: ``SystemAppAttestProvider`` where DeviceCheck exists,
+    /// else one that cannot attest.
+    public static func defaultAppAttestProvider() -> any AppAttestProvider {
+        #if canImport(DeviceCheck)
+            return SystemAppAttestProvider()
+        #else
+            return UnavailableAppAttestProvider()
+        #endif
+    }
 
     /// The platform's default store: the Keychain on Apple platforms; elsewhere an
     /// ``EncryptedFileStore`` under `$XDG_DATA_HOME/tessera` (or `~/.local/share/tessera`) with its key

@@ -59,6 +59,12 @@ public struct TesseraError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The server wants its nonce in the proof (the SDK sends the request again once with it).
         public static let useDPoPNonce: Code = "use_dpop_nonce"
         public static let rateLimited: Code = "rate_limited"
+        /// The project's App Attest mode requires evidence at this request and none came (403).
+        public static let attestationRequired: Code = "attestation_required"
+        /// The App Attest evidence did not verify; ``TesseraError/reason`` names the check (403).
+        public static let attestationInvalid: Code = "attestation_invalid"
+        /// The App Attest challenge is unknown, used or expired (400).
+        public static let challengeInvalid: Code = "challenge_invalid"
 
         // MARK: The SDK's own codes
         /// The request did not reach the server or its answer did not come back (offline, DNS, TLS, reset).
@@ -101,6 +107,9 @@ public struct TesseraError: Error, Sendable, Hashable, CustomStringConvertible {
     public var requestID: String?
     /// The server's `Retry-After`, when it sent one.
     public var retryAfter: Duration?
+    /// The server's `error.reason`: with `attestation_invalid`, the App Attest check that failed
+    /// (`key_id`, `counter`, `app_id`, …).
+    public var reason: String?
 
     /// Creates an error.
     /// - Parameters:
@@ -109,15 +118,17 @@ public struct TesseraError: Error, Sendable, Hashable, CustomStringConvertible {
     ///   - httpStatus: The HTTP status, when the server answered.
     ///   - requestID: The server's `X-Request-Id`.
     ///   - retryAfter: The server's `Retry-After`.
+    ///   - reason: The server's `error.reason`.
     public init(
         _ code: Code, message: String? = nil, httpStatus: Int? = nil, requestID: String? = nil,
-        retryAfter: Duration? = nil
+        retryAfter: Duration? = nil, reason: String? = nil
     ) {
         self.code = code
         self.message = message ?? code.rawValue
         self.httpStatus = httpStatus
         self.requestID = requestID
         self.retryAfter = retryAfter
+        self.reason = reason
     }
 
     /// Whether trying again later may succeed: offline, timeouts, 5xx, 429 and storage that is
@@ -138,6 +149,7 @@ public struct TesseraError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var text = "TesseraError(\(code.rawValue)"
         if let httpStatus { text += ", HTTP \(httpStatus)" }
+        if let reason { text += ", reason \(reason)" }
         text += "): \(message)"
         if let requestID { text += " [request \(requestID)]" }
         return text

@@ -39,6 +39,13 @@ struct APIClient: Sendable {
         return try await send("POST", "v1/sessions/identify", body: body, credential: credential)
     }
 
+    /// A single-use App Attest challenge (base64url of 32 bytes), valid five minutes.
+    func appAttestChallenge() async throws(TesseraError) -> String {
+        let response: AppAttestChallengeResponse = try await send(
+            "POST", "v1/attestations/challenge", body: EmptyBody?.none, credential: publishableKey)
+        return response.challenge
+    }
+
     func authenticate(sessionToken: String, durationMinutes: Int?) async throws(TesseraError) -> SessionEnvelope {
         try await send(
             "POST", "v1/sessions/authenticate", body: AuthenticateRequest(sessionDurationMinutes: durationMinutes),
@@ -221,7 +228,7 @@ struct APIClient: Sendable {
             if status >= 500 && code.rawValue.isEmpty { code = .serverUnavailable }
             return TesseraError(
                 code, message: body.error.message ?? body.error.code, httpStatus: status, requestID: requestID,
-                retryAfter: retryAfter)
+                retryAfter: retryAfter, reason: body.error.reason)
         }
         let code: TesseraError.Code
         switch status {

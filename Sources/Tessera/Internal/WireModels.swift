@@ -40,6 +40,7 @@ struct ErrorResponse: Decodable, Sendable {
     struct Body: Decodable, Sendable {
         var code: String
         var message: String?
+        var reason: String?
     }
     var error: Body
 }
@@ -50,12 +51,23 @@ struct AnonymousRequest: Encodable, Sendable {
     var sessionDurationMinutes: Int?
     /// Where the key of the request's proof lives (set by ``APIClient``).
     var keyTier: DeviceKeyTier?
+    /// App Attest evidence: `attestation` or `assertion`.
+    var evidence: AppAttestEvidence?
 
     enum CodingKeys: String, CodingKey {
         case installationID = "installation_id"
         case installationSecret = "installation_secret"
         case sessionDurationMinutes = "session_duration_minutes"
         case keyTier = "key_tier"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(installationID, forKey: .installationID)
+        try container.encode(installationSecret, forKey: .installationSecret)
+        try container.encodeIfPresent(sessionDurationMinutes, forKey: .sessionDurationMinutes)
+        try container.encodeIfPresent(keyTier, forKey: .keyTier)
+        try evidence?.encode(to: encoder)
     }
 }
 
@@ -65,6 +77,8 @@ struct IdentifyRequest: Encodable, Sendable {
     var sessionDurationMinutes: Int?
     /// Where the key of the request's proof lives (set by ``APIClient``).
     var keyTier: DeviceKeyTier?
+    /// App Attest evidence: an `assertion`, or `{"unsupported": true}`.
+    var evidence: AppAttestEvidence?
 
     enum CodingKeys: String, CodingKey {
         case identityToken = "identity_token"
@@ -72,6 +86,60 @@ struct IdentifyRequest: Encodable, Sendable {
         case sessionDurationMinutes = "session_duration_minutes"
         case keyTier = "key_tier"
     }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(identityToken, forKey: .identityToken)
+        try container.encodeIfPresent(userID, forKey: .userID)
+        try container.encodeIfPresent(sessionDurationMinutes, forKey: .sessionDurationMinutes)
+        try container.encodeIfPresent(keyTier, forKey: .keyTier)
+        try evidence?.encode(to: encoder)
+    }
+}
+
+/// The App Attest member of a start or identify body (API.md, "Attested installations").
+enum AppAttestEvidence: Encodable, Sendable, Equatable {
+    /// `attestation: {key_id, attestation_object, challenge}`: a new key, at an anonymous start.
+    case attestation(keyID: String, object: Data, challenge: String)
+    /// `assertion: {key_id, assertion, challenge}`: the installation's attested key.
+    case assertion(keyID: String, assertion: Data, challenge: String)
+    /// `attestation: {"unsupported": true}`: the device cannot attest.
+    case unsupported
+
+    private enum Member: String, CodingKey {
+        case attestation, assertion
+    }
+
+    private enum Field: String, CodingKey {
+        case keyID = "key_id"
+        case attestationObject = "attestation_object"
+        case assertion, challenge, unsupported
+    }
+
+    /// Encodes the member into the body's object (the caller encodes the body's other members).
+    func encode(to encoder: any Encoder) throws {
+        var body = encoder.container(keyedBy: Member.self)
+        switch self {
+        case .attestation(let keyID, let object, let challenge):
+            var member = body.nestedContainer(keyedBy: Field.self, forKey: .attestation)
+            try member.encode(keyID, forKey: .keyID)
+            try member.encode(object.base64EncodedString(), forKey: .attestationObject)
+            try member.encode(challenge, forKey: .challenge)
+        case .assertion(let keyID, let assertion, let challenge):
+            var member = body.nestedContainer(keyedBy: Field.self, forKey: .assertion)
+            try member.encode(keyID, forKey: .keyID)
+            try member.encode(assertion.base64EncodedString(), forKey: .assertion)
+            try member.encode(challenge, forKey: .challenge)
+        case .unsupported:
+            var member = body.nestedContainer(keyedBy: Field.self, forKey: .attestation)
+            try member.encode(true, forKey: .unsupported)
+        }
+    }
+}
+
+/// `POST /v1/attestations/challenge`.
+struct AppAttestChallengeResponse: Decodable, Sendable {
+    var challenge: String
 }
 
 struct AuthenticateRequest: Encodable, Sendable {
