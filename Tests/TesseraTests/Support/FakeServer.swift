@@ -55,6 +55,8 @@ final class FakeServer: Sendable {
         var proofs: [DPoPProof] = []
         /// The answers that told the client to use a nonce.
         var nonceChallenges = 0
+        /// App Attest: the mode, challenges, keys per installation, what each request carried.
+        var appAttest = AppAttestModel()
     }
 
     static let keyRing = try! SessionKeyRing(signingKey: .generate(kid: "test"))
@@ -177,10 +179,16 @@ final class FakeServer: Sendable {
                 guard let installation = body["installation_id"] as? String,
                     let secret = body["installation_secret"] as? String
                 else { return .error(400, "invalid_request") }
+                if let known = state.installations[installation], known.secret != secret {
+                    return .error(409, "installation_conflict")
+                }
+                if let refusal = Self.gateAppAttest(
+                    body, endpoint: "anonymous", installationID: installation, &state)
+                {
+                    return refusal
+                }
                 var status = 200
-                if let known = state.installations[installation] {
-                    guard known.secret == secret else { return .error(409, "installation_conflict") }
-                } else {
+                if state.installations[installation] == nil {
                     let profile = Self.newID("usr", &state)
                     state.profiles[profile] = ProfileRecord(id: profile, externalID: nil, verified: false)
                     state.installations[installation] = (secret, profile)
@@ -198,6 +206,11 @@ final class FakeServer: Sendable {
                     case .failure(let reply): return reply
                     case .success(let record): caller = record
                     }
+                }
+                if let refusal = Self.gateAppAttest(
+                    body, endpoint: "identify", installationID: caller?.installationID, &state)
+                {
+                    return refusal
                 }
                 let subject: String
                 let kind: String
@@ -244,6 +257,10 @@ final class FakeServer: Sendable {
                 var envelope = Self.envelope(record, state: state, now: now)
                 if let merge { envelope["merge"] = merge }
                 return .json(200, envelope)
+
+            case ("POST", "/v1/attestations/challenge"):
+                guard bearer == Self.publishableKey else { return .error(401, "invalid_api_key") }
+                return Self.challenge(&state)
 
             case ("POST", "/v1/sessions/authenticate"):
                 switch Self.liveSession(bearer, state: state, now: now) {
