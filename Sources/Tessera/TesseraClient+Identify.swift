@@ -68,29 +68,45 @@ extension TesseraClient {
         let envelope: SessionEnvelope
         let api = self.api
         // A session bound to a device key that is gone cannot identify: the publishable key does.
-        let credential = previous.flatMap { isBoundToAnotherKey($0) ? nil : $0.token } ?? api.publishableKey
-        // The identify's installation is its calling session's: an assertion with that installation's key.
-        body.evidence = await appAttestation.forIdentify(
-            installationID: credential == api.publishableKey ? nil : previous?.session.installationID,
-            challenge: { () async throws(TesseraError) in try await api.appAttestChallenge() })
-        do {
-            let body = body
-            envelope = try await Self.uncancelled { () async throws(TesseraError) in
-                try await api.identify(body, credential: credential)
-            }
-        } catch {
-            if case .assertion(let keyID, _, _) = body.evidence, Self.isUnknownKey(error) {
-                // The server does not know the key: the next restore attests a new one.
-                appAttestation.keyUnknownToServer(keyID)
-            }
-            guard error.endsSession, previous != nil else { throw error }
-            // Our own session is gone on the server: identify with the publishable key instead (which
-            // has no installation to assert for).
-            try check(gen)
-            if case .assertion = body.evidence { body.evidence = nil }
-            let body = body
-            envelope = try await Self.uncancelled { () async throws(TesseraError) in
-                try await api.identify(body, credential: api.publishableKey)
+        var credential = previous.flatMap { isBoundToAnotherKey($0) ? nil : $0.token } ?? api.publishableKey
+        // The anonymous session restored with a new App Attest key when the server refused this
+        // identify's evidence (at most once).
+        var restored: StoredSession?
+        while true {
+            // The identify's installation is its calling session's: an assertion with that installation's key.
+            body.evidence = await appAttestation.forIdentify(
+                installationID: credential == api.publishableKey ? nil : (restored ?? previous)?.session.installationID,
+                challenge: { () async throws(TesseraError) in try await api.appAttestChallenge() })
+            do {
+                let body = body
+                let credential = credential
+                envelope = try await Self.uncancelled { () async throws(TesseraError) in
+                    try await api.identify(body, credential: credential)
+                }
+                break
+            } catch {
+                if case .assertion(let keyID, _, _) = body.evidence, Self.isUnknownKey(error) {
+                    // The server does not know the key: the next restore attests a new one.
+                    appAttestation.keyUnknownToServer(keyID)
+                }
+                if restored == nil, let previous,
+                    let session = try await restoreForAttestation(
+                        after: error, evidence: body.evidence, previous: previous, generation: gen)
+                {
+                    restored = session
+                    credential = session.token
+                    continue
+                }
+                guard error.endsSession, previous != nil else { throw error }
+                // Our own session is gone on the server: identify with the publishable key instead (which
+                // has no installation to assert for).
+                try check(gen)
+                if case .assertion = body.evidence { body.evidence = nil }
+                let body = body
+                envelope = try await Self.uncancelled { () async throws(TesseraError) in
+                    try await api.identify(body, credential: api.publishableKey)
+                }
+                break
             }
         }
         appAttestation.identifySucceeded(body.evidence)
@@ -123,7 +139,34 @@ extension TesseraClient {
             }
         }
         if let replaced { await abandon(sessionToken: replaced.token) }
+        // The anonymous session the restore replaced (its push token moved above) ends too.
+        if restored != nil, let previous { await abandon(sessionToken: previous.token) }
         return envelope.capabilities
+    }
+
+    /// After an identify the server refused for its App Attest evidence (an assertion with a key it
+    /// does not know, or no evidence where its mode requires one: the device's key was invalid), restores
+    /// the anonymous installation with a new key's attestation, which only an anonymous start can carry,
+    /// so that the identify can be sent again with an assertion of it. Nil when that cannot help: App
+    /// Attest off, another refusal, or a caller that is not this installation's anonymous session.
+    private func restoreForAttestation(
+        after error: TesseraError, evidence: AppAttestEvidence?, previous: StoredSession, generation gen: UInt64
+    ) async throws -> StoredSession? {
+        let refusedForEvidence: Bool
+        switch evidence {
+        case .assertion: refusedForEvidence = Self.isUnknownKey(error)
+        case nil: refusedForEvidence = error.code == .attestationRequired
+        default: refusedForEvidence = false
+        }
+        guard refusedForEvidence, appAttestation.mode == .automatic, previous.capabilities.kind == .anonymous,
+            let current = state, !current.installationConsumed, current.session?.token == previous.token,
+            previous.session.installationID == current.installationID.uuidString.lowercased()
+        else { return nil }
+        try check(gen)
+        log(.info, "App Attest: restoring the installation with a new key before identifying again")
+        let session = try await establishSession(replacing: previous)
+        try check(gen)
+        return session
     }
 }
 

@@ -233,3 +233,56 @@ struct AppAttestTests {
         #expect(harness.server.liveSessions.isEmpty)
     }
 }
+
+extension AppAttestTests {
+    @Test("Enforce: an identify refused for its key restores the installation with a new key, then identifies")
+    func identifyRefusedForItsKeyReattests() async throws {
+        let provider = FakeAppAttestProvider()
+        let harness = Self.harness(provider)
+        try await harness.client.start()
+        let anonymous = try #require(await harness.client.sessions.token)
+        _ = try await harness.client.registerDeviceToken("push-1", platform: .apns, environment: .sandbox)
+        harness.server.forgetAppAttestKeys()
+        _ = try await harness.client.identify(userID: "alice")
+        #expect(
+            harness.server.appAttest.received == [
+                "anonymous attestation key-1", "identify assertion key-1", "anonymous attestation key-2",
+                "identify assertion key-2",
+            ])
+        #expect(await harness.client.profile?.externalID == "alice")
+        #expect(harness.server.session(token: anonymous)?.endCode != nil, "the replaced anonymous session ended")
+        #expect(harness.server.liveSessions.count == 1)
+        #expect(harness.server.devices.count == 1, "the push token moved to the identified session")
+        #expect(harness.client.appAttestStatus == .attested)
+    }
+
+    @Test("Enforce: an identify whose key the device calls invalid restores with a new key, then identifies")
+    func identifyWithInvalidKeyInEnforce() async throws {
+        let provider = FakeAppAttestProvider()
+        let harness = Self.harness(provider)
+        try await harness.client.start()
+        provider.invalidateKeys()
+        _ = try await harness.client.identify(userID: "alice")
+        #expect(
+            harness.server.appAttest.received == [
+                "anonymous attestation key-1", "identify none", "anonymous attestation key-2",
+                "identify assertion key-2",
+            ])
+        #expect(await harness.client.profile?.externalID == "alice")
+    }
+
+    @Test("An identify refused again after the restore is the answer: one restore, never a loop")
+    func identifyRestoresOnce() async throws {
+        let provider = FakeAppAttestProvider()
+        let harness = Self.harness(provider)
+        try await harness.client.start()
+        harness.server.forgetAppAttestKeys()
+        harness.server.script("POST /v1/sessions/identify", .reply(FakeServer.attestationInvalid("key_id")))
+        harness.server.script("POST /v1/sessions/identify", .reply(FakeServer.attestationInvalid("key_id")))
+        await #expect { try await harness.client.identify(userID: "alice") } throws: {
+            ($0 as? TesseraError)?.code == .attestationInvalid
+        }
+        #expect(harness.server.appAttest.received.filter { $0.hasPrefix("anonymous") }.count == 2)
+        #expect(await harness.client.profile?.externalID == nil, "still the anonymous user")
+    }
+}
