@@ -103,6 +103,8 @@ struct ConsoleQueryPlanTests {
             ("sessions", SQLiteStore.sessionsStatement(projectID: Self.projectID, ids: ["ses_a", "ses_b"])))
         for query in Self.profileQueries {
             statements.append(("count \(query)", SQLiteStore.countProfilesStatement(query, cap: 1_000)))
+            guard ProfileSearch.drives(query) else { continue }
+            statements.append(("probe \(query)", SQLiteStore.searchProbeStatement(query)))
         }
         for statement in SQLiteStore.countStatements(projectID: Self.projectID, now: 1) {
             statements.append(("counts", statement))
@@ -132,6 +134,17 @@ struct ConsoleQueryPlanTests {
             #expect(!plan.isEmpty, "\(name)")
             #expect(Self.sqliteScans(plan).isEmpty, "\(name): \(plan)")
         }
+        // A dense search walks the primary key's index in the page's order (from the cursor, when there
+        // is one), stopping when the page is full: one walk of that index, and no sort.
+        for query in Self.profileQueries where ProfileSearch.drives(query) {
+            let plan = try store.queryPlan(SQLiteStore.profilesStatement(query, denseSearch: true))
+            #expect(
+                plan.count == 1
+                    && (plan[0].hasPrefix("SCAN profiles USING INDEX sqlite_autoindex_profiles_1")
+                        || plan[0].hasPrefix("SEARCH profiles USING INDEX sqlite_autoindex_profiles_1 (id")),
+                "\(plan)"
+            )
+        }
         // The check itself sees a scan when there is one.
         #expect(
             !Self.sqliteScans(try store.queryPlan(("SELECT id FROM profiles WHERE avatar_url = ?", [.init("x")])))
@@ -156,6 +169,9 @@ struct ConsoleQueryPlanTests {
             ("sessions", PostgresStore.sessionsStatement(projectID: Self.projectID, ids: ["ses_a", "ses_b"])))
         for query in Self.profileQueries {
             statements.append(("count \(query)", PostgresStore.countProfilesStatement(query, cap: 1_000)))
+            guard ProfileSearch.drives(query) else { continue }
+            statements.append(("probe \(query)", PostgresStore.searchProbeStatement(query)))
+            statements.append(("dense search \(query)", PostgresStore.profilesStatement(query, denseSearch: true)))
         }
         for statement in PostgresStore.countStatements(projectID: Self.projectID, now: 1) {
             statements.append(("counts", statement))

@@ -195,6 +195,30 @@ struct ConsoleQueryTests {
             }
             let store = environment.store
             let projectID = environment.project.project.id
+            // Both ways of a search (ranges of the folded indexes; a walk of every profile) answer alike.
+            for (text, oldestFirst, cursor) in [
+                ("ann", false, nil), ("ann", true, nil), ("A", false, annex), ("a", true, ann), ("b", false, nil),
+                ("zzz", false, nil), ("\u{C5}", true, nil),
+            ] {
+                var query = ProfileQuery(projectID: projectID, beforeID: cursor, limit: 2)
+                (query.search, query.oldestFirst) = (text, oldestFirst)
+                let ranges: [ProfileRecord]
+                let walk: [ProfileRecord]
+                if let sqlite = store as? SQLiteStore {
+                    (ranges, walk) = (
+                        try await sqlite.profiles(query, denseSearch: false),
+                        try await sqlite.profiles(query, denseSearch: true)
+                    )
+                } else {
+                    let postgres = try #require(store as? PostgresStore)
+                    (ranges, walk) = (
+                        try await postgres.profiles(query, denseSearch: false),
+                        try await postgres.profiles(query, denseSearch: true)
+                    )
+                }
+                #expect(ranges.map(\.id) == walk.map(\.id), "\(text) \(oldestFirst) \(cursor ?? "-")")
+                #expect(try await store.profiles(query).map(\.id) == ranges.map(\.id))
+            }
             var query = ProfileQuery(projectID: projectID, limit: 50)
             query.search = "ann"
             #expect(try await store.countProfiles(query, cap: 10) == 2)

@@ -94,6 +94,17 @@ enum ProfileSearch {
     /// The columns a search reads, each through its folded index (`profiles_<column>_folded`).
     static let columns = ["email", "name", "external_id"]
 
+    /// A search whose column ranges (with the other filters) hold this many profiles or more is
+    /// "dense": its page is found faster by walking all profiles newest first and keeping the
+    /// matches (at least one profile in `threshold / project size` matches) than by merging ranges
+    /// that would have to be read whole to be put in ID order.
+    static let denseThreshold = 2_000
+
+    /// Whether `query`'s search chooses the index (no installation, external ID or email to start from).
+    static func drives(_ query: ProfileQuery) -> Bool {
+        query.search != nil && query.installationID == nil && query.externalID == nil && query.email == nil
+    }
+
     /// `text` with ASCII capitals made small, as the folded indexes hold the values.
     static func folded(_ text: String) -> String {
         String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)

@@ -27,7 +27,7 @@ extension PostgresStore {
     /// The statement of one page of the profile list: the most selective filter chooses the index
     /// (see ``SQLiteStore/profilesStatement(_:)``); without one, `profiles_list` is read in ID order
     /// once for each (kind, verified) pair the filters allow, each branch stopping after `limit` rows.
-    static func profilesStatement(_ query: ProfileQuery) -> PostgresQuery {
+    static func profilesStatement(_ query: ProfileQuery, denseSearch: Bool = false) -> PostgresQuery {
         var builder = QueryBuilder()
         let project = builder.bind(query.projectID)
         var conditions = ["project_id = \(project)"]
@@ -47,7 +47,7 @@ extension PostgresStore {
             conditions.append(
                 "email IS NOT NULL AND \(folded("email")) = \(builder.bind(ProfileSearch.folded(email))) COLLATE \"C\"")
         } else if query.search != nil {
-            return searchStatement(query)
+            return denseSearch ? denseSearchStatement(query) : searchStatement(query)
         } else if query.blocked == true {
             driver = .blocked
             conditions.append("blocked_at IS NOT NULL")
@@ -104,10 +104,7 @@ extension PostgresStore {
         let project = builder.bind(query.projectID)
         let (low, high) = ProfileSearch.range(query.search ?? "")
         let (from, to) = (builder.bind(low), builder.bind(high))
-        var others: [String] = []
-        if let kind = query.kind { others.append("kind = \(builder.bind(kind.rawValue))") }
-        if let verified = query.verified { others.append("verified = \(builder.bind(verified))") }
-        if let blocked = query.blocked { others.append(blocked ? "blocked_at IS NOT NULL" : "blocked_at IS NULL") }
+        var others = searchFilters(query, &builder)
         if let beforeID = query.beforeID {
             others.append("id \(query.oldestFirst ? ">" : "<") \(builder.bind(beforeID))")
         }
@@ -126,22 +123,96 @@ extension PostgresStore {
             """)
     }
 
+    /// The conditions a search's statements share besides its ranges: kind, verification, blocked.
+    private static func searchFilters(_ query: ProfileQuery, _ builder: inout QueryBuilder) -> [String] {
+        var others: [String] = []
+        if let kind = query.kind { others.append("kind = \(builder.bind(kind.rawValue))") }
+        if let verified = query.verified { others.append("verified = \(builder.bind(verified))") }
+        if let blocked = query.blocked { others.append(blocked ? "blocked_at IS NOT NULL" : "blocked_at IS NULL") }
+        return others
+    }
+
+    /// The statement of a dense search's page (see ``SQLiteStore/denseSearchStatement(_:)``): the
+    /// project's profiles in ID order through the primary key, the matches kept until the page is full.
+    static func denseSearchStatement(_ query: ProfileQuery) -> PostgresQuery {
+        var builder = QueryBuilder()
+        var conditions = ["project_id = \(builder.bind(query.projectID))"]
+        let (low, high) = ProfileSearch.range(query.search ?? "")
+        let (from, to) = (builder.bind(low), builder.bind(high))
+        let ranges = ProfileSearch.columns.map {
+            "\(folded($0)) >= \(from) COLLATE \"C\" AND \(folded($0)) < \(to) COLLATE \"C\""
+        }
+        conditions.append("(" + ranges.joined(separator: " OR ") + ")")
+        conditions += searchFilters(query, &builder)
+        if let beforeID = query.beforeID {
+            conditions.append("id \(query.oldestFirst ? ">" : "<") \(builder.bind(beforeID))")
+        }
+        let (limit, order) = (builder.bind(Int64(query.limit)), query.oldestFirst ? "ASC" : "DESC")
+        return builder.query(
+            """
+            SELECT \(profileColumns) FROM profiles WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY id \(order) LIMIT \(limit)
+            """)
+    }
+
+    /// The statement that measures a search (see ``SQLiteStore/searchProbeStatement(_:)``): the
+    /// largest of its ranges with the other filters, counted no further than the threshold.
+    static func searchProbeStatement(_ query: ProfileQuery) -> PostgresQuery {
+        var builder = QueryBuilder()
+        let project = builder.bind(query.projectID)
+        let (low, high) = ProfileSearch.range(query.search ?? "")
+        let (from, to) = (builder.bind(low), builder.bind(high))
+        let others = searchFilters(query, &builder)
+        let limit = builder.bind(Int64(ProfileSearch.denseThreshold))
+        let counts = ProfileSearch.columns.map { column in
+            """
+            (SELECT COUNT(*) FROM (SELECT 1 FROM profiles WHERE project_id = \(project) AND \(column) IS NOT NULL
+                AND \(folded(column)) >= \(from) COLLATE "C" AND \(folded(column)) < \(to) COLLATE "C"\(others.map { " AND " + $0 }.joined())
+                LIMIT \(limit)) AS range_\(column))
+            """
+        }
+        return builder.query("SELECT GREATEST(" + counts.joined(separator: ", ") + ")")
+    }
+
+    /// Whether `query` is a dense search (``ProfileSearch/denseThreshold``), measured with `client`.
+    private static func isDenseSearch(_ query: ProfileQuery, client: PostgresClient, logger: Logger)
+        async throws -> Bool
+    {
+        guard ProfileSearch.drives(query) else { return false }
+        let count = try await client.first(searchProbeStatement(query), logger: logger)?.int(0) ?? 0
+        return count >= ProfileSearch.denseThreshold
+    }
+
     public func profiles(_ query: ProfileQuery) async throws -> [ProfileRecord] {
-        let (logger, select) = (logger, Self.profilesStatement(query))
-        return try await statement { client in try await client.rows(select, logger: logger).map(Self.profile) }
+        try await profiles(query, denseSearch: nil)
+    }
+
+    /// `profiles(_:)` with a search's way forced (tests compare the two); nil measures.
+    func profiles(_ query: ProfileQuery, denseSearch: Bool?) async throws -> [ProfileRecord] {
+        let logger = logger
+        return try await statement { client in
+            var dense = denseSearch
+            if dense == nil { dense = try await Self.isDenseSearch(query, client: client, logger: logger) }
+            return try await client.rows(Self.profilesStatement(query, denseSearch: dense ?? false), logger: logger)
+                .map(Self.profile)
+        }
     }
 
     /// The statement that counts `query`'s profiles up to `cap + 1` (``TesseraStore/countProfiles(_:cap:)``).
-    static func countProfilesStatement(_ query: ProfileQuery, cap: Int) -> PostgresQuery {
+    static func countProfilesStatement(_ query: ProfileQuery, cap: Int, denseSearch: Bool = false) -> PostgresQuery {
         var counted = query
         (counted.beforeID, counted.limit) = (nil, cap + 1)
-        let page = profilesStatement(counted)
+        let page = profilesStatement(counted, denseSearch: denseSearch)
         return PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM (\(page.sql)) AS counted", binds: page.binds)
     }
 
     public func countProfiles(_ query: ProfileQuery, cap: Int) async throws -> Int {
-        let (logger, select) = (logger, Self.countProfilesStatement(query, cap: cap))
-        return try await statement { client in Int(try await client.first(select, logger: logger)?.int(0) ?? 0) }
+        let logger = logger
+        return try await statement { client in
+            let dense = try await Self.isDenseSearch(query, client: client, logger: logger)
+            let select = Self.countProfilesStatement(query, cap: cap, denseSearch: dense)
+            return Int(try await client.first(select, logger: logger)?.int(0) ?? 0)
+        }
     }
 
     /// The statements `lookupProfile` tries in order, each answering at most one profile row.

@@ -30,7 +30,7 @@ extension SQLiteStore {
     /// verified) pair the filters allow, each branch stopping after `limit` rows, and the branches
     /// are merged: at most four short index ranges, whatever the size of the project. The other
     /// filters are checked on the rows read.
-    static func profilesStatement(_ query: ProfileQuery) -> Statement {
+    static func profilesStatement(_ query: ProfileQuery, denseSearch: Bool = false) -> Statement {
         var conditions: [String] = ["project_id = ?"]
         var bindings: [SQLiteValue] = [.init(query.projectID)]
         func add(_ condition: String, _ values: SQLiteValue...) {
@@ -51,7 +51,7 @@ extension SQLiteStore {
             index = "profiles_email_folded"
             add("email IS NOT NULL AND lower(email) = ?", .init(ProfileSearch.folded(email)))
         } else if query.search != nil {
-            return searchStatement(query)
+            return denseSearch ? denseSearchStatement(query) : searchStatement(query)
         } else if query.blocked == true {
             index = "profiles_blocked"
             add("blocked_at IS NOT NULL")
@@ -146,22 +146,101 @@ extension SQLiteStore {
         )
     }
 
+    /// The statement of a dense search's page (``ProfileSearch/denseThreshold``): every profile of
+    /// the project newest (or oldest) first through the primary key's index, the matches kept, until
+    /// the page is full.
+    static func denseSearchStatement(_ query: ProfileQuery) -> Statement {
+        let (low, high) = ProfileSearch.range(query.search ?? "")
+        var conditions = ["project_id = ?"]
+        var bindings: [SQLiteValue] = [.init(query.projectID)]
+        conditions.append(
+            "(" + ProfileSearch.columns.map { "lower(\($0)) >= ? AND lower(\($0)) < ?" }.joined(separator: " OR ") + ")"
+        )
+        for _ in ProfileSearch.columns { bindings += [.init(low), .init(high)] }
+        if let kind = query.kind {
+            conditions.append("kind = ?")
+            bindings.append(.init(kind.rawValue))
+        }
+        if let verified = query.verified {
+            conditions.append("verified = ?")
+            bindings.append(.init(verified))
+        }
+        if let blocked = query.blocked { conditions.append(blocked ? "blocked_at IS NOT NULL" : "blocked_at IS NULL") }
+        if let beforeID = query.beforeID {
+            conditions.append(query.oldestFirst ? "id > ?" : "id < ?")
+            bindings.append(.init(beforeID))
+        }
+        return (
+            """
+            SELECT \(profileColumns) FROM profiles INDEXED BY sqlite_autoindex_profiles_1
+            WHERE \(conditions.joined(separator: " AND ")) ORDER BY id \(query.oldestFirst ? "ASC" : "DESC") LIMIT ?
+            """, bindings + [.init(query.limit)]
+        )
+    }
+
+    /// The statement that measures a search: how many profiles each column's range holds with the
+    /// other filters, each counted no further than ``ProfileSearch/denseThreshold``.
+    static func searchProbeStatement(_ query: ProfileQuery) -> Statement {
+        // Each range counted on its own (the cursor ignored): merging them is what a dense search avoids.
+        let (low, high) = ProfileSearch.range(query.search ?? "")
+        var others: [String] = []
+        var otherBindings: [SQLiteValue] = []
+        if let kind = query.kind {
+            others.append("kind = ?")
+            otherBindings.append(.init(kind.rawValue))
+        }
+        if let verified = query.verified {
+            others.append("verified = ?")
+            otherBindings.append(.init(verified))
+        }
+        if let blocked = query.blocked { others.append(blocked ? "blocked_at IS NOT NULL" : "blocked_at IS NULL") }
+        var bindings: [SQLiteValue] = []
+        let counts = ProfileSearch.columns.map { column in
+            bindings +=
+                [.init(query.projectID), .init(low), .init(high)] + otherBindings
+                + [.init(ProfileSearch.denseThreshold)]
+            return """
+                (SELECT COUNT(*) FROM (SELECT 1 FROM profiles INDEXED BY profiles_\(column)_folded
+                WHERE project_id = ? AND \(column) IS NOT NULL AND lower(\(column)) >= ? AND lower(\(column)) < ?\(others.map { " AND " + $0 }.joined()) LIMIT ?))
+                """
+        }
+        return ("SELECT MAX(" + counts.joined(separator: ", ") + ")", bindings)
+    }
+
+    /// Whether `query` is a dense search (``ProfileSearch/denseThreshold``), measured on `connection`.
+    static func isDenseSearch(_ query: ProfileQuery, on connection: SQLiteConnection) throws -> Bool {
+        guard ProfileSearch.drives(query) else { return false }
+        let probe = searchProbeStatement(query)
+        return try connection.queryFirst(probe.sql, probe.bindings)?.int(0) ?? 0 >= ProfileSearch.denseThreshold
+    }
+
     public func profiles(_ query: ProfileQuery) async throws -> [ProfileRecord] {
-        let statement = Self.profilesStatement(query)
-        return try readers.read { try $0.query(statement.sql, statement.bindings).map { Self.profile($0) } }
+        try await profiles(query, denseSearch: nil)
+    }
+
+    /// `profiles(_:)` with a search's way forced (tests compare the two); nil measures.
+    func profiles(_ query: ProfileQuery, denseSearch: Bool?) async throws -> [ProfileRecord] {
+        try readers.read { connection in
+            let dense = try denseSearch ?? Self.isDenseSearch(query, on: connection)
+            let statement = Self.profilesStatement(query, denseSearch: dense)
+            return try connection.query(statement.sql, statement.bindings).map { Self.profile($0) }
+        }
     }
 
     /// The statement that counts `query`'s profiles up to `cap + 1` (``TesseraStore/countProfiles(_:cap:)``).
-    static func countProfilesStatement(_ query: ProfileQuery, cap: Int) -> Statement {
+    static func countProfilesStatement(_ query: ProfileQuery, cap: Int, denseSearch: Bool = false) -> Statement {
         var counted = query
         (counted.beforeID, counted.limit) = (nil, cap + 1)
-        let statement = profilesStatement(counted)
+        let statement = profilesStatement(counted, denseSearch: denseSearch)
         return ("SELECT COUNT(*) FROM (\(statement.sql))", statement.bindings)
     }
 
     public func countProfiles(_ query: ProfileQuery, cap: Int) async throws -> Int {
-        let statement = Self.countProfilesStatement(query, cap: cap)
-        return try readers.read { Int(try $0.queryFirst(statement.sql, statement.bindings)?.int(0) ?? 0) }
+        try readers.read { connection in
+            let dense = try Self.isDenseSearch(query, on: connection)
+            let statement = Self.countProfilesStatement(query, cap: cap, denseSearch: dense)
+            return Int(try connection.queryFirst(statement.sql, statement.bindings)?.int(0) ?? 0)
+        }
     }
 
     /// The statements `lookupProfile` tries in order, each answering at most one profile row.
