@@ -226,6 +226,12 @@ struct ConsoleQueryTests {
             query.search = nil
             #expect(try await store.countProfiles(query, cap: 10) == 4)
             #expect(try await store.countProfiles(query, cap: 2) == 3)
+            // Blocked profiles are read from their own index, the search checked on each.
+            let block = try await client.admin(.post, "/v1/admin/profiles/\(annex)/block", body: #"{"reason":"test"}"#)
+            #expect(block.status == .ok)
+            #expect(try await list(client, "search=ann&blocked=true").ids == [annex])
+            #expect(try await list(client, "search=alpha&blocked=true").ids.isEmpty)
+            #expect(try await list(client, "search=ann&blocked=false").ids == [ann])
             for bad in ["search=", "search=%01", "order=up", "order="] {
                 let reply = try await client.admin(.get, "/v1/admin/profiles?\(bad)")
                 #expect(reply.status == .badRequest, "\(bad)")

@@ -94,15 +94,18 @@ enum ProfileSearch {
     /// The columns a search reads, each through its folded index (`profiles_<column>_folded`).
     static let columns = ["email", "name", "external_id"]
 
-    /// A search whose column ranges (with the other filters) hold this many profiles or more is
-    /// "dense": its page is found faster by walking all profiles newest first and keeping the
-    /// matches (at least one profile in `threshold / project size` matches) than by merging ranges
-    /// that would have to be read whole to be put in ID order.
+    /// A search one of whose column ranges holds this many profiles or more is "dense": its page is
+    /// found faster by walking all profiles in ID order and keeping the matches (one profile in
+    /// `threshold / project size` or more matches) than by merging ranges that would have to be read
+    /// whole to be put in ID order. A dense prefix with another filter that few of its matches pass
+    /// walks further; blocked profiles are read from their own index instead.
     static let denseThreshold = 2_000
 
-    /// Whether `query`'s search chooses the index (no installation, external ID or email to start from).
+    /// Whether `query`'s search chooses the index: no installation, external ID, email or blocked
+    /// profiles (a small index of their own) to start from.
     static func drives(_ query: ProfileQuery) -> Bool {
         query.search != nil && query.installationID == nil && query.externalID == nil && query.email == nil
+            && query.blocked != true
     }
 
     /// `text` with ASCII capitals made small, as the folded indexes hold the values.

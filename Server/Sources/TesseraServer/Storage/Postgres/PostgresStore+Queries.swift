@@ -46,11 +46,11 @@ extension PostgresStore {
             driver = .email
             conditions.append(
                 "email IS NOT NULL AND \(folded("email")) = \(builder.bind(ProfileSearch.folded(email))) COLLATE \"C\"")
-        } else if query.search != nil {
-            return denseSearch ? denseSearchStatement(query) : searchStatement(query)
         } else if query.blocked == true {
             driver = .blocked
             conditions.append("blocked_at IS NOT NULL")
+        } else if query.search != nil {
+            return denseSearch ? denseSearchStatement(query) : searchStatement(query)
         } else {
             driver = .list
         }
@@ -155,19 +155,18 @@ extension PostgresStore {
             """)
     }
 
-    /// The statement that measures a search (see ``SQLiteStore/searchProbeStatement(_:)``): the
-    /// largest of its ranges with the other filters, counted no further than the threshold.
+    /// The statement that measures a search (see ``SQLiteStore/searchProbeStatement(_:)``): the most
+    /// profiles one column's range holds, counted no further than the threshold, from the indexes.
     static func searchProbeStatement(_ query: ProfileQuery) -> PostgresQuery {
         var builder = QueryBuilder()
         let project = builder.bind(query.projectID)
         let (low, high) = ProfileSearch.range(query.search ?? "")
         let (from, to) = (builder.bind(low), builder.bind(high))
-        let others = searchFilters(query, &builder)
         let limit = builder.bind(Int64(ProfileSearch.denseThreshold))
         let counts = ProfileSearch.columns.map { column in
             """
             (SELECT COUNT(*) FROM (SELECT 1 FROM profiles WHERE project_id = \(project) AND \(column) IS NOT NULL
-                AND \(folded(column)) >= \(from) COLLATE "C" AND \(folded(column)) < \(to) COLLATE "C"\(others.map { " AND " + $0 }.joined())
+                AND \(folded(column)) >= \(from) COLLATE "C" AND \(folded(column)) < \(to) COLLATE "C"
                 LIMIT \(limit)) AS range_\(column))
             """
         }

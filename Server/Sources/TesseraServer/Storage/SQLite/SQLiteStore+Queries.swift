@@ -24,8 +24,9 @@ extension SQLiteStore {
     /// The statement of one page of the profile list.
     ///
     /// The most selective filter chooses the index: an installation (its primary key, then the
-    /// profile's), an external ID (`profiles_external_id`), an email (`profiles_email_folded`), a
-    /// search (``searchStatement(_:)``), blocked profiles (`profiles_blocked`); without any of these,
+    /// profile's), an external ID (`profiles_external_id`), an email (`profiles_email_folded`),
+    /// blocked profiles (`profiles_blocked`), a search (``searchStatement(_:)``, or
+    /// ``denseSearchStatement(_:)`` when its ranges are large); without any of these,
     /// `profiles_list` (project, kind, verified, id) is read in ID order once for each (kind,
     /// verified) pair the filters allow, each branch stopping after `limit` rows, and the branches
     /// are merged: at most four short index ranges, whatever the size of the project. The other
@@ -50,11 +51,11 @@ extension SQLiteStore {
         } else if let email = query.email {
             index = "profiles_email_folded"
             add("email IS NOT NULL AND lower(email) = ?", .init(ProfileSearch.folded(email)))
-        } else if query.search != nil {
-            return denseSearch ? denseSearchStatement(query) : searchStatement(query)
         } else if query.blocked == true {
             index = "profiles_blocked"
             add("blocked_at IS NOT NULL")
+        } else if query.search != nil {
+            return denseSearch ? denseSearchStatement(query) : searchStatement(query)
         } else {
             index = "profiles_list"
         }
@@ -178,30 +179,17 @@ extension SQLiteStore {
         )
     }
 
-    /// The statement that measures a search: how many profiles each column's range holds with the
-    /// other filters, each counted no further than ``ProfileSearch/denseThreshold``.
+    /// The statement that measures a search: the most profiles one column's range holds, counted no
+    /// further than ``ProfileSearch/denseThreshold``, from the folded indexes alone (the other
+    /// filters are not read: a probe never reads a row).
     static func searchProbeStatement(_ query: ProfileQuery) -> Statement {
-        // Each range counted on its own (the cursor ignored): merging them is what a dense search avoids.
         let (low, high) = ProfileSearch.range(query.search ?? "")
-        var others: [String] = []
-        var otherBindings: [SQLiteValue] = []
-        if let kind = query.kind {
-            others.append("kind = ?")
-            otherBindings.append(.init(kind.rawValue))
-        }
-        if let verified = query.verified {
-            others.append("verified = ?")
-            otherBindings.append(.init(verified))
-        }
-        if let blocked = query.blocked { others.append(blocked ? "blocked_at IS NOT NULL" : "blocked_at IS NULL") }
         var bindings: [SQLiteValue] = []
         let counts = ProfileSearch.columns.map { column in
-            bindings +=
-                [.init(query.projectID), .init(low), .init(high)] + otherBindings
-                + [.init(ProfileSearch.denseThreshold)]
+            bindings += [.init(query.projectID), .init(low), .init(high), .init(ProfileSearch.denseThreshold)]
             return """
                 (SELECT COUNT(*) FROM (SELECT 1 FROM profiles INDEXED BY profiles_\(column)_folded
-                WHERE project_id = ? AND \(column) IS NOT NULL AND lower(\(column)) >= ? AND lower(\(column)) < ?\(others.map { " AND " + $0 }.joined()) LIMIT ?))
+                WHERE project_id = ? AND \(column) IS NOT NULL AND lower(\(column)) >= ? AND lower(\(column)) < ? LIMIT ?))
                 """
         }
         return ("SELECT MAX(" + counts.joined(separator: ", ") + ")", bindings)
