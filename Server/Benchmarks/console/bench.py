@@ -172,7 +172,7 @@ def fill(path: Path, project_id: str, profiles: int, seed: int = 16) -> dict:
                 did = ids.make("dev_", at + 1)
                 device_rows.append((did, project_id, sid, pid, "apns" if rng.random() < 0.6 else "fcm", "production",
                                     rng.getrandbits(256).to_bytes(32, "big").hex(), int(at + 1)))
-                sample_device = sample_device or (did, pid)
+                sample_device = sample_device or (did, pid, device_rows[-1][6])
             if kind == "verified" and sample_session is None:
                 sample_session = (sid, pid)
             if at > now - 29 * DAY:
@@ -252,6 +252,7 @@ def fill(path: Path, project_id: str, profiles: int, seed: int = 16) -> dict:
     verified = next(row for row in profile_rows if row[2] == "identified" and row[4] and row[10] is None)
     return {"heavy": heavy, "profile": verified[0], "external_id": verified[3], "email": verified[7],
             "installation": installation_of[verified[0]], "session": sample_session[0], "device": sample_device[0],
+            "push_token": sample_device[2],
             "alias": alias_rows[0][0] if alias_rows else verified[0], "middle": profile_rows[len(profile_rows) // 2][0],
             "profiles": profiles,
             "counts": {"profiles": profiles, "sessions": sessions_written, "installations": len(installation_rows), "devices": len(device_rows),
@@ -429,6 +430,14 @@ def main() -> int:
             ("profiles external_id=", "/console/profiles?external_id=" + sample["external_id"]),
             ("profiles installation_id=", "/console/profiles?installation_id=" + sample["installation"]),
             ("profiles deep cursor", deep),
+            ("profiles order=oldest", "/console/profiles?order=oldest"),
+            # Searches: a narrow prefix (one range of each folded index), a medium one (hundreds of
+            # matches per index), a dense one (40 % of profiles: the walk of every profile), none.
+            ("profiles search= narrow", "/console/profiles?search=" + urllib.parse.quote(sample["external_id"][:-1].upper())),
+            ("profiles search= medium", "/console/profiles?search=user-999"),
+            ("profiles search= dense", "/console/profiles?search=U"),
+            ("profiles search= dense, blocked", "/console/profiles?search=u&blocked=true"),
+            ("profiles search= none", "/console/profiles?search=zzz"),
             ("profile (typical)", "/console/profile?id=" + sample["profile"]),
             ("profile (5,000 sessions)", "/console/profile?id=" + sample["heavy"]),
             ("search usr_", "/console/search?q=" + sample["profile"]),
@@ -438,6 +447,8 @@ def main() -> int:
             ("search installation", "/console/search?q=" + sample["installation"]),
             ("search external ID", "/console/search?q=" + sample["external_id"]),
             ("search email", "/console/search?q=" + urllib.parse.quote(sample["email"])),
+            ("search email, other case", "/console/search?q=" + urllib.parse.quote(sample["email"].upper())),
+            ("search push token", "/console/search?q=" + sample.get("push_token", "none")),
             ("sessions", "/console/sessions"),
             ("keys", "/console/keys"),
             ("settings", "/console/settings"),

@@ -160,4 +160,41 @@ struct AuditFilterTests {
             #expect(try await admin.get("/console/profiles.csv?kind=robot").status == .badRequest)
         }
     }
+
+    @Test("The profile list searches, counts and orders; its export follows the search and the order")
+    func profileSearch() async throws {
+        var settings = ProjectSettings()
+        settings.rateLimits.anonymousStartsPerMinute = nil
+        try await TestEnvironment.withApp(settings: settings) { environment, api in
+            try await api.allowUnverifiedIdentify()
+            var created: [String] = []
+            for index in 0..<(AuditCSV.batchSize + 2) {
+                let reply = try await api.identify(userID: "Member-\(index)")
+                created.append(try #require(reply.profileID))
+            }
+            let other = try #require(try await api.identify(userID: "someone-else").profileID)
+            let (admin, _) = try await signedInBrowser(environment, api, role: .admin)
+            let page = try await admin.get("/console/profiles?search=member-1&order=oldest")
+            #expect(page.status == .ok)
+            #expect(page.html.contains(#"id="search""#) && page.html.contains(#"value="member-1""#))
+            let expected = created.enumerated().filter { "Member-\($0.offset)".hasPrefix("Member-1") }.map(\.element)
+            #expect(page.html.contains("\(expected.count) profiles match."))
+            let shown = expected.prefix(50)
+            #expect(shown.allSatisfy { page.html.contains($0) })
+            #expect(!page.html.contains(other))
+            #expect(page.html.contains("Newer profiles"))
+            let all = try await admin.get("/console/profiles")
+            #expect(all.html.contains("More than 1,000 profiles.") == (created.count + 1 > 1_000))
+            #expect(all.html.contains("\(created.count + 1) profiles.") == (created.count + 1 <= 1_000))
+            let none = try await admin.get("/console/profiles?search=nobody")
+            #expect(none.html.contains("0 profiles match.") && none.html.contains("No profile matches."))
+            #expect(try await admin.get("/console/profiles?order=sideways").status == .badRequest)
+
+            let csv = try await admin.get("/console/profiles.csv?search=MEMBER-&order=oldest")
+            let ids = csv.html.split(separator: "\r\n").dropFirst().map {
+                String($0.split(separator: ",")[0].dropFirst().dropLast())
+            }
+            #expect(ids == created, "every member once, oldest first, past one batch")
+        }
+    }
 }

@@ -36,6 +36,19 @@ struct ConsoleQueryPlanTests {
             {
                 $0.blocked = false
                 $0.verified = false
+            }, { $0.search = "ann" },
+            {
+                $0.search = "Ann"
+                $0.kind = .identified
+                $0.blocked = false
+            },
+            {
+                $0.search = "a"
+                $0.email = "a@example.com"
+            }, { $0.oldestFirst = true },
+            {
+                $0.oldestFirst = true
+                $0.search = "b"
             },
         ]
         for filter in filters {
@@ -57,6 +70,7 @@ struct ConsoleQueryPlanTests {
     /// Identifiers of every kind `lookupProfile` tells apart.
     static let identifiers = [
         "usr_0190000000000000000000000000", "ses_x", "dev_x", UUID().uuidString.lowercased(), "ext", "a@example.com",
+        "A@Example.com",
     ]
 
     /// The lines that read a whole table: `SCAN` of one of the console's tables (or of the aliases
@@ -87,6 +101,11 @@ struct ConsoleQueryPlanTests {
         statements.append(("aliases", SQLiteStore.aliasesStatement(projectID: Self.projectID, profileID: "usr_x")))
         statements.append(
             ("sessions", SQLiteStore.sessionsStatement(projectID: Self.projectID, ids: ["ses_a", "ses_b"])))
+        for query in Self.profileQueries {
+            statements.append(("count \(query)", SQLiteStore.countProfilesStatement(query, cap: 1_000)))
+            guard ProfileSearch.drives(query) else { continue }
+            statements.append(("probe \(query)", SQLiteStore.searchProbeStatement(query)))
+        }
         for statement in SQLiteStore.countStatements(projectID: Self.projectID, now: 1) {
             statements.append(("counts", statement))
         }
@@ -115,9 +134,21 @@ struct ConsoleQueryPlanTests {
             #expect(!plan.isEmpty, "\(name)")
             #expect(Self.sqliteScans(plan).isEmpty, "\(name): \(plan)")
         }
+        // A dense search walks the primary key's index in the page's order (from the cursor, when there
+        // is one), stopping when the page is full: one walk of that index, and no sort.
+        for query in Self.profileQueries where ProfileSearch.drives(query) {
+            let plan = try store.queryPlan(SQLiteStore.profilesStatement(query, denseSearch: true))
+            #expect(
+                plan.count == 1
+                    && (plan[0].hasPrefix("SCAN profiles USING INDEX sqlite_autoindex_profiles_1")
+                        || plan[0].hasPrefix("SEARCH profiles USING INDEX sqlite_autoindex_profiles_1 (id")),
+                "\(plan)"
+            )
+        }
         // The check itself sees a scan when there is one.
         #expect(
-            !Self.sqliteScans(try store.queryPlan(("SELECT id FROM profiles WHERE name = ?", [.init("x")]))).isEmpty)
+            !Self.sqliteScans(try store.queryPlan(("SELECT id FROM profiles WHERE avatar_url = ?", [.init("x")])))
+                .isEmpty)
     }
 
     @Test("PostgreSQL: no console query has a Seq Scan", .enabled(if: PostgresTestDatabase.isConfigured))
@@ -136,6 +167,12 @@ struct ConsoleQueryPlanTests {
         statements.append(("aliases", PostgresStore.aliasesStatement(projectID: Self.projectID, profileID: "usr_x")))
         statements.append(
             ("sessions", PostgresStore.sessionsStatement(projectID: Self.projectID, ids: ["ses_a", "ses_b"])))
+        for query in Self.profileQueries {
+            statements.append(("count \(query)", PostgresStore.countProfilesStatement(query, cap: 1_000)))
+            guard ProfileSearch.drives(query) else { continue }
+            statements.append(("probe \(query)", PostgresStore.searchProbeStatement(query)))
+            statements.append(("dense search \(query)", PostgresStore.profilesStatement(query, denseSearch: true)))
+        }
         for statement in PostgresStore.countStatements(projectID: Self.projectID, now: 1) {
             statements.append(("counts", statement))
         }
@@ -169,6 +206,16 @@ struct ConsoleQueryPlanTests {
             #expect(!plan.isEmpty, "\(name)")
             #expect(scans(plan).isEmpty, "\(name): \(plan.joined(separator: "\n"))")
         }
-        #expect(!scans(try await store.queryPlan("SELECT id FROM profiles WHERE name = 'x'")).isEmpty)
+        #expect(!scans(try await store.queryPlan("SELECT id FROM profiles WHERE avatar_url = 'x'")).isEmpty)
+        // A search reads one range of each folded index (not a whole index with a filter).
+        for query in Self.profileQueries where query.search != nil && query.email == nil {
+            let plan = try await store.queryPlan(PostgresStore.profilesStatement(query)).joined(separator: "\n")
+            for column in ProfileSearch.columns {
+                #expect(plan.contains("using profiles_\(column)_folded"), "\(query): \(plan)")
+            }
+        }
+        let email = try await store.queryPlan(
+            PostgresStore.profilesStatement(ProfileQuery(projectID: Self.projectID, email: "A@b.c", limit: 51)))
+        #expect(email.joined().contains("profiles_email_folded"), "\(email)")
     }
 }

@@ -134,6 +134,112 @@ struct ConsoleQueryTests {
         }
     }
 
+    @Test(
+        "Search: a prefix of the email, name or external ID, ASCII letters without regard to case, in either order",
+        arguments: StoreBackend.allCases)
+    func search(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        try await environment.withApp { client in
+            let annReply = try await client.identify(
+                token: environment.identityToken(sub: "Alpha-1", name: "Ann Smith", email: "Ann.Smith@Example.com"))
+            let ann = try #require(annReply.profileID)
+            let anders = try #require(
+                try await client.identify(
+                    token: environment.identityToken(sub: "beta-2", name: "\u{C5}nders Bob", email: "bob@example.org")
+                ).profileID)
+            let annex = try #require(
+                try await client.identify(
+                    token: environment.identityToken(sub: "ann-3", name: "Zed", email: "zed@example.com")
+                ).profileID)
+            let anonymous = try #require(try await client.anonymous().profileID)
+            func encoded(_ text: String) -> String {
+                text.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            }
+            let expectations: [(String, Set<String>)] = [
+                ("ann", [ann, annex]), ("ANN", [ann, annex]), ("Ann.S", [ann]), ("ann smith", [ann]),
+                ("alpha", [ann]), ("ALPHA-1", [ann]), ("b", [anders]), ("zed@", [annex]), ("example", []),
+                // Only ASCII letters are folded, on both backends alike.
+                ("\u{C5}nders", [anders]), ("\u{E5}nders", []), ("usr_", []),
+            ]
+            for (text, expected) in expectations {
+                let page = try await list(client, "search=\(encoded(text))")
+                #expect(Set(page.ids) == expected, "search \(text)")
+                #expect(page.ids.count == expected.count, "search \(text): each profile once")
+                #expect(newestFirst(page.ids), "search \(text)")
+            }
+            #expect(try await list(client, "search=ann&kind=anonymous").ids.isEmpty)
+            #expect(try await list(client, "search=ann&verified=true&blocked=false").ids.count == 2)
+            #expect(try await list(client, "search=ann&external_id=ann-3").ids == [annex])
+            #expect(try await list(client, "email=ANN.SMITH%40EXAMPLE.COM").ids == [ann])
+            #expect(try await list(client, "email=ann.smith%40example.com&search=alp").ids == [ann])
+            let oldest = try await list(client, "order=oldest").ids
+            #expect(oldest == [ann, anders, annex, anonymous])
+            #expect(try await list(client, "order=newest").ids == oldest.reversed())
+            // Pages of one, in both orders: every match once.
+            for order in ["newest", "oldest"] {
+                var (seen, cursor, pages) = ([String](), String?.none, 0)
+                repeat {
+                    let page = try await list(
+                        client, "search=ann&order=\(order)&limit=1" + (cursor.map { "&cursor=\($0)" } ?? ""))
+                    (seen, cursor, pages) = (seen + page.ids, page.next, pages + 1)
+                } while cursor != nil && pages < 5
+                #expect(seen == (order == "oldest" ? [ann, annex] : [annex, ann]), "\(order)")
+            }
+            // The console's search box finds an email in any case, and a push token.
+            let device = try await client.registerDevice(
+                bearer: annReply.sessionToken, platform: "fcm", token: "push-token-of-ann")
+            #expect(device.status == .created)
+            for identifier in ["ANN.SMITH@EXAMPLE.COM", "push-token-of-ann"] {
+                let reply = try await client.admin(.get, "/v1/admin/lookup?q=\(encoded(identifier))")
+                #expect(reply.profileID == ann, "\(identifier)")
+            }
+            let store = environment.store
+            let projectID = environment.project.project.id
+            // Both ways of a search (ranges of the folded indexes; a walk of every profile) answer alike.
+            for (text, oldestFirst, cursor) in [
+                ("ann", false, nil), ("ann", true, nil), ("A", false, annex), ("a", true, ann), ("b", false, nil),
+                ("zzz", false, nil), ("\u{C5}", true, nil),
+            ] {
+                var query = ProfileQuery(projectID: projectID, beforeID: cursor, limit: 2)
+                (query.search, query.oldestFirst) = (text, oldestFirst)
+                let ranges: [ProfileRecord]
+                let walk: [ProfileRecord]
+                if let sqlite = store as? SQLiteStore {
+                    (ranges, walk) = (
+                        try await sqlite.profiles(query, denseSearch: false),
+                        try await sqlite.profiles(query, denseSearch: true)
+                    )
+                } else {
+                    let postgres = try #require(store as? PostgresStore)
+                    (ranges, walk) = (
+                        try await postgres.profiles(query, denseSearch: false),
+                        try await postgres.profiles(query, denseSearch: true)
+                    )
+                }
+                #expect(ranges.map(\.id) == walk.map(\.id), "\(text) \(oldestFirst) \(cursor ?? "-")")
+                #expect(try await store.profiles(query).map(\.id) == ranges.map(\.id))
+            }
+            var query = ProfileQuery(projectID: projectID, limit: 50)
+            query.search = "ann"
+            #expect(try await store.countProfiles(query, cap: 10) == 2)
+            #expect(try await store.countProfiles(query, cap: 1) == 2, "counts to cap + 1")
+            query.search = nil
+            #expect(try await store.countProfiles(query, cap: 10) == 4)
+            #expect(try await store.countProfiles(query, cap: 2) == 3)
+            // Blocked profiles are read from their own index, the search checked on each.
+            let block = try await client.admin(.post, "/v1/admin/profiles/\(annex)/block", body: #"{"reason":"test"}"#)
+            #expect(block.status == .ok)
+            #expect(try await list(client, "search=ann&blocked=true").ids == [annex])
+            #expect(try await list(client, "search=alpha&blocked=true").ids.isEmpty)
+            #expect(try await list(client, "search=ann&blocked=false").ids == [ann])
+            for bad in ["search=", "search=%01", "order=up", "order="] {
+                let reply = try await client.admin(.get, "/v1/admin/profiles?\(bad)")
+                #expect(reply.status == .badRequest, "\(bad)")
+                #expect(reply.errorCode == "invalid_request", "\(bad)")
+            }
+        }
+    }
+
     @Test("Lookup: each kind of identifier, and 404", arguments: StoreBackend.allCases)
     func lookup(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)

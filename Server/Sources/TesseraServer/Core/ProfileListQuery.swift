@@ -22,6 +22,17 @@ enum ProfileListQuery {
             else { throw CoreError.invalidRequest("email must be 1 to 320 characters without control characters.") }
             query.email = email
         }
+        if let search = parameter("search") {
+            guard (1...320).contains(search.unicodeScalars.count),
+                !search.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else { throw CoreError.invalidRequest("search must be 1 to 320 characters without control characters.") }
+            query.search = search
+        }
+        switch parameter("order") {
+        case nil, "newest": break
+        case "oldest": query.oldestFirst = true
+        default: throw CoreError.invalidRequest("order must be newest or oldest.")
+        }
         if let externalID = parameter("external_id") {
             guard InputRules.isExternalID(externalID) else {
                 throw CoreError.invalidRequest(

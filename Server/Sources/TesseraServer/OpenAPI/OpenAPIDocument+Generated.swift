@@ -9,7 +9,7 @@ extension OpenAPIDocument {
   "openapi": "3.1.0",
   "info": {
     "title": "Tessera",
-    "version": "1.3.0",
+    "version": "1.4.0",
     "summary": "Self-hosted identity and sessions for apps.",
     "description": "The wire contract between the Tessera server, the Tessera client SDK and the app backends that mint identity tokens.\n\n- JSON in and out, `snake_case` members, times in RFC 3339 UTC with second precision; every session response carries `server_time`.\n- Request bodies are capped at 16 KiB (`413 payload_too_large`).\n- Every response carries `X-Request-Id`. Every non-2xx answer is `{\"error\": {\"code\", \"message\"}}`; bad input never produces a 5xx.\n- Credentials go in `Authorization: Bearer …` (the scheme word is case-insensitive; a credential in the query string is ignored). A session bound to a device key (below) is presented as `Authorization: DPoP …` with a `DPoP` proof header.\n- **Sessions bound to a device key** (RFC 9449): an anonymous start or identify that carries a valid `DPoP` proof (`typ: dpop+jwt`, ES256 over P-256, the public key in `jwk`; claims `htm`, `htu` = the server's public URL and the path, `iat` within ±60 s, a `jti` of at least 16 characters, `ath` = base64url SHA-256 of the credential in `Authorization`, and `nonce` when the project requires one) binds the new session to the proof's key: the session object says `binding: {jkt}` (the key's RFC 7638 thumbprint) and the session JWT carries `cnf: {jkt}`. Every later request presenting that session's token or JWT must use `Authorization: DPoP <credential>` with a proof by the same key: otherwise `401 dpop_proof_required` (no proof, or `Bearer`), `dpop_proof_invalid` (a bad proof), `dpop_key_mismatch` (another key), with `WWW-Authenticate: DPoP error=\"invalid_dpop_proof\"`. A proof's `jti` is single-use on the calls that change something (identify, an extension, revoke, revoke-others, session deletion, device registration and removal): a second use is `401 dpop_proof_replayed`; a read's proof (`GET /v1/me`, `GET /v1/sessions`, the heartbeat) may be repeated within its window. An extension of a bound session needs a proof that names its body: the claim `tessera_body`, base64url SHA-256 of the body's bytes (otherwise `401 dpop_proof_invalid`), so a heartbeat's proof can never extend. A project that sets `dpop_nonce_required` answers `401 use_dpop_nonce` with a `DPoP-Nonce` header (valid 5 to 10 minutes on every node) and sends a fresh `DPoP-Nonce` on a success whose nonce is near its end. `session_binding` (`off`: proofs are ignored, also for sessions bound before; `optional`, the default: bind when a proof is sent; `required`: an anonymous start or identify without a proof is `400 dpop_proof_required`) never ends existing sessions. A proof sent where none is needed is still checked whole. An endpoint answers `401 invalid_credentials` to a kind of credential it does not take.\n- A path that exists answers other methods with `405 method_not_allowed` and an `Allow` header; an unknown path is `404 not_found`.\n- `503 service_unavailable` means the database is not available; `500 internal_error` is a bug.\n- Every `/v1/*` response carries `Cache-Control: no-store` (errors included): answers hold credentials and personal data. The JWKS too: a rotated signing key signs at once, and a backend that meets its `kid` refetches the key set, which an HTTP cache must not answer with an old one; verifiers cache the keys in process.\n- Request bodies are read strictly: a body that is not RFC 8259 JSON in UTF-8, that names a member twice, whose strings hold a control character (C0, DEL, C1; raw or escaped) or an unpaired surrogate (`\\ud800`), or with a number out of its field's range, is `400 invalid_request` and changes nothing. Malformed HTTP/1 framing (a bad chunk size, a missing chunk CRLF, a body shorter than its `Content-Length`) and an HTTP/1.1 request without exactly one valid `Host` header (RFC 9112 §3.2) are `400 invalid_request` too, on any path.\n- Identifiers are compared as bytes and measured in Unicode scalars, never by canonical equivalence or grapheme clusters: `é` (U+00E9) and `e` + U+0301 are two different user IDs, and the 255 of a user ID are Unicode scalars (so at most 1020 UTF-8 bytes).\n- **The unverified mode** (`allow_unverified_identify`, the `user_id` form of identify) trusts the client: anyone holding the publishable key — which ships in the app binary — can assert any user ID. Its sessions (`kind: unverified`, `authenticated: false`, `verified: false`) are for personalisation, never authorization: they see and end only themselves (`GET /v1/sessions`, `DELETE /v1/sessions/{session_id}`), remove only the devices they registered, and their devices are listed with `verified_session: false`. Their profile is separate from the verified profile of the same user ID; a signed identity token for that user, sent from an unverified session, folds the unverified profile into the verified one (`merged`). An app backend that reads `external_id` from a session JWT must check its `kind` claim is `verified` (`SessionJWTVerifier(allowedKinds: [.verified])` in TesseraTokens).",
     "license": {
@@ -894,12 +894,37 @@ extension OpenAPIDocument {
             "name": "email",
             "in": "query",
             "required": false,
-            "description": "Only profiles with exactly this email.",
+            "description": "Only profiles with this email, ASCII letters compared without regard to case.",
             "schema": {
               "type": "string",
               "minLength": 1,
               "maxLength": 320,
               "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]+$"
+            }
+          },
+          {
+            "name": "search",
+            "in": "query",
+            "required": false,
+            "description": "Only profiles whose email, name or external ID starts with this text, ASCII letters compared without regard to case.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 320,
+              "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]+$"
+            }
+          },
+          {
+            "name": "order",
+            "in": "query",
+            "required": false,
+            "description": "`newest` first (the default) or `oldest` first; a cursor continues in the order of the page it came from.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "newest",
+                "oldest"
+              ]
             }
           },
           {

@@ -1,5 +1,5 @@
 /// Filters of the profile list (`GET /v1/admin/profiles`, the console's profiles page); every
-/// filter optional, newest first.
+/// filter optional, newest first unless ``oldestFirst``.
 ///
 /// Profile IDs are time-ordered (``TimeOrderedID``), so "newest first" is `id DESC` and the cursor
 /// is simply the last ID of the page before: a page never repeats or skips a profile, whatever was
@@ -8,14 +8,21 @@ public struct ProfileQuery: Sendable, Hashable {
     public var projectID: String
     public var kind: ProfileRecord.Kind?
     public var verified: Bool?
-    /// Exact match on the stored email.
+    /// The stored email, compared without regard to case (the database's `lower`: ASCII letters on
+    /// SQLite, the database's locale on PostgreSQL).
     public var email: String?
+    /// Profiles whose email, name or external ID starts with this text, without regard to case (as
+    /// ``email`` compares).
+    public var search: String?
     public var externalID: String?
     /// The profile an installation (its UUID) belongs to.
     public var installationID: String?
     public var blocked: Bool?
-    /// Profiles whose id sorts before this one (the cursor: the last id of the previous page).
+    /// The cursor, the last ID of the previous page: the profiles whose ID sorts before it (after it
+    /// when ``oldestFirst``).
     public var beforeID: String?
+    /// Oldest first (ascending IDs) instead of newest first.
+    public var oldestFirst = false
     public var limit: Int
 
     /// A query of `projectID`'s profiles, without filters unless given.
@@ -77,5 +84,40 @@ public struct ProjectCounts: Sendable, Hashable {
         self.identifiedProfiles = identifiedProfiles
         self.blockedProfiles = blockedProfiles
         self.liveSessions = liveSessions
+    }
+}
+
+/// How the profile list compares emails and searches: ASCII letters without regard to case, the
+/// same on both backends (SQLite's `lower` folds ASCII only; PostgreSQL folds with `translate`, so
+/// its locale never makes the two answer differently).
+enum ProfileSearch {
+    /// The columns a search reads, each through its folded index (`profiles_<column>_folded`).
+    static let columns = ["email", "name", "external_id"]
+
+    /// A search one of whose column ranges holds this many profiles or more is "dense": its page is
+    /// found faster by walking all profiles in ID order and keeping the matches (one profile in
+    /// `threshold / project size` or more matches) than by merging ranges that would have to be read
+    /// whole to be put in ID order. A dense prefix with another filter that few of its matches pass
+    /// walks further; blocked profiles are read from their own index instead.
+    static let denseThreshold = 2_000
+
+    /// Whether `query`'s search chooses the index: no installation, external ID, email or blocked
+    /// profiles (a small index of their own) to start from.
+    static func drives(_ query: ProfileQuery) -> Bool {
+        query.search != nil && query.installationID == nil && query.externalID == nil && query.email == nil
+            && query.blocked != true
+    }
+
+    /// `text` with ASCII capitals made small, as the folded indexes hold the values.
+    static func folded(_ text: String) -> String {
+        String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// The range of folded values that start with `prefix`: from the folded prefix to it followed by
+    /// the last code point, which no stored character follows in the byte order both backends
+    /// compare in (binary on SQLite, the "C" collation on PostgreSQL).
+    static func range(_ prefix: String) -> (low: String, high: String) {
+        let low = folded(prefix)
+        return (low, low + "\u{10FFFF}")
     }
 }

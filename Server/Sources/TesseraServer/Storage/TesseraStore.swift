@@ -118,6 +118,10 @@ public protocol TesseraStore: Sendable {
     /// One page of the project's profiles matching `query`, newest first (`id DESC`), at most
     /// `query.limit`; each filter is served by an index, so no page reads the whole table.
     func profiles(_ query: ProfileQuery) async throws -> [ProfileRecord]
+    /// How many profiles match `query` (its cursor and limit ignored), counting no further than
+    /// `cap + 1`: an answer above `cap` means "more than `cap`". It reads what `cap + 1` rows of the
+    /// list would, through the same indexes.
+    func countProfiles(_ query: ProfileQuery, cap: Int) async throws -> Int
     /// The profile an identifier names, nil when none: `usr_…` (an ID or an alias), `ses_…` (the
     /// profile of a session still stored, live or ended), `dev_…` (a device's profile), an
     /// installation UUID (the profile its installation holds), an external ID (the verified profile

@@ -135,7 +135,7 @@ extension ConsoleController {
             html.element(
                 "p",
                 text:
-                    "Search takes a profile ID (usr_…), a session ID (ses_…), a device ID (dev_…), a webhook ID (whk_…), an installation ID, an external user ID or an email."
+                    "Search takes a profile ID (usr_…), a session ID (ses_…), a device ID (dev_…), a webhook ID (whk_…), an installation ID, an external user ID, an email or a push token. To find profiles by the start of an email, name or external ID, use the search field of the profile list."
             )
         }
     }
@@ -145,20 +145,19 @@ extension ConsoleController {
     /// `GET /console/profiles`: the profile list with the admin API's filters, newest first.
     func profiles(_ request: ConsoleRequest) async throws -> Response {
         let query = request.query
-        var filter = try Self.profileFilter(query, projectID: request.runtime.id, limit: 50)
-        if let cursor = query.value("cursor") {
-            guard InputRules.isIdentifier(cursor, prefix: "usr_") else {
-                throw CoreError.invalidRequest("cursor is not a cursor of this list.")
-            }
-            filter.beforeID = cursor
-        }
+        let filter = try Self.profileFilter(query, projectID: request.runtime.id, limit: 50)
         var fetch = filter
         fetch.limit = filter.limit + 1
+        async let counted = core.store.countProfiles(filter, cap: Self.profileCountCap)
         var found = try await core.store.profiles(fetch)
         let next = found.count > filter.limit ? found[filter.limit - 1].id : nil
         found = Array(found.prefix(filter.limit))
+        let count = try await counted
         return page(request, title: "Profiles", section: .profiles) { html in
             html.element("form", [("method", "get"), ("action", "profiles"), ("class", "filters")]) { html in
+                Self.field(
+                    &html, id: "search", label: "Email, name or external ID starts with", type: "search",
+                    value: filter.search, required: false)
                 Self.select(
                     &html, id: "kind", label: "Kind", selected: query.value("kind"),
                     options: [("", "Any"), ("anonymous", "Anonymous"), ("identified", "Identified")])
@@ -175,8 +174,18 @@ extension ConsoleController {
                 Self.field(
                     &html, id: "installation_id", label: "Installation ID", type: "text", value: filter.installationID,
                     required: false)
+                Self.select(
+                    &html, id: "order", label: "Order", selected: query.value("order"),
+                    options: [("newest", "Newest first"), ("oldest", "Oldest first")])
                 html.element("button", [("type", "submit")], text: "Filter")
             }
+            html.element(
+                "p", [("id", "profile-count"), ("role", "status")],
+                text: Self.profileCountText(
+                    count,
+                    filtered: query.fields.contains {
+                        !["cursor", "notice", "order"].contains($0.name) && !$0.value.isEmpty
+                    }))
             if request.viewer.may(.admin) {
                 let filters = query.fields.filter { $0.name != "cursor" && $0.name != "notice" && !$0.value.isEmpty }
                     .map { ($0.name, Optional($0.value)) }
@@ -198,7 +207,9 @@ extension ConsoleController {
                 }
                 links.append(("cursor", next))
                 html.element("p", [("class", "pager")]) { html in
-                    html.link(ConsoleURL("profiles", links), [("rel", "next")], text: "Older profiles")
+                    html.link(
+                        ConsoleURL("profiles", links), [("rel", "next")],
+                        text: filter.oldestFirst ? "Newer profiles" : "Older profiles")
                 }
             }
         }
@@ -244,27 +255,34 @@ extension ConsoleController {
         return Response(status: .ok, headers: headers, body: body)
     }
 
-    /// The profile list's filters of a console query: `kind`, `verified`, `blocked`, `email`,
-    /// `external_id`, `installation_id`.
+    /// The profile list's filters of a console query, parsed as `GET /v1/admin/profiles` parses
+    /// them (``ProfileListQuery``): `kind`, `verified`, `blocked`, `email`, `search`,
+    /// `external_id`, `installation_id`, `order` and `cursor`; an empty field is no filter.
     static func profileFilter(_ query: ConsoleForm, projectID: String, limit: Int) throws -> ProfileQuery {
-        var filter = ProfileQuery(projectID: projectID, limit: limit)
-        if let kind = query.value("kind") {
-            guard let value = ProfileRecord.Kind(rawValue: kind) else {
-                throw CoreError.invalidRequest("kind must be anonymous or identified.")
-            }
-            filter.kind = value
+        var filter = try ProfileListQuery.parse(projectID: projectID) { name in
+            name == "limit" ? nil : query.value(name)
         }
-        filter.verified = try Self.flag(query.value("verified"), name: "verified")
-        filter.blocked = try Self.flag(query.value("blocked"), name: "blocked")
-        filter.email = query.value("email")
-        filter.externalID = query.value("external_id")
-        filter.installationID = query.value("installation_id")
+        filter.limit = limit
         return filter
+    }
+
+    /// The most profiles the list counts; above it, the page says "more than".
+    static let profileCountCap = 1_000
+
+    /// "3 profiles match.", "More than 1,000 profiles match.", or, with no filter, "3 profiles.".
+    static func profileCountText(_ count: Int, filtered: Bool) -> String {
+        let number =
+            count > profileCountCap
+            ? "More than \(profileCountCap.formatted(.number.locale(Locale(identifier: "en_US"))))"
+            : count.formatted(.number.locale(Locale(identifier: "en_US")))
+        let noun = count == 1 ? "profile" : "profiles"
+        guard filtered else { return "\(number) \(noun)." }
+        return "\(number) \(noun) \(count == 1 ? "matches" : "match")."
     }
 
     private func profileTable(_ html: inout HTML, _ profiles: [ProfileRecord], viewer: ConsoleViewer) {
         Self.table(
-            &html, caption: "Profiles, newest first",
+            &html, caption: "Profiles",
             headers: ["Profile", "Kind", "External ID", "Email", "Verified", "Created"], rows: profiles
         ) { html, profile in
             html.element("td") { html in

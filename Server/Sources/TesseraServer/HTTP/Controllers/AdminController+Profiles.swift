@@ -1,8 +1,9 @@
 import Hummingbird
 
 extension AdminController {
-    /// `GET /v1/admin/profiles?kind=&verified=&email=&external_id=&installation_id=&blocked=&cursor=&limit=`
-    /// → `{profiles, next_cursor}`: the project's profiles matching every filter given, newest first.
+    /// `GET /v1/admin/profiles?kind=&verified=&email=&search=&external_id=&installation_id=&blocked=&order=&cursor=&limit=`
+    /// → `{profiles, next_cursor}`: the project's profiles matching every filter given, newest first
+    /// (oldest first with `order=oldest`).
     ///
     /// The store is asked for one profile more than the page: `next_cursor` is null exactly on the
     /// last page. A call with only `external_id` (the first version of this endpoint) answers as

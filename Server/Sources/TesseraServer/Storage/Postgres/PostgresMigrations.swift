@@ -420,5 +420,20 @@ enum PostgresMigrations {
             );
             """
         ),
+        (
+            13,
+            // The profile list's search (issue 25): see SQLiteMigrations' version 13. The folded value
+            // is `translate` of the ASCII capitals (not `lower`, which follows the database's locale
+            // and would answer differently from SQLite), compared in the "C" collation, so a prefix is
+            // one range of the index.
+            """
+            CREATE INDEX profiles_email_folded ON profiles (project_id, (translate(email, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) COLLATE "C", id)
+                WHERE email IS NOT NULL;
+            CREATE INDEX profiles_name_folded ON profiles (project_id, (translate(name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) COLLATE "C", id)
+                WHERE name IS NOT NULL;
+            CREATE INDEX profiles_external_id_folded ON profiles (project_id, (translate(external_id, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) COLLATE "C", id)
+                WHERE external_id IS NOT NULL;
+            """
+        ),
     ]
 }

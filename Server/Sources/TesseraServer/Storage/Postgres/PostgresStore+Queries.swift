@@ -18,10 +18,16 @@ extension PostgresStore {
         func query(_ sql: String) -> PostgresQuery { PostgresQuery(unsafeSQL: sql, binds: binds) }
     }
 
+    /// `column`'s folded value as the folded indexes hold it (``ProfileSearch``): ASCII capitals made
+    /// small, in the "C" collation.
+    static func folded(_ column: String) -> String {
+        "(translate(\(column), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') COLLATE \"C\")"
+    }
+
     /// The statement of one page of the profile list: the most selective filter chooses the index
-    /// (see ``SQLiteStore/profilesStatement(_:)``); without one, `profiles_list` is read newest first
+    /// (see ``SQLiteStore/profilesStatement(_:)``); without one, `profiles_list` is read in ID order
     /// once for each (kind, verified) pair the filters allow, each branch stopping after `limit` rows.
-    static func profilesStatement(_ query: ProfileQuery) -> PostgresQuery {
+    static func profilesStatement(_ query: ProfileQuery, denseSearch: Bool = false) -> PostgresQuery {
         var builder = QueryBuilder()
         let project = builder.bind(query.projectID)
         var conditions = ["project_id = \(project)"]
@@ -38,28 +44,43 @@ extension PostgresStore {
             conditions.append("external_id = \(builder.bind(externalID))")
         } else if let email = query.email {
             driver = .email
-            conditions.append("email = \(builder.bind(email))")
+            conditions.append(
+                "email IS NOT NULL AND \(folded("email")) = \(builder.bind(ProfileSearch.folded(email))) COLLATE \"C\"")
         } else if query.blocked == true {
             driver = .blocked
             conditions.append("blocked_at IS NOT NULL")
+        } else if query.search != nil {
+            return denseSearch ? denseSearchStatement(query) : searchStatement(query)
         } else {
             driver = .list
         }
         if let kind = query.kind, driver != .list { conditions.append("kind = \(builder.bind(kind.rawValue))") }
         if let verified = query.verified, driver != .list { conditions.append("verified = \(builder.bind(verified))") }
-        if let email = query.email, driver != .email { conditions.append("email = \(builder.bind(email))") }
+        if let email = query.email, driver != .email {
+            conditions.append("\(folded("email")) = \(builder.bind(ProfileSearch.folded(email))) COLLATE \"C\"")
+        }
         if let externalID = query.externalID, driver != .externalID {
             conditions.append("external_id = \(builder.bind(externalID))")
         }
         if let blocked = query.blocked, driver != .blocked {
             conditions.append(blocked ? "blocked_at IS NOT NULL" : "blocked_at IS NULL")
         }
-        if let beforeID = query.beforeID { conditions.append("id < \(builder.bind(beforeID))") }
-        let limit = builder.bind(Int64(query.limit))
+        if let search = query.search {
+            let (low, high) = ProfileSearch.range(search)
+            let (from, to) = (builder.bind(low), builder.bind(high))
+            let ranges = ProfileSearch.columns.map {
+                "\(folded($0)) >= \(from) COLLATE \"C\" AND \(folded($0)) < \(to) COLLATE \"C\""
+            }
+            conditions.append("(" + ranges.joined(separator: " OR ") + ")")
+        }
+        if let beforeID = query.beforeID {
+            conditions.append("id \(query.oldestFirst ? ">" : "<") \(builder.bind(beforeID))")
+        }
+        let (limit, order) = (builder.bind(Int64(query.limit)), query.oldestFirst ? "ASC" : "DESC")
         let filter = conditions.joined(separator: " AND ")
         guard driver == .list else {
             return builder.query(
-                "SELECT \(profileColumns) FROM profiles WHERE \(filter) ORDER BY id DESC LIMIT \(limit)")
+                "SELECT \(profileColumns) FROM profiles WHERE \(filter) ORDER BY id \(order) LIMIT \(limit)")
         }
         let branches = SQLiteStore.profileClasses.filter {
             (query.kind == nil || query.kind == $0.kind) && (query.verified == nil || query.verified == $0.verified)
@@ -67,16 +88,130 @@ extension PostgresStore {
             """
             (SELECT \(profileColumns) FROM profiles
             WHERE kind = '\($0.kind.rawValue)' AND verified = \($0.verified) AND \(filter)
-            ORDER BY id DESC LIMIT \(limit))
+            ORDER BY id \(order) LIMIT \(limit))
             """
         }
         return builder.query(
-            "SELECT * FROM (\(branches.joined(separator: "\nUNION ALL\n"))) AS page ORDER BY id DESC LIMIT \(limit)")
+            "SELECT * FROM (\(branches.joined(separator: "\nUNION ALL\n"))) AS page ORDER BY id \(order) LIMIT \(limit)"
+        )
+    }
+
+    /// The statement of one page of a search without an installation, external ID or email to start
+    /// from (see ``SQLiteStore/searchStatement(_:)``): one range of each folded index, merged without
+    /// repeats, then the page's rows by primary key.
+    static func searchStatement(_ query: ProfileQuery) -> PostgresQuery {
+        var builder = QueryBuilder()
+        let project = builder.bind(query.projectID)
+        let (low, high) = ProfileSearch.range(query.search ?? "")
+        let (from, to) = (builder.bind(low), builder.bind(high))
+        var others = searchFilters(query, &builder)
+        if let beforeID = query.beforeID {
+            others.append("id \(query.oldestFirst ? ">" : "<") \(builder.bind(beforeID))")
+        }
+        let (limit, order) = (builder.bind(Int64(query.limit)), query.oldestFirst ? "ASC" : "DESC")
+        let branches = ProfileSearch.columns.map { column in
+            """
+            SELECT id FROM profiles WHERE project_id = \(project) AND \(column) IS NOT NULL
+                AND \(folded(column)) >= \(from) COLLATE "C" AND \(folded(column)) < \(to) COLLATE "C"
+            """ + others.map { " AND " + $0 }.joined()
+        }
+        return builder.query(
+            """
+            SELECT \(profileColumns) FROM profiles WHERE id IN (
+            SELECT id FROM (\(branches.joined(separator: "\nUNION\n"))) AS found ORDER BY id \(order) LIMIT \(limit))
+            ORDER BY id \(order)
+            """)
+    }
+
+    /// The conditions a search's statements share besides its ranges: kind, verification, blocked.
+    private static func searchFilters(_ query: ProfileQuery, _ builder: inout QueryBuilder) -> [String] {
+        var others: [String] = []
+        if let kind = query.kind { others.append("kind = \(builder.bind(kind.rawValue))") }
+        if let verified = query.verified { others.append("verified = \(builder.bind(verified))") }
+        if let blocked = query.blocked { others.append(blocked ? "blocked_at IS NOT NULL" : "blocked_at IS NULL") }
+        return others
+    }
+
+    /// The statement of a dense search's page (see ``SQLiteStore/denseSearchStatement(_:)``): the
+    /// project's profiles in ID order through the primary key, the matches kept until the page is full.
+    static func denseSearchStatement(_ query: ProfileQuery) -> PostgresQuery {
+        var builder = QueryBuilder()
+        var conditions = ["project_id = \(builder.bind(query.projectID))"]
+        let (low, high) = ProfileSearch.range(query.search ?? "")
+        let (from, to) = (builder.bind(low), builder.bind(high))
+        let ranges = ProfileSearch.columns.map {
+            "\(folded($0)) >= \(from) COLLATE \"C\" AND \(folded($0)) < \(to) COLLATE \"C\""
+        }
+        conditions.append("(" + ranges.joined(separator: " OR ") + ")")
+        conditions += searchFilters(query, &builder)
+        if let beforeID = query.beforeID {
+            conditions.append("id \(query.oldestFirst ? ">" : "<") \(builder.bind(beforeID))")
+        }
+        let (limit, order) = (builder.bind(Int64(query.limit)), query.oldestFirst ? "ASC" : "DESC")
+        return builder.query(
+            """
+            SELECT \(profileColumns) FROM profiles WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY id \(order) LIMIT \(limit)
+            """)
+    }
+
+    /// The statement that measures a search (see ``SQLiteStore/searchProbeStatement(_:)``): the most
+    /// profiles one column's range holds, counted no further than the threshold, from the indexes.
+    static func searchProbeStatement(_ query: ProfileQuery) -> PostgresQuery {
+        var builder = QueryBuilder()
+        let project = builder.bind(query.projectID)
+        let (low, high) = ProfileSearch.range(query.search ?? "")
+        let (from, to) = (builder.bind(low), builder.bind(high))
+        let limit = builder.bind(Int64(ProfileSearch.denseThreshold))
+        let counts = ProfileSearch.columns.map { column in
+            """
+            (SELECT COUNT(*) FROM (SELECT 1 FROM profiles WHERE project_id = \(project) AND \(column) IS NOT NULL
+                AND \(folded(column)) >= \(from) COLLATE "C" AND \(folded(column)) < \(to) COLLATE "C"
+                LIMIT \(limit)) AS range_\(column))
+            """
+        }
+        return builder.query("SELECT GREATEST(" + counts.joined(separator: ", ") + ")")
+    }
+
+    /// Whether `query` is a dense search (``ProfileSearch/denseThreshold``), measured with `client`.
+    private static func isDenseSearch(_ query: ProfileQuery, client: PostgresClient, logger: Logger)
+        async throws -> Bool
+    {
+        guard ProfileSearch.drives(query) else { return false }
+        let count = try await client.first(searchProbeStatement(query), logger: logger)?.int(0) ?? 0
+        return count >= ProfileSearch.denseThreshold
     }
 
     public func profiles(_ query: ProfileQuery) async throws -> [ProfileRecord] {
-        let (logger, select) = (logger, Self.profilesStatement(query))
-        return try await statement { client in try await client.rows(select, logger: logger).map(Self.profile) }
+        try await profiles(query, denseSearch: nil)
+    }
+
+    /// `profiles(_:)` with a search's way forced (tests compare the two); nil measures.
+    func profiles(_ query: ProfileQuery, denseSearch: Bool?) async throws -> [ProfileRecord] {
+        let logger = logger
+        return try await statement { client in
+            var dense = denseSearch
+            if dense == nil { dense = try await Self.isDenseSearch(query, client: client, logger: logger) }
+            return try await client.rows(Self.profilesStatement(query, denseSearch: dense ?? false), logger: logger)
+                .map(Self.profile)
+        }
+    }
+
+    /// The statement that counts `query`'s profiles up to `cap + 1` (``TesseraStore/countProfiles(_:cap:)``).
+    static func countProfilesStatement(_ query: ProfileQuery, cap: Int, denseSearch: Bool = false) -> PostgresQuery {
+        var counted = query
+        (counted.beforeID, counted.limit) = (nil, cap + 1)
+        let page = profilesStatement(counted, denseSearch: denseSearch)
+        return PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM (\(page.sql)) AS counted", binds: page.binds)
+    }
+
+    public func countProfiles(_ query: ProfileQuery, cap: Int) async throws -> Int {
+        let logger = logger
+        return try await statement { client in
+            let dense = try await Self.isDenseSearch(query, client: client, logger: logger)
+            let select = Self.countProfilesStatement(query, cap: cap, denseSearch: dense)
+            return Int(try await client.first(select, logger: logger)?.int(0) ?? 0)
+        }
     }
 
     /// The statements `lookupProfile` tries in order, each answering at most one profile row.
@@ -120,7 +255,17 @@ extension PostgresStore {
         statements.append(
             """
             SELECT \(unescaped: profileColumns) FROM profiles
-            WHERE project_id = \(projectID) AND email = \(identifier) ORDER BY id DESC LIMIT 1
+            WHERE project_id = \(projectID) AND email IS NOT NULL
+                AND \(unescaped: folded("email")) = \(ProfileSearch.folded(identifier)) COLLATE "C"
+            ORDER BY id DESC LIMIT 1
+            """)
+        // A push token names the profile of the device that registered it.
+        statements.append(
+            """
+            SELECT \(unescaped: columns) FROM devices d JOIN profiles p ON p.id = d.profile_id
+            WHERE d.project_id = \(projectID) AND d.platform IN ('apns', 'fcm') AND d.token = \(identifier)
+                AND p.project_id = \(projectID)
+            ORDER BY d.id DESC LIMIT 1
             """)
         return statements
     }

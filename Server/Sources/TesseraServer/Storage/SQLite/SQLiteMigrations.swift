@@ -402,5 +402,19 @@ enum SQLiteMigrations {
             );
             """
         ),
+        (
+            13,
+            // The profile list's search (issue 25): an email compared without regard to case, and a
+            // prefix of the email, name or external ID, each through an index of its folded value
+            // (ASCII letters made small, as `lower` does here) with the ID, so a search reads its
+            // ranges and the page's IDs from the indexes alone. Partial: anonymous profiles, which
+            // have none of the three, write none of them.
+            """
+            CREATE INDEX profiles_email_folded ON profiles (project_id, lower(email), id) WHERE email IS NOT NULL;
+            CREATE INDEX profiles_name_folded ON profiles (project_id, lower(name), id) WHERE name IS NOT NULL;
+            CREATE INDEX profiles_external_id_folded ON profiles (project_id, lower(external_id), id)
+                WHERE external_id IS NOT NULL;
+            """
+        ),
     ]
 }

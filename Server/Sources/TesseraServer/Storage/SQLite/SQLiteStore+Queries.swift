@@ -24,12 +24,14 @@ extension SQLiteStore {
     /// The statement of one page of the profile list.
     ///
     /// The most selective filter chooses the index: an installation (its primary key, then the
-    /// profile's), an external ID (`profiles_external_id`), an email (`profiles_email`), blocked
-    /// profiles (`profiles_blocked`); without any of these, `profiles_list` (project, kind,
-    /// verified, id) is read newest first once for each (kind, verified) pair the filters allow,
-    /// each branch stopping after `limit` rows, and the branches are merged: at most four short
-    /// index ranges, whatever the size of the project. The other filters are checked on the rows read.
-    static func profilesStatement(_ query: ProfileQuery) -> Statement {
+    /// profile's), an external ID (`profiles_external_id`), an email (`profiles_email_folded`),
+    /// blocked profiles (`profiles_blocked`), a search (``searchStatement(_:)``, or
+    /// ``denseSearchStatement(_:)`` when its ranges are large); without any of these,
+    /// `profiles_list` (project, kind, verified, id) is read in ID order once for each (kind,
+    /// verified) pair the filters allow, each branch stopping after `limit` rows, and the branches
+    /// are merged: at most four short index ranges, whatever the size of the project. The other
+    /// filters are checked on the rows read.
+    static func profilesStatement(_ query: ProfileQuery, denseSearch: Bool = false) -> Statement {
         var conditions: [String] = ["project_id = ?"]
         var bindings: [SQLiteValue] = [.init(query.projectID)]
         func add(_ condition: String, _ values: SQLiteValue...) {
@@ -47,11 +49,13 @@ extension SQLiteStore {
             if let verified = query.verified { add("verified = ?", .init(verified)) } else { add("verified IN (1, 0)") }
             add("external_id = ?", .init(externalID))
         } else if let email = query.email {
-            index = "profiles_email"
-            add("email = ?", .init(email))
+            index = "profiles_email_folded"
+            add("email IS NOT NULL AND lower(email) = ?", .init(ProfileSearch.folded(email)))
         } else if query.blocked == true {
             index = "profiles_blocked"
             add("blocked_at IS NOT NULL")
+        } else if query.search != nil {
+            return denseSearch ? denseSearchStatement(query) : searchStatement(query)
         } else {
             index = "profiles_list"
         }
@@ -60,21 +64,30 @@ extension SQLiteStore {
         if let verified = query.verified, index != "profiles_list", index != "profiles_external_id" {
             add("verified = ?", .init(verified))
         }
-        if let email = query.email, index != "profiles_email" { add("email = ?", .init(email)) }
+        if let email = query.email, index != "profiles_email_folded" {
+            add("lower(email) = ?", .init(ProfileSearch.folded(email)))
+        }
         if let externalID = query.externalID, index != "profiles_external_id" {
             add("external_id = ?", .init(externalID))
         }
         if let blocked = query.blocked, index != "profiles_blocked" {
             add(blocked ? "blocked_at IS NOT NULL" : "blocked_at IS NULL")
         }
-        if let beforeID = query.beforeID { add("id < ?", .init(beforeID)) }
-        let limit = SQLiteValue(query.limit)
+        if let search = query.search {
+            let (low, high) = ProfileSearch.range(search)
+            add(
+                "(" + ProfileSearch.columns.map { "lower(\($0)) >= ? AND lower(\($0)) < ?" }.joined(separator: " OR ")
+                    + ")")
+            for _ in ProfileSearch.columns { bindings += [.init(low), .init(high)] }
+        }
+        if let beforeID = query.beforeID { add(query.oldestFirst ? "id > ?" : "id < ?", .init(beforeID)) }
+        let (limit, order) = (SQLiteValue(query.limit), query.oldestFirst ? "ASC" : "DESC")
         guard index == "profiles_list" else {
             // The installation's profile is one primary-key probe: no hint needed.
             let hint = index == "primary key" ? "" : "INDEXED BY \(index)"
             return (
                 "SELECT \(profileColumns) FROM profiles \(hint) WHERE \(conditions.joined(separator: " AND "))"
-                    + " ORDER BY id DESC LIMIT ?", bindings + [limit]
+                    + " ORDER BY id \(order) LIMIT ?", bindings + [limit]
             )
         }
         let classes = profileClasses.filter {
@@ -86,16 +99,136 @@ extension SQLiteStore {
             branches.append(
                 """
                 SELECT * FROM (SELECT \(profileColumns) FROM profiles INDEXED BY profiles_list
-                WHERE kind = ? AND verified = ? AND \(conditions.joined(separator: " AND ")) ORDER BY id DESC LIMIT ?)
+                WHERE kind = ? AND verified = ? AND \(conditions.joined(separator: " AND ")) ORDER BY id \(order) LIMIT ?)
                 """)
             all += [.init(item.kind.rawValue), .init(item.verified)] + bindings + [limit]
         }
-        return (branches.joined(separator: "\nUNION ALL\n") + "\nORDER BY id DESC LIMIT ?", all + [limit])
+        return (branches.joined(separator: "\nUNION ALL\n") + "\nORDER BY id \(order) LIMIT ?", all + [limit])
+    }
+
+    /// The statement of one page of a search (``ProfileQuery/search``) without an installation,
+    /// external ID or email to start from: the IDs whose folded email, name or external ID starts
+    /// with the text, each read from its own index (`profiles_email_folded`, `profiles_name_folded`,
+    /// `profiles_external_id_folded`: project, folded value, id) as one range, merged without
+    /// repeats, then the page's rows by primary key. The other filters are checked on the rows of
+    /// each range.
+    static func searchStatement(_ query: ProfileQuery) -> Statement {
+        let (low, high) = ProfileSearch.range(query.search ?? "")
+        var others: [String] = []
+        var otherBindings: [SQLiteValue] = []
+        if let kind = query.kind {
+            others.append("kind = ?")
+            otherBindings.append(.init(kind.rawValue))
+        }
+        if let verified = query.verified {
+            others.append("verified = ?")
+            otherBindings.append(.init(verified))
+        }
+        if let blocked = query.blocked { others.append(blocked ? "blocked_at IS NOT NULL" : "blocked_at IS NULL") }
+        if let beforeID = query.beforeID {
+            others.append(query.oldestFirst ? "id > ?" : "id < ?")
+            otherBindings.append(.init(beforeID))
+        }
+        let order = query.oldestFirst ? "ASC" : "DESC"
+        var bindings: [SQLiteValue] = []
+        let branches = ProfileSearch.columns.map { column in
+            bindings += [.init(query.projectID), .init(low), .init(high)] + otherBindings
+            return """
+                SELECT id FROM profiles INDEXED BY profiles_\(column)_folded
+                WHERE project_id = ? AND \(column) IS NOT NULL AND lower(\(column)) >= ? AND lower(\(column)) < ?
+                """ + others.map { " AND " + $0 }.joined()
+        }
+        return (
+            """
+            SELECT \(profileColumns) FROM profiles WHERE id IN (
+            SELECT id FROM (\(branches.joined(separator: "\nUNION\n"))) ORDER BY id \(order) LIMIT ?)
+            ORDER BY id \(order)
+            """, bindings + [.init(query.limit)]
+        )
+    }
+
+    /// The statement of a dense search's page (``ProfileSearch/denseThreshold``): every profile of
+    /// the project newest (or oldest) first through the primary key's index, the matches kept, until
+    /// the page is full.
+    static func denseSearchStatement(_ query: ProfileQuery) -> Statement {
+        let (low, high) = ProfileSearch.range(query.search ?? "")
+        var conditions = ["project_id = ?"]
+        var bindings: [SQLiteValue] = [.init(query.projectID)]
+        conditions.append(
+            "(" + ProfileSearch.columns.map { "lower(\($0)) >= ? AND lower(\($0)) < ?" }.joined(separator: " OR ") + ")"
+        )
+        for _ in ProfileSearch.columns { bindings += [.init(low), .init(high)] }
+        if let kind = query.kind {
+            conditions.append("kind = ?")
+            bindings.append(.init(kind.rawValue))
+        }
+        if let verified = query.verified {
+            conditions.append("verified = ?")
+            bindings.append(.init(verified))
+        }
+        if let blocked = query.blocked { conditions.append(blocked ? "blocked_at IS NOT NULL" : "blocked_at IS NULL") }
+        if let beforeID = query.beforeID {
+            conditions.append(query.oldestFirst ? "id > ?" : "id < ?")
+            bindings.append(.init(beforeID))
+        }
+        return (
+            """
+            SELECT \(profileColumns) FROM profiles INDEXED BY sqlite_autoindex_profiles_1
+            WHERE \(conditions.joined(separator: " AND ")) ORDER BY id \(query.oldestFirst ? "ASC" : "DESC") LIMIT ?
+            """, bindings + [.init(query.limit)]
+        )
+    }
+
+    /// The statement that measures a search: the most profiles one column's range holds, counted no
+    /// further than ``ProfileSearch/denseThreshold``, from the folded indexes alone (the other
+    /// filters are not read: a probe never reads a row).
+    static func searchProbeStatement(_ query: ProfileQuery) -> Statement {
+        let (low, high) = ProfileSearch.range(query.search ?? "")
+        var bindings: [SQLiteValue] = []
+        let counts = ProfileSearch.columns.map { column in
+            bindings += [.init(query.projectID), .init(low), .init(high), .init(ProfileSearch.denseThreshold)]
+            return """
+                (SELECT COUNT(*) FROM (SELECT 1 FROM profiles INDEXED BY profiles_\(column)_folded
+                WHERE project_id = ? AND \(column) IS NOT NULL AND lower(\(column)) >= ? AND lower(\(column)) < ? LIMIT ?))
+                """
+        }
+        return ("SELECT MAX(" + counts.joined(separator: ", ") + ")", bindings)
+    }
+
+    /// Whether `query` is a dense search (``ProfileSearch/denseThreshold``), measured on `connection`.
+    static func isDenseSearch(_ query: ProfileQuery, on connection: SQLiteConnection) throws -> Bool {
+        guard ProfileSearch.drives(query) else { return false }
+        let probe = searchProbeStatement(query)
+        return try connection.queryFirst(probe.sql, probe.bindings)?.int(0) ?? 0 >= ProfileSearch.denseThreshold
     }
 
     public func profiles(_ query: ProfileQuery) async throws -> [ProfileRecord] {
-        let statement = Self.profilesStatement(query)
-        return try readers.read { try $0.query(statement.sql, statement.bindings).map { Self.profile($0) } }
+        try await profiles(query, denseSearch: nil)
+    }
+
+    /// `profiles(_:)` with a search's way forced (tests compare the two); nil measures.
+    func profiles(_ query: ProfileQuery, denseSearch: Bool?) async throws -> [ProfileRecord] {
+        try readers.read { connection in
+            let dense = try denseSearch ?? Self.isDenseSearch(query, on: connection)
+            let statement = Self.profilesStatement(query, denseSearch: dense)
+            return try connection.query(statement.sql, statement.bindings).map { Self.profile($0) }
+        }
+    }
+
+    /// The statement that counts `query`'s profiles up to `cap + 1` (``TesseraStore/countProfiles(_:cap:)``).
+    static func countProfilesStatement(_ query: ProfileQuery, cap: Int, denseSearch: Bool = false) -> Statement {
+        var counted = query
+        (counted.beforeID, counted.limit) = (nil, cap + 1)
+        let statement = profilesStatement(counted, denseSearch: denseSearch)
+        return ("SELECT COUNT(*) FROM (\(statement.sql))", statement.bindings)
+    }
+
+    public func countProfiles(_ query: ProfileQuery, cap: Int) async throws -> Int {
+        try readers.read { connection in
+            let dense = try Self.isDenseSearch(query, on: connection)
+            let statement = Self.countProfilesStatement(query, cap: cap, denseSearch: dense)
+            return Int(try connection.queryFirst(statement.sql, statement.bindings)?.int(0) ?? 0)
+        }
     }
 
     /// The statements `lookupProfile` tries in order, each answering at most one profile row.
@@ -148,9 +281,18 @@ extension SQLiteStore {
         statements.append(
             (
                 """
-                SELECT \(profileColumns) FROM profiles INDEXED BY profiles_email
-                WHERE project_id = ? AND email = ? ORDER BY id DESC LIMIT 1
-                """, [project, value]
+                SELECT \(profileColumns) FROM profiles INDEXED BY profiles_email_folded
+                WHERE project_id = ? AND email IS NOT NULL AND lower(email) = ? ORDER BY id DESC LIMIT 1
+                """, [project, .init(ProfileSearch.folded(identifier))]
+            ))
+        // A push token names the profile of the device that registered it.
+        statements.append(
+            (
+                """
+                SELECT \(qualifiedProfileColumns) FROM devices d JOIN profiles p ON p.id = d.profile_id
+                WHERE d.project_id = ? AND d.platform IN ('apns', 'fcm') AND d.token = ? AND p.project_id = ?
+                ORDER BY d.id DESC LIMIT 1
+                """, [project, value, project]
             ))
         return statements
     }
