@@ -53,6 +53,12 @@ struct ConsoleRefusalTests {
             // The profile says who blocked it and why.
             let page = try await admin.get("/console/profile?id=\(profileID)")
             #expect(page.html.contains(", by \(adminAccount.email): chargeback"))
+            // Its timeline tells the same in words, newest first, after how it began.
+            let timeline = try #require(page.html.range(of: #"<ol class="timeline">"#)).upperBound
+            let items = page.html[timeline...].components(separatedBy: "</ol>")[0]
+            let blockedLine = try #require(items.range(of: "Blocked by \(adminAccount.email): chargeback"))
+            let started = try #require(items.range(of: "Started an anonymous session"))
+            #expect(blockedLine.lowerBound < started.lowerBound)
         }
     }
 

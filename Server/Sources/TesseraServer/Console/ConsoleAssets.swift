@@ -99,6 +99,9 @@ enum ConsoleAssets {
         ins { background: var(--notice); text-decoration: none; } del { background: var(--alert); }
         .secret { background: var(--secret); border: 1px solid var(--secret-line); padding: .75rem; border-radius: 6px; }
         .pager { margin-top: 1rem; }
+        ol.timeline { list-style: none; padding: 0; margin: 0; }
+        ol.timeline li { padding: .3rem 0; border-bottom: 1px solid var(--line); }
+        ol.timeline time { color: var(--muted); display: inline-block; min-width: 9rem; }
         p.qr svg { display: block; max-width: 100%; height: auto; }
         """
 

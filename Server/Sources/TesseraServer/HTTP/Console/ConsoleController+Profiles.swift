@@ -322,15 +322,18 @@ extension ConsoleController {
         let aliases = try await core.store.aliases(projectID: runtime.id, profileID: profile.id)
         let events = try await core.store.recentEvents(
             projectID: runtime.id, type: nil, profileID: profile.id, before: nil, limit: 100)
+        // The operators who acted on it, by email (for the timeline and for who blocked it).
+        var operatorEmails: [String: String] = [:]
+        for id in Set(events.compactMap { $0.actor.kind == .operator ? $0.actor.id : nil }) {
+            operatorEmails[id] = try await core.store.operatorRecord(id: id)?.email
+        }
         // Who blocked the profile and why, from its latest profile.blocked event (the audit's own record).
         var blockedFact = "no"
         if let blockedAt = profile.blockedAt {
             blockedFact = "since " + ConsoleFormat.time(blockedAt)
             if let event = events.first(where: { $0.type == "profile.blocked" }) {
                 var who = event.actor.kind.rawValue
-                if event.actor.kind == .operator, let id = event.actor.id {
-                    who = try await core.store.operatorRecord(id: id)?.email ?? id
-                }
+                if event.actor.kind == .operator, let id = event.actor.id { who = operatorEmails[id] ?? id }
                 blockedFact += ", by \(who)" + (event.reason.map { ": \($0)" } ?? "")
             }
         }
@@ -446,12 +449,29 @@ extension ConsoleController {
                     }
                 }
             }
+            html.element("section", [("aria-labelledby", "timeline-title")]) { html in
+                html.element("h2", [("id", "timeline-title")], text: "Timeline")
+                if events.isEmpty {
+                    html.element("p", text: "Nothing happened to this profile in the event window.")
+                } else {
+                    html.element("ol", [("class", "timeline")]) { html in
+                        for entry in ProfileTimeline.entries(events, operatorEmails: operatorEmails) {
+                            html.element("li") { html in
+                                ConsoleFormat.time(entry.at, in: &html)
+                                html.text(" " + entry.text)
+                            }
+                        }
+                    }
+                }
+            }
             html.element("section", [("aria-labelledby", "events-title")]) { html in
                 html.element("h2", [("id", "events-title")], text: "Events")
                 if events.isEmpty {
                     html.element("p", text: "No event in the event window.")
                 } else {
-                    Self.eventTable(&html, events, caption: "The latest \(events.count), newest first")
+                    Self.eventTable(
+                        &html, events, caption: "The latest \(events.count), newest first",
+                        operatorEmails: operatorEmails)
                 }
             }
         }
