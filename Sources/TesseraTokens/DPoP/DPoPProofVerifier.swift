@@ -25,10 +25,19 @@ public struct DPoPProofVerifier: Sendable {
     /// How far `iat` may lie from the verifier's clock, either way (RFC 9449 §11.1; default 60 s).
     public var maximumClockSkew: TimeInterval
 
+    /// The keys of proofs that verified, by their exact coordinates (nil: none kept); shared by copies.
+    let keyCache: DPoPKeyCache?
+
     /// Creates a verifier.
-    /// - Parameter maximumClockSkew: how far `iat` may lie from `now`, either way.
-    public init(maximumClockSkew: TimeInterval = 60) {
+    /// - Parameters:
+    ///   - maximumClockSkew: how far `iat` may lie from `now`, either way.
+    ///   - keyCacheCapacity: how many `jwk` keys to keep, validated and with their thumbprints, for
+    ///     the next proof of the same key (0: none). Every proof's signature is verified whatever the
+    ///     cache holds; it saves only reading the key again. Keys beyond the capacity push out the
+    ///     least recently used half.
+    public init(maximumClockSkew: TimeInterval = 60, keyCacheCapacity: Int = 1024) {
         self.maximumClockSkew = maximumClockSkew
+        keyCache = keyCacheCapacity > 0 ? DPoPKeyCache(capacity: keyCacheCapacity) : nil
     }
 
     /// Verifies `proof` for one request and returns what it says.
@@ -62,10 +71,10 @@ public struct DPoPProofVerifier: Sendable {
         guard case .object(let jwk)? = jws.keyHeader else {
             throw TokenError(invalid, "A DPoP proof carries its public key in a jwk header object.")
         }
-        let key = try Self.publicKey(jwk)
+        let key = try Self.publicKey(jwk, cache: keyCache)
         guard jws.signature.count == 64,
             let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
-            jws.withSigningInput({ key.isValidSignature(signature, for: $0) })
+            jws.withSigningInput({ key.key.isValidSignature(signature, for: $0) })
         else {
             throw TokenError(invalid, "The DPoP proof's signature does not verify with its jwk.")
         }
@@ -97,9 +106,7 @@ public struct DPoPProofVerifier: Sendable {
         }
         let ath = try string("ath")
         if let accessToken {
-            guard let ath,
-                OpaqueToken.constantTimeEquals(Array(ath.utf8), Array(DPoPProof.accessTokenHash(of: accessToken).utf8))
-            else {
+            guard let ath, Self.isHash(ath, of: accessToken) else {
                 throw TokenError(invalid, "The DPoP proof's ath is not the hash of the credential it accompanies.")
             }
         } else if ath != nil {
@@ -115,20 +122,15 @@ public struct DPoPProofVerifier: Sendable {
         if let bodyHash, bodyHash.utf8.count != 43 {
             throw TokenError(invalid, "The DPoP proof's tessera_body must be a base64url SHA-256 (43 characters).")
         }
-        // `publicKey` decoded x and y as canonical base64url of 32 bytes each, so they are the strings
-        // the key would encode to: hashing them is the key's thumbprint, without exporting the key.
-        guard case .string(let x)? = jwk["x"], case .string(let y)? = jwk["y"] else {
-            throw TokenError(invalid, "The DPoP proof's jwk x and y must be a point on P-256.")
-        }
         return DPoPProof(
-            thumbprint: JWKThumbprint.sha256(requiredMembers: [("crv", "P-256"), ("kty", "EC"), ("x", x), ("y", y)]),
-            tokenID: jti, method: htm, url: htu, issuedAt: Date(timeIntervalSince1970: iat), accessTokenHash: ath,
-            nonce: proofNonce, bodyHash: bodyHash)
+            thumbprint: key.thumbprint, tokenID: jti, method: htm, url: htu, issuedAt: Date(timeIntervalSince1970: iat),
+            accessTokenHash: ath, nonce: proofNonce, bodyHash: bodyHash)
     }
 
-    /// The P-256 key of a `jwk` header: `kty` `EC`, `crv` `P-256`, canonical 32-byte `x` and `y` on
-    /// the curve, and no private member.
-    static func publicKey(_ jwk: JSONObject) throws(TokenError) -> P256.Signing.PublicKey {
+    /// The P-256 key of a `jwk` header and its RFC 7638 thumbprint: `kty` `EC`, `crv` `P-256`,
+    /// canonical 32-byte `x` and `y` on the curve, and no private member. A key `cache` holds is not
+    /// read again; only a valid one is put in it.
+    static func publicKey(_ jwk: JSONObject, cache: DPoPKeyCache? = nil) throws(TokenError) -> DPoPKeyCache.Entry {
         let invalid = TokenError.Code.dpopProofInvalid
         for member in jwk.members where ["d", "p", "q", "dp", "dq", "qi", "k", "oth"].contains(member.name) {
             throw TokenError(invalid, "The DPoP proof's jwk must not contain private key members.")
@@ -138,12 +140,32 @@ public struct DPoPProofVerifier: Sendable {
             throw TokenError(invalid, "The DPoP proof's jwk must be an EC P-256 key.")
         }
         guard case .string(let x)? = jwk["x"], case .string(let y)? = jwk["y"], let xBytes = Base64URL.decode(x),
-            let yBytes = Base64URL.decode(y), xBytes.count == 32, yBytes.count == 32,
-            let key = try? P256.Signing.PublicKey(x963Representation: [0x04] + xBytes + yBytes)
+            let yBytes = Base64URL.decode(y), xBytes.count == 32, yBytes.count == 32
         else {
             throw TokenError(invalid, "The DPoP proof's jwk x and y must be a point on P-256.")
         }
-        return key
+        let coordinates = DPoPKeyCache.Coordinates(x: xBytes, y: yBytes)
+        if let entry = cache?.entry(for: coordinates) { return entry }
+        guard let key = try? P256.Signing.PublicKey(x963Representation: [0x04] + xBytes + yBytes) else {
+            throw TokenError(invalid, "The DPoP proof's jwk x and y must be a point on P-256.")
+        }
+        // x and y decoded as canonical base64url of 32 bytes each, so they are the strings the key
+        // would encode to: hashing them is the key's thumbprint, without exporting the key.
+        let entry = DPoPKeyCache.Entry(key: key, thumbprint: JWKThumbprint.sha256(p256X: x, y: y))
+        cache?.insert(entry, for: coordinates)
+        return entry
+    }
+
+    /// Whether `ath` is the base64url SHA-256 of `credential` (compared in constant time).
+    static func isHash(_ ath: String, of credential: String) -> Bool {
+        var credential = credential
+        let digest = credential.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
+        var expected: [UInt8] = []
+        digest.withUnsafeBytes { Base64URL.append($0, to: &expected) }
+        guard ath.utf8.count == expected.count else { return false }
+        var difference: UInt8 = 0
+        for (index, byte) in ath.utf8.enumerated() { difference |= byte ^ expected[index] }
+        return difference == 0
     }
 
     /// 16 to 256 printable ASCII characters: room for ≥ 96 random bits in base64url.
@@ -151,33 +173,95 @@ public struct DPoPProofVerifier: Sendable {
         (16...256).contains(jti.utf8.count) && jti.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
     }
 
-    /// Whether a proof's `htu` names `url`: their ``normalizedURL(_:)``s are equal. The same bytes (what
-    /// every client that names the URL as the server does sends) need one normalisation, to know the
-    /// URL is valid, rather than two.
+    /// Whether a proof's `htu` names `url`: they are equal once each is normalised as
+    /// ``normalizedURL(_:)`` says, compared in place, without building either normalised string.
     static func sameURL(_ claimed: String, _ url: String) -> Bool {
-        if claimed.utf8.elementsEqual(url.utf8) { return normalizedURL(claimed) != nil }
-        guard let claimed = normalizedURL(claimed), let expected = normalizedURL(url) else { return false }
-        return claimed.utf8.elementsEqual(expected.utf8)
+        var (claimed, url) = (claimed, url)
+        return claimed.withUTF8 { claimedBytes in
+            url.withUTF8 { urlBytes in
+                guard let a = URLParts(claimedBytes), let b = URLParts(urlBytes), a.isHTTPS == b.isHTTPS,
+                    a.authority.count == b.authority.count
+                else { return false }
+                for (left, right) in zip(a.authority, b.authority) where lowercased(left) != lowercased(right) {
+                    return false
+                }
+                return a.hasPath(of: b)
+            }
+        }
     }
 
     /// `url` without query and fragment, with a lowercase scheme and host, the default port dropped
     /// and an empty path as `/` (RFC 9449 §4.3 and RFC 3986 §6.2.2–6.2.3); nil when it is not an
-    /// absolute `http` or `https` URL.
+    /// absolute `http` or `https` URL of printable ASCII with a host and no user information.
     static func normalizedURL(_ url: String) -> String? {
-        var text = Substring(url)
-        if let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<end] }
-        guard let schemeEnd = text.range(of: "://") else { return nil }
-        let scheme = text[..<schemeEnd.lowerBound].lowercased()
-        guard scheme == "https" || scheme == "http" else { return nil }
-        let rest = text[schemeEnd.upperBound...]
-        let pathStart = rest.firstIndex(of: "/") ?? rest.endIndex
-        var authority = rest[..<pathStart].lowercased()
-        guard !authority.isEmpty, !authority.contains("@") else { return nil }
-        let defaultPort = scheme == "https" ? ":443" : ":80"
-        if authority.hasSuffix(defaultPort) { authority.removeLast(defaultPort.count) }
-        let path = rest[pathStart...]
-        guard path.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), authority.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
-        else { return nil }
-        return scheme + "://" + authority + (path.isEmpty ? "/" : String(path))
+        var url = url
+        return url.withUTF8 { bytes in
+            guard let parts = URLParts(bytes) else { return nil }
+            let path = parts.path.isEmpty ? Array("/".utf8) : Array(parts.path)
+            let text = Array((parts.isHTTPS ? "https://" : "http://").utf8) + parts.authority.map(lowercased) + path
+            return String(decoding: text, as: UTF8.self)
+        }
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
+
+    /// An absolute `http` or `https` URL read in place: its scheme, its authority without the
+    /// scheme's default port, and its path without query and fragment.
+    private struct URLParts {
+        var isHTTPS: Bool
+        var authority: UnsafeBufferPointer<UInt8>.SubSequence
+        var path: UnsafeBufferPointer<UInt8>.SubSequence
+
+        /// Whether the paths are equal, an empty one counting as `/`.
+        func hasPath(of other: URLParts) -> Bool {
+            guard path.isEmpty != other.path.isEmpty else { return path.elementsEqual(other.path) }
+            let given = path.isEmpty ? other.path : path
+            return given.count == 1 && given.first == UInt8(ascii: "/")
+        }
+
+        init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+            let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+            let text = bytes[..<end]
+            // The first "://" ends the scheme.
+            var schemeEnd: Int?
+            var index = text.startIndex
+            while index + 3 <= text.endIndex {
+                if text[index] == UInt8(ascii: ":"), text[index + 1] == UInt8(ascii: "/"),
+                    text[index + 2] == UInt8(ascii: "/")
+                {
+                    schemeEnd = index
+                    break
+                }
+                index += 1
+            }
+            guard let schemeEnd else { return nil }
+            let scheme = text[..<schemeEnd].lazy.map(DPoPProofVerifier.lowercased)
+            let isHTTPS: Bool
+            if scheme.elementsEqual("https".utf8) {
+                isHTTPS = true
+            } else if scheme.elementsEqual("http".utf8) {
+                isHTTPS = false
+            } else {
+                return nil
+            }
+            let rest = text[(schemeEnd + 3)...]
+            let pathStart = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+            var authority = rest[..<pathStart]
+            guard !authority.isEmpty, !authority.contains(UInt8(ascii: "@")) else { return nil }
+            let defaultPort = isHTTPS ? ":443".utf8 : ":80".utf8
+            if authority.count >= defaultPort.count,
+                authority.suffix(defaultPort.count).elementsEqual(defaultPort)
+            {
+                authority = authority.dropLast(defaultPort.count)
+            }
+            let path = rest[pathStart...]
+            let printable = { (byte: UInt8) in byte > 0x20 && byte < 0x7F }
+            guard path.allSatisfy(printable), authority.allSatisfy(printable) else { return nil }
+            self.isHTTPS = isHTTPS
+            self.authority = authority
+            self.path = path
+        }
     }
 }

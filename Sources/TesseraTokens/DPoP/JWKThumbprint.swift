@@ -21,4 +21,20 @@ public enum JWKThumbprint {
         }
         return Base64URL.encode(SHA256.hash(data: writer.finish()))
     }
+
+    /// The thumbprint of a P-256 key given by `x` and `y` as canonical base64url (what a `jwk` holds
+    /// once checked): its required members written straight into the hashed bytes, already sorted,
+    /// with nothing to escape.
+    static func sha256(p256X x: String, y: String) -> String {
+        var json: [UInt8] = []
+        json.reserveCapacity(40 + x.utf8.count + y.utf8.count)
+        json += #"{"crv":"P-256","kty":"EC","x":""#.utf8
+        json += x.utf8
+        json += #"","y":""#.utf8
+        json += y.utf8
+        json += #""}"#.utf8
+        var output: [UInt8] = []
+        SHA256.hash(data: json).withUnsafeBytes { Base64URL.append($0, to: &output) }
+        return String(decoding: output, as: UTF8.self)
+    }
 }

@@ -39,7 +39,8 @@ struct Authenticator: Sendable {
                 var context = context
                 context.authentication = try await authenticate(credential)
                 guard accepts != .secretKey else { return try await handler(request, context) }
-                let (proof, nonce) = try await checkPossession(request, context: context, credential: credential)
+                let (proof, nonce) = try checkPossession(request, context: context, credential: credential)
+                if spendsProof, let proof { try await dpop.consume(proof) }
                 context.dpopProof = proof
                 var response = try await handler(request, context)
                 if let nonce { response.headers[.dpopNonce] = nonce }
@@ -54,14 +55,22 @@ struct Authenticator: Sendable {
     }
 
     /// The request's DPoP proof, verified, and a fresh nonce to answer with when its nonce is near its
-    /// end; throws when a bound session presents no proof of its key, or a proof is bad or replayed.
+    /// end; throws when a bound session presents no proof of its key, or a proof is bad. (The caller
+    /// spends the proof where the endpoint says so.)
     ///
     /// A request of an unbound session without a `DPoP` header (every heartbeat before binding) costs
-    /// two checks here.
+    /// two checks here. Synchronous: the proof's checks run on the thread's stack, not in frames the
+    /// request's task allocates.
     private func checkPossession(_ request: Request, context: TesseraRequestContext, credential: Credential?)
-        async throws -> (DPoPProof?, String?)
+        throws -> (DPoPProof?, String?)
     {
-        let header = request.headers[.dpop]
+        // One pass over the fields: the first `DPoP` header and how many there are.
+        var header: String?
+        var headerCount = 0
+        for field in request.headers where field.name == .dpop {
+            headerCount += 1
+            if header == nil { header = field.value }
+        }
         if let header, header.utf8.count > DPoPGate.maximumProofLength {
             // Refused whatever the project's binding setting, as the contract's `maxLength` says: a
             // header no proof could fill is a bad proof, never silently ignored.
@@ -73,14 +82,11 @@ struct Authenticator: Sendable {
             method: request.method.rawValue, path: request.uri.path, proof: header, credential: credential?.text,
             dpopScheme: Credential.usesDPoPScheme(request.headers))
         let date = now()
-        if request.headers[values: .dpop].count > 1 {
-            throw CoreError.dpopProofInvalid("send exactly one DPoP header.")
-        }
+        if headerCount > 1 { throw CoreError.dpopProofInvalid("send exactly one DPoP header.") }
         let proof = try dpop.proof(presented, project: runtime, now: date)
         if let caller = context.caller {
             try dpop.authorize(caller.context.session, presented: presented, proof: proof, project: runtime)
         }
-        if spendsProof, let proof { try await dpop.consume(proof) }
         return (proof, dpop.refreshedNonce(for: proof, project: runtime, now: date))
     }
 
