@@ -166,7 +166,7 @@ struct OpenAPIContractTests {
             for (method, operation) in item where Self.operationKeys.contains(method) {
                 let responses = (operation as? [String: Any])?["responses"] as? [String: Any] ?? [:]
                 for (status, response) in responses where status.hasPrefix("4") || status.hasPrefix("5") {
-                    let where_ = "\(method.uppercased()) \(path) \(status)"
+                    let place = "\(method.uppercased()) \(path) \(status)"
                     let content = Self.resolved(response, in: document)["content"] as? [String: Any]
                     let schema = Self.resolved(
                         (content?["application/json"] as? [String: Any])?["schema"], in: document)
@@ -176,12 +176,12 @@ struct OpenAPIContractTests {
                         let code = (error?["properties"] as? [String: Any])?["code"] as? [String: Any]
                         return code?["enum"] as? [String]
                     }
-                    let listed = try #require(enums.first, "\(where_): no code enum")
+                    let listed = try #require(enums.first, "\(place): no code enum")
                     for name in listed {
-                        let code = try #require(codes[name], "\(where_): \(name) is not a code of the server")
+                        let code = try #require(codes[name], "\(place): \(name) is not a code of the server")
                         let expected = Int(APIError.status(of: code).code)
                         let allowed = Set([expected] + (Self.otherStatuses[name].map { [$0.status] } ?? []))
-                        #expect(allowed.contains(Int(status) ?? 0), "\(where_): \(name) is answered with \(expected)")
+                        #expect(allowed.contains(Int(status) ?? 0), "\(place): \(name) is answered with \(expected)")
                         checked += 1
                     }
                 }
