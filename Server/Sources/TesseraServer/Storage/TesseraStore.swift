@@ -54,6 +54,13 @@ public protocol TesseraStore: Sendable {
     /// (`session.ended` with `reason`).
     func revokeSession(sessionID: String, profileID: String?, now: Int64, reason: SessionEndReason, origin: EventOrigin)
         async throws -> Bool
+    /// Revokes `sessionID`, a live session of the profile of the live session `callerSessionID`, and
+    /// deletes its devices (`session.ended` with `reason`), deciding both from the rows as locked in
+    /// one transaction; nil when the caller's session is not alive (nothing written), false when
+    /// `sessionID` is not a live session of the caller's profile.
+    func revokeSession(
+        sessionID: String, callerSessionID: String, now: Int64, reason: SessionEndReason, origin: EventOrigin
+    ) async throws -> Bool?
     /// Revokes every live session of a profile (by ID or alias, resolved in the same transaction)
     /// and deletes their devices (`session.ended`, reason `admin`); returns how many, nil when the
     /// profile is unknown (nothing written).
@@ -102,6 +109,11 @@ public protocol TesseraStore: Sendable {
     /// Binds a push token to a session, moving it from any other session of the project.
     func registerDevice(_ device: DeviceRecord, origin: EventOrigin) async throws -> DeviceRecord
     func deleteDevice(deviceID: String, profileID: String, now: Int64, origin: EventOrigin) async throws -> Bool
+    /// Removes a device of the profile of the live session `callerSessionID` (only one registered by
+    /// that session when `ownSessionOnly`), deciding from the rows as locked in one transaction; nil
+    /// when the caller's session is not alive (nothing written), false when no such device.
+    func deleteDevice(deviceID: String, callerSessionID: String, ownSessionOnly: Bool, now: Int64, origin: EventOrigin)
+        async throws -> Bool?
     func liveDevices(profileID: String, now: Int64) async throws -> [DeviceRecord]
 
     // MARK: Admin
