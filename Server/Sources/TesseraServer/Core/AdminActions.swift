@@ -88,14 +88,23 @@ struct AdminActions: Sendable {
 
     // MARK: Settings
 
-    /// Checks and saves `settings` as the project's; answers the saved project.
-    func updateSettings(_ runtime: ProjectRuntime, settings: ProjectSettings, origin: EventOrigin) async throws
-        -> ProjectRecord
-    {
-        try Self.check(settings)
+    /// Changes the project's settings as its locked row holds them (`change` is given the locked
+    /// project and answers the new settings), checks them and saves them; answers the saved project.
+    ///
+    /// A patch applies only its own members to the row as locked, never to a cached copy: two
+    /// patches of different settings sent at once both stay.
+    func updateSettings(
+        _ runtime: ProjectRuntime, origin: EventOrigin,
+        change: @escaping @Sendable (ProjectRecord) throws -> ProjectSettings
+    ) async throws -> ProjectRecord {
         guard
             let project = try await core.store.updateProjectSettings(
-                projectID: runtime.id, settings: settings, now: now, origin: origin)
+                projectID: runtime.id, now: now, origin: origin,
+                change: { locked in
+                    let settings = try change(locked)
+                    try Self.check(settings)
+                    return settings
+                })
         else { throw CoreError.notFound }
         core.projects.invalidate(projectID: runtime.id)
         return project

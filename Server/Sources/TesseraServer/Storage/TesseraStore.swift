@@ -25,9 +25,13 @@ public protocol TesseraStore: Sendable {
     func project(id: String) async throws -> ProjectRecord?
     func project(publishableKeyHash: [UInt8]) async throws -> ProjectRecord?
     func project(secretKeyHash: [UInt8]) async throws -> ProjectRecord?
-    /// Replaces the settings; nil when the project does not exist (`project.updated` when one changed).
-    func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64, origin: EventOrigin)
-        async throws -> ProjectRecord?
+    /// Changes the settings of the project as its locked row holds them: `change` is given the locked
+    /// project and answers its new settings (an error it throws is thrown, nothing written); nil when
+    /// the project does not exist. `project.updated` lists what changed against the locked row.
+    func updateProjectSettings(
+        projectID: String, now: Int64, origin: EventOrigin,
+        change: @escaping @Sendable (ProjectRecord) throws -> ProjectSettings
+    ) async throws -> ProjectRecord?
     func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord]
     /// Adds a secret unless the project already has `limit` (`identity_secret_limit_reached`).
     func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int, origin: EventOrigin)
@@ -336,6 +340,13 @@ public protocol TesseraStore: Sendable {
 }
 
 extension TesseraStore {
+    /// Replaces every setting of the project; nil when the project does not exist.
+    func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64, origin: EventOrigin)
+        async throws -> ProjectRecord?
+    {
+        try await updateProjectSettings(projectID: projectID, now: now, origin: origin) { _ in settings }
+    }
+
     /// Every audit entry, newest first (see ``auditEvents(projectID:filter:before:limit:)``).
     func auditEvents(projectID: String, before: Int64?, limit: Int) async throws -> [EventRecord] {
         try await auditEvents(projectID: projectID, filter: .all, before: before, limit: limit)
