@@ -250,6 +250,12 @@ public protocol TesseraStore: Sendable {
     )
         async throws -> OperatorRecord?
     func createOperatorSession(_ session: OperatorSessionRecord) async throws
+    /// Records a sign-in (`last_login_at`, and `totpStep` as used) and opens its console session, in
+    /// one transaction on the operator's locked row, only while the operator still exists with
+    /// `passwordHash` (the hash the password was verified against) and has not used `totpStep` or a
+    /// later step; otherwise writes nothing and answers why.
+    func logInOperator(session: OperatorSessionRecord, passwordHash: String, totpStep: Int64?) async throws
+        -> OperatorLoginOutcome
     /// The session with this token hash and its operator; nil when unknown or expired at `now`
     /// (absolute, or idle for ``OperatorSessionRecord/idleSeconds``).
     func operatorSession(tokenHash: [UInt8], now: Int64) async throws -> (OperatorSessionRecord, OperatorRecord)?
