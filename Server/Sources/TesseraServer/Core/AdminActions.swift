@@ -247,11 +247,12 @@ struct AdminActions: Sendable {
         guard InputRules.isIdentifier(eventID, prefix: "evt_") else {
             throw CoreError.invalidRequest("event_id is not an event ID.")
         }
+        // The webhook is judged in the store's transaction that queues, not by a read before it: one
+        // deleted meanwhile is not found, never a delivery of nothing or a database failure.
         guard InputRules.isIdentifier(webhookID, prefix: "whk_"),
-            try await core.store.webhook(projectID: runtime.id, id: webhookID) != nil
+            let found = try await core.store.replayWebhookEvent(
+                projectID: runtime.id, webhookID: webhookID, eventID: eventID, now: now)
         else { throw CoreError.notFound }
-        let found = try await core.store.replayWebhookEvent(
-            projectID: runtime.id, webhookID: webhookID, eventID: eventID, now: now)
         return found ? 1 : 0
     }
 

@@ -212,8 +212,9 @@ public protocol TesseraStore: Sendable {
         projectID: String, webhookID: String, state: WebhookDeliveryRecord.State?,
         before cursor: WebhookDeliveryCursor?, limit: Int
     ) async throws -> [WebhookDeliveryRecord]
-    /// Queues the event again for the webhook, due at `now`; false when either is unknown.
-    func replayWebhookEvent(projectID: String, webhookID: String, eventID: String, now: Int64) async throws -> Bool
+    /// Queues the event again for the webhook, due at `now`, deciding in one transaction that the
+    /// webhook exists; false when the feed does not hold the event, nil when the webhook is unknown.
+    func replayWebhookEvent(projectID: String, webhookID: String, eventID: String, now: Int64) async throws -> Bool?
     /// Queues again every event of the webhook's types after `afterSequence`; nil when the webhook is unknown.
     func replayWebhookEvents(projectID: String, webhookID: String, afterSequence: Int64, now: Int64) async throws
         -> Int?
