@@ -104,6 +104,7 @@ struct SessionsController: Sendable {
             guard let charge else { throw error }
             throw await core.rateLimiter.failed(error, counting: [(charge.key, charge.limit)], now: now)
         }
+        start.refusesNewInstallation = attest?.restoreOnly == true
         let result = try await startCounted(start, now: now)
         try await core.appAttest.record(
             attest, projectID: runtime.id, installationID: body.installationID,

@@ -20,6 +20,9 @@ extension PostgresStore {
                 guard OpaqueToken.constantTimeEquals(try existing.bytes(0), request.installationSecretHash) else {
                     throw CoreError.installationConflict
                 }
+            } else if request.refusesNewInstallation {
+                // Judged on the locked rows: the gate's restore found an installation this does not.
+                throw CoreError.attestationRequired
             }
             var profile: ProfileRecord
             var batch = EventBatch(projectID: request.projectID, origin: request.origin, now: now)

@@ -19,6 +19,9 @@ extension SQLiteStore {
                 guard OpaqueToken.constantTimeEquals(existing.blob(0), request.installationSecretHash) else {
                     throw CoreError.installationConflict
                 }
+            } else if request.refusesNewInstallation {
+                // Judged in the writer's transaction: the gate's restore found an installation this does not.
+                throw CoreError.attestationRequired
             }
             if let profileID,
                 try connection.queryFirst("SELECT blocked_at FROM profiles WHERE id = ?", [.init(profileID)])?
