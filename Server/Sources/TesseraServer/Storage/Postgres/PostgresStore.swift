@@ -377,17 +377,22 @@ public final class PostgresStore: TesseraStore {
         return try await statement { client in try await client.first(select, logger: logger).map(Self.project) }
     }
 
-    public func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64, origin: EventOrigin)
-        async throws -> ProjectRecord?
-    {
+    public func updateProjectSettings(
+        projectID: String, now: Int64, origin: EventOrigin,
+        change: @escaping @Sendable (ProjectRecord) throws -> ProjectSettings
+    ) async throws -> ProjectRecord? {
         let logger = logger
-        return try await transaction { connection in
+        return try await transaction { connection -> Result<ProjectRecord?, any Error> in
             guard
                 let old = try await connection.first(
                     "SELECT \(unescaped: Self.projectColumns) FROM projects WHERE id = \(projectID) FOR UPDATE",
                     logger: logger
                 ).map(Self.project)
-            else { return nil }
+            else { return .success(nil) }
+            // Decided on the row as locked, not on a cached copy: a change committed meanwhile stays.
+            // A refusal is answered as thrown (nothing was written), not as a database failure.
+            let settings: ProjectSettings
+            do { settings = try change(old) } catch { return .failure(error) }
             let updated = try await connection.first(
                 """
                 UPDATE projects SET allow_unverified_identify = \(settings.allowUnverifiedIdentify),
@@ -418,8 +423,8 @@ public final class PostgresStore: TesseraStore {
                 batch.append(.projectUpdated(projectID: projectID, changed: changed))
                 try await Self.append(batch, in: connection, logger: logger)
             }
-            return updated
-        }
+            return .success(updated)
+        }.get()
     }
 
     public func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord] {

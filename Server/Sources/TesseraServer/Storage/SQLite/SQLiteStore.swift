@@ -162,15 +162,19 @@ public final class SQLiteStore: TesseraStore {
         }
     }
 
-    public func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64, origin: EventOrigin)
-        async throws -> ProjectRecord?
-    {
-        try await writer.write { connection in
+    public func updateProjectSettings(
+        projectID: String, now: Int64, origin: EventOrigin,
+        change: @escaping @Sendable (ProjectRecord) throws -> ProjectSettings
+    ) async throws -> ProjectRecord? {
+        try await writer.write { connection -> Result<ProjectRecord?, any Error> in
             guard
                 let old = try connection.queryFirst(
                     "SELECT \(Self.projectColumns) FROM projects WHERE id = ?", [.init(projectID)]
                 ).map(Self.project)
-            else { return nil }
+            else { return .success(nil) }
+            // Decided on the row as the writer's transaction holds it, not on a cached copy.
+            let settings: ProjectSettings
+            do { settings = try change(old) } catch { return .failure(error) }
             try connection.run(
                 """
                 UPDATE projects SET allow_unverified_identify = ?, require_audience = ?, expected_issuer = ?,
@@ -201,11 +205,12 @@ public final class SQLiteStore: TesseraStore {
                 batch.append(.projectUpdated(projectID: projectID, changed: changed))
                 try Self.append(batch, in: connection)
             }
-            return try connection.queryFirst(
-                "SELECT \(Self.projectColumns) FROM projects WHERE id = ?", [.init(projectID)]
-            )
-            .map(Self.project)
-        }
+            return .success(
+                try connection.queryFirst(
+                    "SELECT \(Self.projectColumns) FROM projects WHERE id = ?", [.init(projectID)]
+                )
+                .map(Self.project))
+        }.get()
     }
 
     public func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord] {
