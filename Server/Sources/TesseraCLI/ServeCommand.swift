@@ -39,6 +39,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as MasterKeyError {
             // A clear refusal and a non-zero exit, never a crash.
             throw CLIError(description: error.description)
+        } catch let error as MigrationError {
+            // A database contracted for a newer release: this node must be upgraded.
+            throw CLIError(description: error.description)
         }
     }
 }
