@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import ServiceLifecycle
 import Testing
 
 @testable import TesseraServer
@@ -180,6 +182,37 @@ struct MigrationTests {
                 == AppliedMigration(
                     version: 500, kind: .expand, requiredRelease: nil, appliedAt: 1, appliedBy: nil))
         try await store.close()
+    }
+
+    @Test("A running node heartbeats off the request path and leaves the registry on a graceful shutdown")
+    func runningNode() async throws {
+        let environment = try await TestEnvironment.make(backend: .sqlite) {
+            $0.nodeHeartbeatInterval = .milliseconds(5)
+            $0.drainDelay = .zero
+        }
+        let sqlite = try #require(environment.store as? SQLiteStore)
+        let started = environment.clock.seconds
+        let node = try await makeNode(configuration: environment.configuration, store: environment.store)
+        let registered = try #require(try await sqlite.nodes().first)
+        #expect(registered.release == TesseraRelease.version)
+        #expect(registered.schemaVersion == TesseraRelease.schemaVersion)
+        #expect(registered.startedAt == started && registered.heartbeatAt == started)
+        let group = ServiceGroup(configuration: .init(services: [node], logger: Logger(label: "test")))
+        let running = Task { try await group.run() }
+        // The clock moves on: the next heartbeat writes the new time.
+        environment.clock.advance(seconds: 15)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await sqlite.nodes().first?.heartbeatAt != started + 15, ContinuousClock.now < deadline {
+            await Task.yield()
+        }
+        #expect(try await sqlite.nodes().map(\.heartbeatAt) == [started + 15])
+        #expect(try await sqlite.nodes().first?.startedAt == started)
+        await group.triggerGracefulShutdown()
+        try await running.value
+        // The store is closed with the node: read the file again.
+        let reopened = try SQLiteStore(path: sqlite.path, masterKeys: TestMasterKeys.keyring)
+        #expect(try await reopened.nodes().isEmpty)
+        try await reopened.close()
     }
 
     @Test("SQLite: a migration copies a database that has steps beside itself first, mode 0600")
