@@ -34,6 +34,22 @@ struct MigrationTests {
         #expect(SQLiteMigrations.all.allSatisfy { $0.kind == .expand && $0.requiredRelease == nil })
     }
 
+    @Test("The alive window and the startup wait are configurable, and bad values are refused")
+    func settings() throws {
+        #expect(ServerConfiguration().nodeAliveSeconds == 60)
+        #expect(try ServerConfiguration.fromEnvironment(["TESSERA_NODE_ALIVE_SECONDS": "90"]).nodeAliveSeconds == 90)
+        for bad in ["0", "-5", "ninety", "86401"] {
+            #expect(throws: ConfigurationError.self) {
+                try ServerConfiguration.fromEnvironment(["TESSERA_NODE_ALIVE_SECONDS": bad])
+            }
+        }
+        #expect(try PostgresConfiguration(url: "postgres://u@h/db").startupTimeout == .seconds(120))
+        #expect(try PostgresConfiguration(url: "postgres://u@h/db?startup_timeout=5").startupTimeout == .seconds(5))
+        #expect(throws: ConfigurationError.self) {
+            try PostgresConfiguration(url: "postgres://u@h/db?startup_timeout=x")
+        }
+    }
+
     @Test("Releases compare by their numbers; a pre-release counts as its release")
     func releaseOrder() {
         #expect(ReleaseVersion("0.3.0") < ReleaseVersion("0.4.0"))
