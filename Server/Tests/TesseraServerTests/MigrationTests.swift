@@ -50,6 +50,22 @@ struct MigrationTests {
         }
     }
 
+    @Test("A PostgreSQL server that never answers is tried until the startup timeout, then refused")
+    func unreachableDatabase() async throws {
+        // Port 1 on loopback: nothing listens there.
+        let store = PostgresStore(
+            configuration: try PostgresConfiguration(
+                url:
+                    "postgres://tessera:secret@127.0.0.1:1/tessera?connect_timeout=1&operation_timeout=1&startup_timeout=2"
+            ),
+            masterKeys: TestMasterKeys.keyring)
+        let started = ContinuousClock.now
+        await #expect(throws: CoreError.unavailable) { try await store.migrate() }
+        // Tried again for the startup timeout, not refused at the first failure.
+        #expect(ContinuousClock.now - started >= .seconds(2))
+        try await store.close()
+    }
+
     @Test("Releases compare by their numbers; a pre-release counts as its release")
     func releaseOrder() {
         #expect(ReleaseVersion("0.3.0") < ReleaseVersion("0.4.0"))

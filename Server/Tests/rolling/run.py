@@ -163,14 +163,15 @@ class Load:
                         self.sessions[token]["revoked"] = True
 
 
-def start(binary: str, database: str, environment: dict[str, str], work: Path, name: str):
+def start(binary: str, database: str, environment: dict[str, str], work: Path, name: str, ready: str = "/health"):
+    """Starts a node and waits until `ready` answers 200. A node of this tree waits for /health/ready;
+    one of the default previous commit for /health only: it predates expand/contract and answers
+    ready only while the schema's latest step is its own (no release shipped that check)."""
     port = harness.free_port()
     log = open(work / f"node-{name}.log", "w")
     process = harness.serve(binary, database, port, "--allow-insecure-webhooks", log=log, environment=environment,
                             drain_seconds=1)
-    # /health, not /health/ready: a node of a release before expand/contract answers ready only when the
-    # schema's latest step is its own (see the report).
-    harness.wait_ready(port, process, what=f"node {name}", timeout=180)
+    harness.wait_ready(port, process, what=f"node {name}", path=ready, timeout=180)
     return {"name": name, "port": port, "process": process, "log": log}
 
 
@@ -235,7 +236,7 @@ def main() -> None:
 
         phase("previous")
         for old_name, new_name, label in (("A", "C", "upgrading"), ("B", "D", "upgraded")):
-            new = start(arguments.new, database, environment, work, new_name)
+            new = start(arguments.new, database, environment, work, new_name, ready="/health/ready")
             replace(balancer, nodes, next(n for n in nodes if n["name"] == old_name), new)
             phase(label)
         status = subprocess.run([arguments.new, "migrate", "status", "--database", database], capture_output=True,

@@ -14,14 +14,13 @@ extension PostgresStore {
     /// database wait their turn instead of refusing to start. The wait for the lock itself is not
     /// timed: the nodes before this one take as long as their steps take.
     public func migrate(_ request: MigrationRequest) async throws -> MigrationReport {
-        let deadline = ContinuousClock.now + configuration.startupTimeout
-        try await untilAvailable(deadline: deadline) { try await self.checkDurability() }
+        try await untilAvailable { try await self.checkDurability() }
         let logger = logger
         // A plain identifier, checked by PostgresConfiguration.
         let schema = configuration.schema
         let plan = MigrationPlan(steps: request.steps ?? migrationSteps, release: request.release)
         let maximumRetries = configuration.maximumRetries
-        let applied = try await untilAvailable(deadline: deadline) {
+        let applied = try await untilAvailable {
             try await Self.retrying(maximumRetries: maximumRetries, logger: logger) {
                 try await self.client.withTransaction(logger: logger) { connection in
                     try await Self.migrate(request, plan: plan, schema: schema, in: connection, logger: logger)
@@ -31,15 +30,18 @@ extension PostgresStore {
         return MigrationReport(applied: applied)
     }
 
-    /// Runs `attempt` again, a second apart, while it fails with ``CoreError/unavailable`` and the
-    /// deadline has not passed.
-    private func untilAvailable<T: Sendable>(
-        deadline: ContinuousClock.Instant, _ attempt: @Sendable () async throws -> T
-    ) async throws -> T {
+    /// Runs `attempt` again, a second apart, while it fails with ``CoreError/unavailable``, for at
+    /// most ``PostgresConfiguration/startupTimeout`` after the first failure (a long wait for the
+    /// migration lock before it is not counted).
+    private func untilAvailable<T: Sendable>(_ attempt: @Sendable () async throws -> T) async throws -> T {
+        var deadline: ContinuousClock.Instant? = nil
         while true {
             do {
                 return try await attempt()
-            } catch let error as CoreError where error == .unavailable && ContinuousClock.now < deadline {
+            } catch let error as CoreError where error == .unavailable {
+                let giveUp = deadline ?? ContinuousClock.now + configuration.startupTimeout
+                deadline = giveUp
+                guard ContinuousClock.now < giveUp else { throw error }
                 logger.warning("the database does not answer yet: trying again before migrating")
                 try await Task.sleep(for: .seconds(1))
             }
@@ -169,7 +171,7 @@ extension PostgresStore {
     public func heartbeat(node: NodeRecord) async throws {
         let logger = logger
         try await statement { client in
-            try await client.rows(
+            _ = try await client.rows(
                 """
                 INSERT INTO nodes (node_id, release, schema_version, started_at, heartbeat_at)
                 VALUES (\(node.id), \(node.release), \(node.schemaVersion), \(node.startedAt), \(node.heartbeatAt))
@@ -182,7 +184,7 @@ extension PostgresStore {
     public func removeNode(id: String) async throws {
         let logger = logger
         try await statement { client in
-            try await client.rows("DELETE FROM nodes WHERE node_id = \(id)", logger: logger)
+            _ = try await client.rows("DELETE FROM nodes WHERE node_id = \(id)", logger: logger)
         }
     }
 
