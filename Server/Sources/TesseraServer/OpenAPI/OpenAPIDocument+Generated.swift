@@ -2500,7 +2500,7 @@ extension OpenAPIDocument {
       "get": {
         "operationId": "getReadiness",
         "summary": "Readiness: the node may take traffic",
-        "description": "200 when the database answers, its schema is the version this build expects (migrations current, neither behind nor ahead), the master key is loaded, and the node is not draining; else 503 with `error.readiness` naming the failed check. On SIGTERM or SIGINT a node answers 503 (`draining`) for its drain delay (`tessera serve --drain-seconds`, default 5) before it closes its listener. Both answers carry the release (`version`) and the schema versions.",
+        "description": "200 when the database answers, its schema is current for this build (every expand step of this build applied, no contract step of a newer release; a newer release's expand steps are fine), the master key is loaded, and the node is not draining; else 503 with `error.readiness` naming the failed check. On SIGTERM or SIGINT a node answers 503 (`draining`) for its drain delay (`tessera serve --drain-seconds`, default 5) before it closes its listener. Both answers carry the release (`version`) and the schema versions.",
         "tags": [
           "Operations"
         ],
@@ -5533,7 +5533,7 @@ extension OpenAPIDocument {
       },
       "Readiness": {
         "type": "object",
-        "description": "Whether the node may take traffic, and why not: the database answers, its schema is the version this build expects (`schema_version`; `database_schema_version` is what the database holds, null when it does not answer), the master key is loaded, and the node is not draining before a shutdown.",
+        "description": "Whether the node may take traffic, and why not: the database answers, its schema is current for this build (`schema_version` is this build's latest step; `database_schema_version` the latest step the database holds, null when it does not answer), the master key is loaded, and the node is not draining before a shutdown.",
         "additionalProperties": false,
         "required": [
           "status",
@@ -5597,7 +5597,7 @@ extension OpenAPIDocument {
                   "ahead",
                   "unknown"
                 ],
-                "description": "`behind`: the database's schema is older than this build's; `ahead`: a newer release migrated it; `unknown`: the database does not answer."
+                "description": "`behind`: an expand step of this build has not run on the database; `ahead`: a contract step for a newer release ran on it (this node must be upgraded); `unknown`: the database does not answer."
               },
               "master_key": {
                 "type": "string",

@@ -5,9 +5,7 @@
 /// after it committed. Times are Unix seconds. Every failure is thrown as a ``CoreError``: a
 /// domain failure with its code (for example `installation_conflict`), and a database that cannot
 /// answer as ``CoreError/unavailable``, whichever the backend.
-public protocol TesseraStore: Sendable {
-    /// Brings the schema to the current version.
-    func migrate() async throws
+public protocol TesseraStore: SchemaStore {
     /// Answers when the database answers (`/health`).
     func ping() async throws
     /// The latest schema version recorded in the database (0 before the first migration), which

@@ -10,6 +10,8 @@ public final class SQLiteStore: TesseraStore {
     public var eventTally: EventTally { writer.eventTally }
     /// The database file.
     public let path: String
+    /// Where the store reports what it did on its own (a backup before a migration).
+    let logger: Logger
 
     /// Opens (and creates) the database at `path`; its directory is created when missing.
     ///
@@ -24,6 +26,7 @@ public final class SQLiteStore: TesseraStore {
     ) throws {
         self.masterKeys = masterKeys
         self.path = path
+        self.logger = logger
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -49,21 +52,6 @@ public final class SQLiteStore: TesseraStore {
     public func close() async throws {
         writer.stop()
         readers.close()
-    }
-
-    public func migrate() async throws {
-        try await writer.write { connection in
-            try connection.run(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)"
-            )
-            let applied = Set(try connection.query("SELECT version FROM schema_migrations").map { $0.int(0) })
-            for migration in SQLiteMigrations.all where !applied.contains(Int64(migration.version)) {
-                try connection.execute(migration.sql)
-                try connection.run(
-                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-                    [.init(migration.version), .init(Int64(Date().timeIntervalSince1970))])
-            }
-        }
     }
 
     public func ping() async throws {
