@@ -124,7 +124,7 @@ struct AppAttestGate: Sendable {
             }
         }
         let decision = AppAttestPolicy(settings: settings).decide(gate, outcome)
-        metrics.appAttestChecked(gate: gate, decision: decision)
+        metrics.appAttestChecked(gate: gate, decision: decision, projectID: projectID)
         switch decision.refusal {
         case nil: return Check(decision: decision, key: key)
         case .attestationRequired: throw CoreError.attestationRequired

@@ -420,5 +420,27 @@ enum PostgresMigrations {
             );
             """
         ),
+        (
+            13,
+            // Active users (issue 25): see SQLiteMigrations' version 13.
+            """
+            CREATE TABLE profile_activity (
+                project_id TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                identified BOOLEAN NOT NULL,
+                profile_id TEXT NOT NULL,
+                installation_id TEXT NOT NULL,
+                PRIMARY KEY (project_id, day, identified, profile_id, installation_id)
+            );
+            CREATE INDEX profile_activity_profile ON profile_activity (profile_id);
+            CREATE TABLE daily_tallies (
+                project_id TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                name TEXT NOT NULL,
+                count BIGINT NOT NULL,
+                PRIMARY KEY (project_id, day, name)
+            );
+            """
+        ),
     ]
 }
