@@ -212,3 +212,47 @@ struct ActivityTests {
         #expect(recorder.queued == 2, "the memory was full: it started afresh")
     }
 }
+
+@Suite("Console: active users and App Attest")
+struct ActivityConsoleTests {
+    @Test("The daily chart is an SVG image with a title and a description, one bar per active day, and a table")
+    func chart() {
+        var days = (100...189).map(ActivityDay.init(day:))
+        days[89].counts.profiles = 10
+        days[89].counts.identifiedProfiles = 4
+        days[89].counts.anonymousProfiles = 7
+        days[89].tallies["identify.promoted"] = 2
+        days[50].counts.profiles = 5
+        days[50].counts.anonymousProfiles = 5
+        var html = HTML()
+        ActivityChart.dailyActive(days, in: &html)
+        ActivityChart.conversion(days, in: &html)
+        ActivityChart.table(days, in: &html)
+        let text = String(decoding: html.bytes, as: UTF8.self)
+        #expect(
+            text.contains(#"<svg class="chart" viewBox="0 0 720 180" role="img" aria-labelledby="dau-title dau-desc">"#)
+        )
+        #expect(text.contains(#"<title id="dau-title">Daily active profiles, last 90 days</title>"#))
+        #expect(text.contains("on the last day 10 (4 identified, 7 anonymous)"))
+        // Day 89: identified 4 and anonymous-only 6; day 50: anonymous 5; the conversion bar of day 89.
+        #expect(text.components(separatedBy: "<rect ").count - 1 == 4)
+        #expect(text.contains(#"<rect class="identified""#) && text.contains(#"<rect class="conversion""#))
+        #expect(text.contains("<td>1970-07-09</td><td>10</td><td>4</td><td>7</td><td>0</td><td>2</td><td>28.6 %</td>"))
+    }
+
+    @Test("The overview has the active-user and App Attest sections; a profile lists its installations")
+    func pages() async throws {
+        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
+            let (browser, _) = try await signedInBrowser(environment, api, role: .viewer)
+            let started = try await api.anonymous()
+            let profileID = try #require(started.profileID)
+            let overview = try await browser.get("/console/")
+            #expect(overview.html.contains(#"<h2 id="active-title">Active users</h2>"#))
+            #expect(overview.html.contains(#"<h2 id="attest-title">App Attest</h2>"#))
+            #expect(overview.html.contains("Mode: <code>off</code>"))
+            let profile = try await browser.get("/console/profile?id=\(profileID)")
+            #expect(profile.html.contains(#"<h2 id="installations-title">Installations (1)</h2>"#))
+            #expect(profile.html.contains("not checked (mode off)"))
+        }
+    }
+}
