@@ -133,7 +133,8 @@ struct ActivityTests {
         let store = environment.store
         let projectID = environment.project.project.id
         let today = ActivitySQL.day(of: environment.clock.seconds)
-        let profiles = Self.recountProfiles
+        // PostgreSQL fills in one statement, under the store's operation limit: a quarter of the profiles.
+        let profiles = backend == .postgres ? Self.recountProfiles / 4 : Self.recountProfiles
         let filling = ContinuousClock.now
         try await ActivityRecount.fill(store, projectID: projectID, profiles: profiles, today: today)
         let filled = ContinuousClock.now - filling
