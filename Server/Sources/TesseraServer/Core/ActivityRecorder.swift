@@ -36,7 +36,7 @@ final class ActivityRecorder: Sendable {
     /// How many days the overview charts.
     static let chartDays: Int64 = 90
     /// How many days of activity are kept.
-    static let retentionDays: Int64 = 400
+    static let retentionDays: Int64 = 366
 
     /// How old the summary the console and `/metrics` show may be.
     static let summarySeconds: Int64 = 300
