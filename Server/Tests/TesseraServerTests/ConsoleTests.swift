@@ -358,7 +358,7 @@ struct ConsoleTests {
 
     @Test("The overview never waits for a count: the first view says it is counting, a later one shows the counts")
     func overviewCounts() async throws {
-        let cache = ConsoleCountsCache()
+        let cache = BackgroundCountsCache<ProjectCounts>()
         let first = cache.get(projectID: "prj_1", now: 100) {
             try await Task.sleep(for: .milliseconds(50))
             var counts = ProjectCounts(

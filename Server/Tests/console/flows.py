@@ -539,6 +539,36 @@ class Flows:
         self.ok("an unbound session says not bound", any(td.text == "not bound" for td in cells),
                 " | ".join(td.text for td in cells))
 
+    def active_users(self) -> None:
+        """The overview charts active users as SVG images with a title and a description, with a table
+        fallback; today's figures count the profiles this run started; a profile lists its installations."""
+        b = self.browser
+        deadline = time.monotonic() + 20
+        b.go("")
+        while "Counting" in b.text() and time.monotonic() < deadline:  # counted in the background
+            time.sleep(0.2)
+            b.go("")
+        charts = b.driver.find_elements("css selector", "svg.chart[role=img]")
+        titled = all(chart.find_elements("css selector", "title") and chart.find_elements("css selector", "desc")
+                     for chart in charts)
+        self.ok("the overview has the daily-active and conversion charts, each an image with a title and a description",
+                len(charts) == 2 and titled, f"{len(charts)} charts, titled {titled}")
+        rows = b.driver.find_elements("xpath", "//section[@aria-labelledby='active-title']//tbody/tr")
+        today = rows[0].find_elements("css selector", "td") if rows else []
+        figure = int(today[0].text.replace(",", "")) if today and today[0].text.replace(",", "").isdigit() else 0
+        self.ok("today's active profiles count the profiles this run started", figure > 0,
+                rows[0].text if rows else "no window rows")
+        table = b.driver.find_elements("xpath", "//details[summary[contains(., 'daily figures')]]//table")
+        self.ok("the daily figures are also a table", bool(table), "no table under the charts")
+        self.ok("the overview says what share of starts and identifies enforce would refuse (App Attest)",
+                "App Attest" in b.text() and "Mode:" in b.text(), "no App Attest section")
+        person = self.people["search"]
+        b.go(f"profile?id={person['profile_id']}")
+        section = b.driver.find_elements("css selector", "section[aria-labelledby=installations-title]")
+        self.ok("a profile lists its installations with their App Attest verdict",
+                section and person["installation_id"] in section[0].text and "not checked" in section[0].text,
+                section[0].text if section else "no installations section")
+
     def get_on_post(self) -> None:
         b = self.browser
         b.go("block")
@@ -660,7 +690,7 @@ def main() -> int:
         for name in ("enrollment", "wrong_password", "log_in", "pages", "times", "search", "binding", "revoke",
                      "block_and_erase", "keys", "settings", "webhooks", "inspector", "audit_and_operators", "lockout",
                      "get_on_post", "csrf",
-                     "viewer", "axe"):
+                     "active_users", "viewer", "axe"):
             flows.flow(name.replace("_", " "), getattr(flows, name))
     finally:
         if browser is not None:

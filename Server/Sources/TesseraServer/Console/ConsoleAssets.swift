@@ -77,6 +77,15 @@ enum ConsoleAssets {
         dl.facts, dl.stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); gap: .5rem 1rem; }
         dl.facts div, dl.stats div { background: var(--paper); border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; }
         dt { font-size: .8rem; color: var(--muted); text-transform: uppercase; letter-spacing: .03em; }
+        svg.chart { display: block; width: 100%; max-width: 60rem; height: auto; margin: .5rem 0; }
+        svg.chart .identified, .swatch.identified { fill: var(--accent); background: var(--accent); }
+        svg.chart .anonymous, .swatch.anonymous { fill: var(--secret-line); background: var(--secret-line); }
+        svg.chart .conversion { fill: var(--ok); }
+        svg.chart .axis { fill: var(--muted); font-size: 11px; }
+        svg.chart .grid { stroke: var(--line); stroke-dasharray: 4 4; }
+        svg.chart .base { stroke: var(--muted); }
+        ul.legend { display: flex; gap: 1rem; list-style: none; padding: 0; margin: 0 0 .5rem; font-size: .875rem; }
+        .swatch { display: inline-block; width: .8rem; height: .8rem; margin-right: .35rem; border-radius: 2px; vertical-align: -1px; }
         dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
         dl.stats dd { font-size: 1.5rem; }
         form.stack { display: grid; gap: .4rem; }

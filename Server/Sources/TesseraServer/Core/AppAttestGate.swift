@@ -128,7 +128,7 @@ struct AppAttestGate: Sendable {
         }
         let policy = AppAttestPolicy(settings: settings)
         let decision = policy.decide(gate, outcome)
-        metrics.appAttestChecked(gate: gate, decision: decision)
+        metrics.appAttestChecked(gate: gate, decision: decision, projectID: projectID)
         switch decision.refusal {
         case nil:
             // The installation the restore was judged on may be deleted before the start's

@@ -23,6 +23,8 @@ final class TesseraCore: Sendable {
     let readiness: Readiness
     /// App Attest: challenges, verification of starts and identifies, verdicts.
     let appAttest: AppAttestGate
+    /// Who was active each day, and the day's tallies (identify outcomes, App Attest checks).
+    let activeUsers: ActivityRecorder
 
     /// - Parameters:
     ///   - activity: shared with the node's drain, which starts it on shutdown.
@@ -57,6 +59,11 @@ final class TesseraCore: Sendable {
         self.appAttest = AppAttestGate(
             store: store, metrics: metrics,
             trustAnchors: configuration.appAttestTrustAnchors ?? [AppAttestVerifier.appleRoot])
+        let activeUsers = ActivityRecorder(store: store)
+        self.activeUsers = activeUsers
+        metrics.forwardTallies { name, projectID in
+            activeUsers.tally(name, projectID: projectID, now: CredentialResolver.seconds(now()))
+        }
     }
 
     /// The current time as a `Date` and as whole Unix seconds.

@@ -70,34 +70,42 @@ final class ServerMetrics: Sendable {
     /// Counts a session created (`anonymous`, `verified`, `unverified`).
     func sessionCreated(kind: String) { increment("tessera_sessions_created_total", "kind", kind) }
 
-    /// Counts an identify by outcome (`created`, `signed_in`, `promoted`, `merged`, `unchanged`).
+    /// Counts an identify by outcome (`created`, `signed_in`, `promoted`, `merged`, `unchanged`), and
+    /// tallies it on the project's day (`identify.<outcome>`).
     func identified(outcome: String, projectID: String) {
         increment("tessera_identify_total", "outcome", outcome)
         tallyIdentify(outcome, projectID: projectID)
     }
 
-    /// Counts an identity token that identify refused, by its code, for its project's overview.
+    /// Counts an identity token that identify refused, by its code, and tallies it on the project's day
+    /// (`identify.<code>`).
     func identifyRefused(code: String, projectID: String) {
         verificationFailed(code: code)
         tallyIdentify(code, projectID: projectID)
     }
 
-    /// Identify outcomes and refusals by project, since this node started (the console's overview).
-    private let identifyTally = Mutex<[String: [String: Int]]>([:])
+    /// Where per-day tallies go (the store's `daily_tallies`, through ``ActivityRecorder``): set once
+    /// by ``TesseraCore``; before that (a metrics object alone, in tests) they are not kept.
+    private let tallySink = Mutex<(@Sendable (_ name: String, _ projectID: String) -> Void)?>(nil)
 
-    private func tallyIdentify(_ outcome: String, projectID: String) {
-        identifyTally.withLock { tally in tally[projectID, default: [:]][outcome, default: 0] += 1 }
+    /// Sends every later per-day tally (identify outcomes and refusals, App Attest checks) to `sink`.
+    func forwardTallies(to sink: @escaping @Sendable (_ name: String, _ projectID: String) -> Void) {
+        tallySink.withLock { $0 = sink }
     }
 
-    /// The identify outcomes and refusal codes of a project counted by this node since it started.
-    func identifyOutcomes(projectID: String) -> [String: Int] {
-        identifyTally.withLock { $0[projectID] ?? [:] }
+    private func tally(_ name: String, projectID: String) {
+        tallySink.withLock { $0 }?(name, projectID)
+    }
+
+    private func tallyIdentify(_ outcome: String, projectID: String) {
+        tally("identify." + outcome, projectID: projectID)
     }
 
     /// Counts one App Attest check: its verdict (`tessera_app_attest_verdicts_total{verdict}`), and by
     /// gate (`new_installation`, `restore`, `identify`) the checks and those `enforce` would have
-    /// refused; in `monitor` mode their ratio is the share of starts `enforce` would refuse.
-    func appAttestChecked(gate: AppAttestPolicy.Gate, decision: AppAttestPolicy.Decision) {
+    /// refused; in `monitor` mode their ratio is the share of starts `enforce` would refuse. The same
+    /// two are tallied on the project's day (`app_attest.checks.<gate>`, `app_attest.would_refuse.<gate>`).
+    func appAttestChecked(gate: AppAttestPolicy.Gate, decision: AppAttestPolicy.Decision, projectID: String) {
         if let verdict = decision.verdict { increment("tessera_app_attest_verdicts_total", "verdict", verdict.label) }
         let gateLabel =
             switch gate {
@@ -106,8 +114,10 @@ final class ServerMetrics: Sendable {
             case .identify: "identify"
             }
         increment("tessera_app_attest_checks_total", "gate", gateLabel)
+        tally("app_attest.checks." + gateLabel, projectID: projectID)
         if decision.enforceWouldRefuse {
             increment("tessera_app_attest_enforce_would_refuse_total", "gate", gateLabel)
+            tally("app_attest.would_refuse." + gateLabel, projectID: projectID)
         }
     }
 
@@ -175,6 +185,32 @@ final class ServerMetrics: Sendable {
                     helpText: "How long the oldest undelivered event of an endpoint has waited."),
                 labels: [("webhook_id", webhookID)])
             gauge.set(to: Double(current[webhookID].map { max(0, now - $0) } ?? 0))
+        }
+    }
+
+    /// Sets `tessera_active_profiles` and `tessera_active_installations` (by `project_id`, `window`:
+    /// `1d`, `7d`, `30d`, and `kind`: `all`, `anonymous`, `identified`) from a project's last counted
+    /// activity summary; run at each scrape, from a count made in the background.
+    func syncActivity(projectID: String, summary: ActivitySummary) {
+        for (days, counts) in summary.windows {
+            let window = "\(days)d"
+            for (metricName, values) in [
+                ("active_profiles", [counts.profiles, counts.anonymousProfiles, counts.identifiedProfiles]),
+                (
+                    "active_installations",
+                    [counts.installations, counts.anonymousInstallations, counts.identifiedInstallations]
+                ),
+            ] {
+                for (kind, value) in zip(["all", "anonymous", "identified"], values) {
+                    registry.makeGauge(
+                        descriptor: MetricNameDescriptor(
+                            namespace: "tessera", metricName: metricName, unitName: "",
+                            helpText: "Distinct \(metricName == "active_profiles" ? "profiles" : "installations") "
+                                + "active (a heartbeat, start or identify) in the last 1, 7 or 30 days (UTC days)."),
+                        labels: [("project_id", projectID), ("window", window), ("kind", kind)]
+                    ).set(to: Double(value))
+                }
+            }
         }
     }
 

@@ -106,6 +106,17 @@ public protocol TesseraStore: SchemaStore {
     /// `failed`, `unsupported`), and how many of them `enforce` would have refused.
     func appAttestCounts(projectID: String) async throws -> AppAttestCounts
 
+    // MARK: Activity (daily, weekly and monthly actives; tallies per day)
+
+    /// Records profiles seen active and adds tallies to their days; a mark already recorded changes
+    /// nothing (`INSERT … ON CONFLICT DO NOTHING`).
+    func recordActivity(_ marks: [ActivityMark], tallies: [ActivityTally]) async throws
+    /// The project's activity from `firstDay` to `today` (both included) and the 1, 7 and 30-day
+    /// windows ending `today`.
+    func activitySummary(projectID: String, firstDay: Int64, today: Int64) async throws -> ActivitySummary
+    /// Deletes the activity rows and tallies of days before `day`; answers how many rows it deleted.
+    func deleteActivity(before day: Int64, batchSize: Int) async throws -> Int
+
     // MARK: Devices
 
     /// Binds a push token to a session, moving it from any other session of the project.

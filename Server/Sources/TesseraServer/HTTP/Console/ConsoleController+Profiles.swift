@@ -6,7 +6,8 @@ import Hummingbird
 extension ConsoleController {
     // MARK: Overview
 
-    /// `GET /console/`: counts, identify outcomes on this node, webhooks that fail, old secrets.
+    /// `GET /console/`: counts, active users, identify outcomes per day, App Attest, webhooks that fail,
+    /// old secrets.
     func overview(_ request: ConsoleRequest) async throws -> Response {
         let runtime = request.runtime
         let now = core.currentTime().seconds
@@ -14,7 +15,11 @@ extension ConsoleController {
         let counts = counts.get(projectID: runtime.id, now: now) {
             try await store.projectCounts(projectID: runtime.id, now: now)
         }
-        let outcomes = core.metrics.identifyOutcomes(projectID: runtime.id).sorted { $0.key < $1.key }
+        let activity = core.activeUsers.summary(projectID: runtime.id, now: now)
+        let attestCounts = attestCounts.get(projectID: runtime.id, now: now) {
+            try await store.appAttestCounts(projectID: runtime.id)
+        }
+        let attestMode = runtime.settings.appAttest.mode
         let webhooks = try await core.store.webhooks(projectID: runtime.id, afterID: nil, limit: 200)
         // Disabled, or holding an undelivered event older than five minutes.
         let behind = Dictionary(
@@ -54,17 +59,9 @@ extension ConsoleController {
                     html.text("; recounted in the background once a minute.")
                 }
             }
-            html.element("section", [("aria-labelledby", "identify-title")]) { html in
-                html.element("h2", [("id", "identify-title")], text: "Identify outcomes on this node since it started")
-                if outcomes.isEmpty {
-                    html.element("p", text: "No identify yet.")
-                } else {
-                    Self.table(&html, caption: nil, headers: ["Outcome", "Count"], rows: outcomes) { html, row in
-                        html.element("td", text: row.key)
-                        html.element("td", text: row.value.formatted())
-                    }
-                }
-            }
+            Self.activitySection(activity, in: &html)
+            Self.identifySection(activity?.value, in: &html)
+            Self.appAttestSection(mode: attestMode, counts: attestCounts?.value, summary: activity?.value, in: &html)
             html.element("section", [("aria-labelledby", "webhooks-title")]) { html in
                 html.element("h2", [("id", "webhooks-title")], text: "Webhooks that need attention")
                 if troubled.isEmpty {
@@ -340,6 +337,12 @@ extension ConsoleController {
         let ended = try await core.store.recentEvents(
             projectID: runtime.id, type: "session.ended", profileID: profile.id, before: nil, limit: 100
         ).compactMap(EndedSession.init)
+        let installationIDs = try await core.store.installationIDs(projectID: runtime.id, profileID: profile.id)
+        let attestRecords = try await core.store.appAttestRecords(
+            projectID: runtime.id, installationIDs: installationIDs)
+        let installations = installationIDs.map { id in
+            (id: id, record: attestRecords.first { $0.installationID == id })
+        }
         let viewer = request.viewer
         return page(request, title: "Profile \(profile.id)", section: .profiles) { html in
             html.element("dl", [("class", "facts")]) { html in
@@ -437,6 +440,7 @@ extension ConsoleController {
                     }
                 }
             }
+            Self.installationsSection(installations, in: &html)
             html.element("section", [("aria-labelledby", "aliases-title")]) { html in
                 html.element("h2", [("id", "aliases-title")], text: "Merged profiles (aliases)")
                 if aliases.isEmpty {

@@ -71,7 +71,9 @@ struct ConsoleController: Sendable {
     let accounts: OperatorAccounts
     let addresses: ClientAddressReader
     /// The overview's counts, a minute old at most.
-    let counts = ConsoleCountsCache()
+    let counts = BackgroundCountsCache<ProjectCounts>()
+    /// The overview's App Attest counts (installations by verdict), a minute old at most.
+    let attestCounts = BackgroundCountsCache<AppAttestCounts>()
 
     init(core: TesseraCore, addresses: ClientAddressReader) {
         self.core = core

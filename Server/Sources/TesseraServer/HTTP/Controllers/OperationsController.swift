@@ -79,6 +79,15 @@ struct OperationsController: Sendable {
         if let oldest = try? await core.store.oldestPendingWebhookDeliveries() {
             core.metrics.syncWebhookQueue(oldest, now: core.currentTime().seconds)
         }
+        // Active users from the last count (made in the background, never on the scrape's path).
+        if let projects = try? await core.store.allProjects() {
+            let now = core.currentTime().seconds
+            for project in projects {
+                if let summary = core.activeUsers.summary(projectID: project.id, now: now) {
+                    core.metrics.syncActivity(projectID: project.id, summary: summary.value)
+                }
+            }
+        }
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: core.metrics.exposition())))

@@ -110,6 +110,7 @@ struct SessionsController: Sendable {
             attest, projectID: runtime.id, installationID: body.installationID,
             createdInstallation: result.createdInstallation, now: now)
         core.metrics.sessionCreated(kind: "anonymous")
+        core.activeUsers.saw(result.context, now: now)
         return envelope(
             result.createdInstallation ? .created : .ok, context: result.context, token: session.token,
             runtime: runtime, now: now, extensionCapped: length.capped)
@@ -202,6 +203,7 @@ struct SessionsController: Sendable {
             attest, projectID: runtime.id, installationID: installationID, createdInstallation: false,
             now: now.seconds)
         core.metrics.sessionCreated(kind: kind.rawValue)
+        core.activeUsers.saw(result.context, now: now.seconds)
         core.metrics.identified(
             outcome: result.merge?.outcome.rawValue ?? (result.createdProfile ? "created" : "signed_in"),
             projectID: runtime.id)
@@ -241,9 +243,12 @@ struct SessionsController: Sendable {
         // The heartbeat has no body: nothing to decode, nothing to await. Answered here, in a frame with
         // nothing held across a suspension, it leaves its task's frames inside the first allocation slab.
         guard BodyReader.mayHaveBody(request) else {
+            let now = core.currentTime().seconds
+            // Once a day per profile and installation a mark is queued; otherwise a set lookup.
+            core.activeUsers.saw(caller.context, now: now)
             return envelope(
                 .ok, context: caller.context, token: caller.sessionToken, runtime: caller.runtime,
-                now: core.currentTime().seconds, shareSecond: true, extensionCapped: nil)
+                now: now, shareSecond: true, extensionCapped: nil)
         }
         return try await extend(request, caller: caller, proof: context.dpopProof)
     }
@@ -315,6 +320,7 @@ struct SessionsController: Sendable {
             }
             session = extended
         }
+        core.activeUsers.saw(session, now: now)
         return envelope(
             .ok, context: session, token: caller.sessionToken, runtime: caller.runtime, now: now, shareSecond: true,
             extensionCapped: capped)

@@ -438,7 +438,7 @@ enum PostgresMigrations {
         ),
         .expand(
             14,
-            // The node registry (issue 29): see SQLiteMigrations' version 13.
+            // The node registry (issue 29): see SQLiteMigrations' version 14.
             """
             CREATE TABLE nodes (
                 node_id TEXT PRIMARY KEY,
@@ -446,6 +446,28 @@ enum PostgresMigrations {
                 schema_version BIGINT NOT NULL,
                 started_at BIGINT NOT NULL,
                 heartbeat_at BIGINT NOT NULL
+            );
+            """
+        ),
+        .expand(
+            15,
+            // Active users (issue 25): see SQLiteMigrations' version 15.
+            """
+            CREATE TABLE profile_activity (
+                project_id TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                identified BOOLEAN NOT NULL,
+                profile_id TEXT NOT NULL,
+                installation_id TEXT NOT NULL,
+                PRIMARY KEY (project_id, day, identified, profile_id, installation_id)
+            );
+            CREATE INDEX profile_activity_profile ON profile_activity (profile_id);
+            CREATE TABLE daily_tallies (
+                project_id TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                name TEXT NOT NULL,
+                count BIGINT NOT NULL,
+                PRIMARY KEY (project_id, day, name)
             );
             """
         ),

@@ -434,5 +434,30 @@ enum SQLiteMigrations {
             );
             """
         ),
+        .expand(
+            15,
+            // Active users (issue 25): each profile seen active on a day, per installation and kind
+            // (anonymous or identified), written at most once a day by a node (ON CONFLICT DO NOTHING
+            // behind the node's memory of what it wrote); identifiers only. And counts per project and
+            // day: identify outcomes and refusals, App Attest checks and what enforce would refuse.
+            """
+            CREATE TABLE profile_activity (
+                project_id TEXT NOT NULL,
+                day INTEGER NOT NULL,
+                identified INTEGER NOT NULL,
+                profile_id TEXT NOT NULL,
+                installation_id TEXT NOT NULL,
+                PRIMARY KEY (project_id, day, identified, profile_id, installation_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX profile_activity_profile ON profile_activity (profile_id);
+            CREATE TABLE daily_tallies (
+                project_id TEXT NOT NULL,
+                day INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                count INTEGER NOT NULL,
+                PRIMARY KEY (project_id, day, name)
+            ) WITHOUT ROWID;
+            """
+        ),
     ]
 }

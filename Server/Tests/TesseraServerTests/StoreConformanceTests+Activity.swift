@@ -1,0 +1,131 @@
+import Foundation
+import TesseraTokens
+import Testing
+
+@testable import TesseraServer
+
+extension StoreConformanceTests {
+    /// Starts an anonymous session on a new installation; answers its context.
+    private func start(_ store: any TesseraStore, projectID: String, now: Int64) async throws -> SessionContext {
+        try await store.startAnonymousSession(
+            AnonymousStart(
+                projectID: projectID, installationID: UUID().uuidString.lowercased(),
+                installationSecretHash: OpaqueToken.sha256(OpaqueToken.installationSecret()),
+                newProfileID: OpaqueToken.identifier(prefix: "usr_"),
+                newSession: SessionRecord(
+                    id: OpaqueToken.identifier(prefix: "ses_"), projectID: projectID, profileID: "",
+                    installationID: nil, kind: .anonymous, createdAt: now, lastAuthenticatedAt: now,
+                    expiresAt: now + 3600),
+                sessionTokenHash: OpaqueToken.sha256(OpaqueToken.sessionToken()))
+        ).context
+    }
+
+    @Test(
+        "Activity: a mark written twice counts once, windows count distinct profiles and installations, tallies add",
+        arguments: StoreBackend.allCases)
+    func activityCounts(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let store = environment.store
+        let projectID = environment.project.project.id
+        let other = try await environment.makeOtherProject().project.id
+        let now = environment.clock.seconds
+        let today = ActivitySQL.day(of: now)
+        let a = try await start(store, projectID: projectID, now: now)
+        let b = try await start(store, projectID: projectID, now: now)
+        let c = try await start(store, projectID: other, now: now)
+        func mark(_ context: SessionContext, _ day: Int64, identified: Bool = false, installation: String? = nil)
+            -> ActivityMark
+        {
+            ActivityMark(
+                projectID: context.session.projectID, day: day, profileID: context.profile.id,
+                installationID: installation ?? context.session.installationID ?? "", identified: identified)
+        }
+        try await store.recordActivity(
+            [
+                mark(a, today), mark(a, today), mark(b, today), mark(b, today - 3), mark(a, today - 10),
+                mark(b, today - 40), mark(c, today),
+                // b identified on the same day, on its own installation: counted in both kinds that day.
+                mark(b, today, identified: true),
+                // A profile active without an installation (identify without a caller session).
+                mark(a, today - 3, identified: true, installation: ""),
+            ],
+            tallies: [
+                ActivityTally(projectID: projectID, day: today, name: "identify.promoted", count: 2),
+                ActivityTally(projectID: other, day: today, name: "identify.promoted", count: 5),
+            ])
+        // Written again (another node, or this one after its memory was cleared): nothing changes.
+        try await store.recordActivity(
+            [mark(a, today), mark(b, today, identified: true)],
+            tallies: [ActivityTally(projectID: projectID, day: today, name: "identify.promoted", count: 1)])
+        // A mark for a profile that does not exist (erased or merged away since) is not written.
+        var ghost = mark(a, today)
+        ghost.profileID = "usr_gone"
+        try await store.recordActivity([ghost], tallies: [])
+
+        let summary = try await store.activitySummary(projectID: projectID, firstDay: today - 89, today: today)
+        #expect(summary.days.count == 90)
+        #expect(summary.days.first?.day == today - 89)
+        let last = try #require(summary.days.last)
+        #expect(last.counts.profiles == 2)
+        #expect(last.counts.anonymousProfiles == 2)
+        #expect(last.counts.identifiedProfiles == 1)
+        #expect(last.counts.installations == 2)
+        #expect(last.counts.identifiedInstallations == 1)
+        #expect(last.tallies["identify.promoted"] == 3)
+        #expect(last.conversions == 3)
+        let threeAgo = summary.days[summary.days.count - 4]
+        #expect(threeAgo.counts.profiles == 2)
+        #expect(threeAgo.counts.installations == 1, "the identified row has no installation")
+        #expect(summary.windows[1]?.profiles == 2)
+        #expect(summary.windows[7]?.profiles == 2)
+        #expect(summary.windows[7]?.identifiedProfiles == 2)
+        #expect(summary.windows[30]?.profiles == 2)
+        #expect(summary.windows[30]?.installations == 2)
+        #expect(summary.days.reduce(0) { $0 + $1.counts.profiles } == 6, "today 2, 3 days ago 2, 10 and 40 days ago 1")
+        let summary40 = try await store.activitySummary(projectID: projectID, firstDay: today - 40, today: today - 40)
+        #expect(summary40.days.map(\.counts.profiles) == [1])
+        let otherSummary = try await store.activitySummary(projectID: other, firstDay: today, today: today)
+        #expect(otherSummary.windows[1]?.profiles == 1)
+        #expect(otherSummary.days.last?.tallies["identify.promoted"] == 5)
+
+        // Retention: rows and tallies of days before the limit go, in batches.
+        #expect(try await store.deleteActivity(before: today - 5, batchSize: 1) == 1)
+        #expect(try await store.deleteActivity(before: today - 5, batchSize: 10) == 1)
+        #expect(try await store.deleteActivity(before: today - 5, batchSize: 10) == 0)
+        let kept = try await store.activitySummary(projectID: projectID, firstDay: today - 89, today: today)
+        #expect(kept.days.reduce(0) { $0 + $1.counts.profiles } == 4)
+    }
+
+    @Test(
+        "Activity: erasing a profile replaces its ID in its rows, and every count stays",
+        arguments: StoreBackend.allCases)
+    func activityErasure(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let store = environment.store
+        let projectID = environment.project.project.id
+        let now = environment.clock.seconds
+        let today = ActivitySQL.day(of: now)
+        let a = try await start(store, projectID: projectID, now: now)
+        let b = try await start(store, projectID: projectID, now: now)
+        let marks = [(a, today), (a, today - 1), (a, today - 20), (b, today)].map { context, day in
+            ActivityMark(
+                projectID: projectID, day: day, profileID: context.profile.id,
+                installationID: context.session.installationID ?? "", identified: false)
+        }
+        try await store.recordActivity(marks, tallies: [])
+        let before = try await store.activitySummary(projectID: projectID, firstDay: today - 29, today: today)
+        #expect(
+            try await store.eraseProfile(
+                projectID: projectID, profileID: a.profile.id, now: now, origin: .system))
+        let after = try await store.activitySummary(projectID: projectID, firstDay: today - 29, today: today)
+        #expect(after == before)
+        #expect(after.windows[30]?.profiles == 2, "the erased profile's days stay one profile")
+        #expect(try await Self.activityProfileIDs(store, projectID: projectID).contains(a.profile.id) == false)
+        #expect(try await Self.activityProfileIDs(store, projectID: projectID).contains(b.profile.id))
+    }
+
+    /// The profile IDs in a project's activity rows, read raw.
+    static func activityProfileIDs(_ store: any TesseraStore, projectID: String) async throws -> Set<String> {
+        Set(try await ActivityRecount.rows(store, projectID: projectID).map(\.profileID))
+    }
+}
