@@ -66,7 +66,7 @@ func run(_ arguments: [String]) throws {
         throw EmbedError(description: "\(input.path) is not UTF-8 text")
     }
     let source = swiftSource(for: text, from: input.lastPathComponent)
-    try Data(source.utf8).write(to: output, options: .atomic)
+    try Data(source.utf8).write(to: output)
 }
 
 do {
