@@ -15,7 +15,7 @@ struct OpenAPIEmbedPlugin: BuildToolPlugin {
             .buildCommand(
                 displayName: "Embedding openapi.json in \(target.name)",
                 executable: try context.tool(named: "OpenAPIEmbed").url,
-                arguments: [document.path(), output.path()],
+                arguments: [document.path(percentEncoded: false), output.path(percentEncoded: false)],
                 inputFiles: [document],
                 outputFiles: [output]
             )
