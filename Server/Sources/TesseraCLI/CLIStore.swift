@@ -15,6 +15,8 @@ enum CLIStore {
             throw CLIError(description: error.description)
         } catch let error as ConfigurationError {
             throw CLIError(description: error.description)
+        } catch let error as MigrationError {
+            throw CLIError(description: error.description)
         }
         do {
             let result = try await body(store)

@@ -12,7 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the server.",
         discussion:
-            "Flags override the TESSERA_HOST, TESSERA_PORT, TESSERA_DATABASE_URL, TESSERA_LOG_LEVEL, TESSERA_PUBLIC_URL, TESSERA_TRUSTED_PROXY_HEADER, TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE, TESSERA_ANONYMOUS_RETENTION_DAYS, TESSERA_EVENT_RETENTION_DAYS, TESSERA_MASTER_KEY_FILE, TESSERA_PREVIOUS_MASTER_KEY_FILES, TESSERA_ALLOW_INSECURE_WEBHOOKS, TESSERA_DRAIN_SECONDS and TESSERA_EVENT_LOOP_EXECUTOR environment variables."
+            "Flags override the TESSERA_HOST, TESSERA_PORT, TESSERA_DATABASE_URL, TESSERA_LOG_LEVEL, TESSERA_PUBLIC_URL, TESSERA_TRUSTED_PROXY_HEADER, TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE, TESSERA_ANONYMOUS_RETENTION_DAYS, TESSERA_EVENT_RETENTION_DAYS, TESSERA_MASTER_KEY_FILE, TESSERA_PREVIOUS_MASTER_KEY_FILES, TESSERA_ALLOW_INSECURE_WEBHOOKS, TESSERA_DRAIN_SECONDS and TESSERA_EVENT_LOOP_EXECUTOR environment variables; TESSERA_NODE_ALIVE_SECONDS (default 60) is how recent a node's heartbeat must be for `tessera migrate contract` to count it alive."
     )
 
     @OptionGroup var options: ServeOptions
@@ -38,6 +38,9 @@ struct ServeCommand: AsyncParsableCommand {
             try await node.runService()
         } catch let error as MasterKeyError {
             // A clear refusal and a non-zero exit, never a crash.
+            throw CLIError(description: error.description)
+        } catch let error as MigrationError {
+            // A database contracted for a newer release: this node must be upgraded.
             throw CLIError(description: error.description)
         }
     }

@@ -11,7 +11,7 @@ struct TesseraCommand: AsyncParsableCommand {
         version: TesseraRelease.description,
         subcommands: [
             ServeCommand.self, ProjectsCommand.self, TokenCommand.self, KeysCommand.self, ConfigCommand.self,
-            BackupCommand.self, OperatorsCommand.self,
+            BackupCommand.self, OperatorsCommand.self, MigrateCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

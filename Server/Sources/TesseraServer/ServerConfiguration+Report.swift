@@ -30,6 +30,7 @@ extension ServerConfiguration {
             ("allow_insecure_webhooks", allowInsecureWebhooks ? "yes (http and private addresses allowed)" : "no"),
             ("console", consoleEnabled ? "on (/console/)" : "off"),
             ("drain_seconds", "\(drainDelay.components.seconds)"),
+            ("node_alive_seconds", "\(nodeAliveSeconds)"),
         ]
         return lines.map { "\($0.0): \($0.1)" }.joined(separator: "\n")
     }

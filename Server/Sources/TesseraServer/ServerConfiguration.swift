@@ -22,6 +22,11 @@ public struct ServerConfiguration: Sendable {
     public var sessionJWTLifetimeSeconds: Int64 = 300
     /// Leeway when checking a session JWT's `exp`/`nbf`.
     public var sessionJWTLeewaySeconds: Int64 = 60
+    /// How often a node refreshes its row in the database's node registry (its heartbeat).
+    public var nodeHeartbeatInterval = Duration.seconds(15)
+    /// A node whose heartbeat is at most this many seconds old is alive: `tessera migrate contract`
+    /// waits for it (`TESSERA_NODE_ALIVE_SECONDS`). Keep it a few heartbeats long.
+    public var nodeAliveSeconds: Int64 = 60
     /// How often the background cleanup runs, and how many rows of each kind one pass deletes.
     public var cleanupInterval = Duration.seconds(60)
     public var cleanupBatchSize = 500
@@ -80,7 +85,8 @@ public struct ServerConfiguration: Sendable {
     /// `TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE` (0: unlimited),
     /// `TESSERA_ANONYMOUS_RETENTION_DAYS` and `TESSERA_EVENT_RETENTION_DAYS` (0: keep forever), `TESSERA_CONSOLE` (on|off),
     /// `TESSERA_MASTER_KEY_FILE`, `TESSERA_PREVIOUS_MASTER_KEY_FILES` (comma-separated) and
-    /// `TESSERA_ALLOW_INSECURE_WEBHOOKS` (true or false) and `TESSERA_DRAIN_SECONDS`; unset variables keep
+    /// `TESSERA_ALLOW_INSECURE_WEBHOOKS` (true or false), `TESSERA_DRAIN_SECONDS` and
+    /// `TESSERA_NODE_ALIVE_SECONDS`; unset variables keep
     /// the defaults.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> ServerConfiguration
@@ -129,6 +135,13 @@ public struct ServerConfiguration: Sendable {
         }
         if let value = environment["TESSERA_DRAIN_SECONDS"], !value.isEmpty {
             configuration.drainDelay = try validatedDrainDelay(value, name: "TESSERA_DRAIN_SECONDS")
+        }
+        if let value = environment["TESSERA_NODE_ALIVE_SECONDS"], !value.isEmpty {
+            guard let seconds = Int64(value), (1...86_400).contains(seconds) else {
+                throw ConfigurationError(
+                    "TESSERA_NODE_ALIVE_SECONDS must be a number of seconds from 1 to 86400, not \(value)")
+            }
+            configuration.nodeAliveSeconds = seconds
         }
         if let value = environment["TESSERA_CONSOLE"], !value.isEmpty {
             switch value.lowercased() {

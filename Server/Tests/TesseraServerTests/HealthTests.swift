@@ -74,17 +74,28 @@ struct HealthTests {
         }
     }
 
-    @Test("ready is 503 while the database's schema is ahead of this build's", arguments: StoreBackend.allCases)
+    @Test(
+        "ready stays 200 beside a newer release's expand step, and is 503 once a contract step for a newer release ran",
+        arguments: StoreBackend.allCases)
     func schemaAhead(_ backend: StoreBackend) async throws {
         try await TestEnvironment.withApp(backend: backend) { environment, client in
             let newer = TesseraRelease.schemaVersion + 1
+            // An expand step of a newer release: this build still runs on the schema (a rolling upgrade).
             try await Self.run(
                 "INSERT INTO schema_migrations (version, applied_at) VALUES (\(newer), 0)", on: environment.store)
+            let beside = try await client.send(.get, "/health/ready")
+            #expect(beside.status == .ok)
+            #expect(beside.json["database_schema_version"] as? Int == Int(newer))
+            try await Self.run(
+                "UPDATE schema_migrations SET kind = 'contract', required_release = '99.0.0' WHERE version = \(newer)",
+                on: environment.store)
             let ready = try await client.send(.get, "/health/ready")
             #expect(ready.status == .serviceUnavailable)
             let readiness = ready["error"]["readiness"] as? [String: Any] ?? [:]
             #expect((readiness["checks"] as? [String: String])?["migrations"] == "ahead")
             #expect(readiness["database_schema_version"] as? Int == Int(newer))
+            let message = ready["error"]["message"] as? String ?? ""
+            #expect(message.contains("contracted for a newer release"))
             // Back at this build's version, the node is ready again.
             try await Self.run("DELETE FROM schema_migrations WHERE version = \(newer)", on: environment.store)
             #expect(try await client.send(.get, "/health/ready").status == .ok)

@@ -135,4 +135,58 @@ struct OpenAPIContractTests {
         }
         return codes
     }
+
+    /// Codes the document may list under another status than ``APIError/status(of:)``'s, with why.
+    static let otherStatuses: [String: (status: Int, why: String)] = [
+        "dpop_proof_required": (401, "on a bound session's credential it is the DPoP challenge (RFC 9449 §7.1)")
+    ]
+
+    /// `node` with its `$ref`s followed within the document.
+    static func resolved(_ node: Any?, in document: [String: Any]) -> [String: Any] {
+        var node = node as? [String: Any] ?? [:]
+        var hops = 0
+        while let reference = node["$ref"] as? String, reference.hasPrefix("#/"), hops < 10 {
+            var target: Any = document
+            for part in reference.dropFirst(2).split(separator: "/") {
+                target = (target as? [String: Any])?[String(part).replacingOccurrences(of: "~1", with: "/")] ?? [:]
+            }
+            node = target as? [String: Any] ?? [:]
+            hops += 1
+        }
+        return node
+    }
+
+    @Test("every error response lists only codes the server answers with that status")
+    func errorCodesHaveTheirStatus() throws {
+        let document = try Self.document()
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        let codes = Dictionary(uniqueKeysWithValues: ErrorCode.all.map { ($0.rawValue, $0) })
+        var checked = 0
+        for (path, item) in paths {
+            for (method, operation) in item where Self.operationKeys.contains(method) {
+                let responses = (operation as? [String: Any])?["responses"] as? [String: Any] ?? [:]
+                for (status, response) in responses where status.hasPrefix("4") || status.hasPrefix("5") {
+                    let place = "\(method.uppercased()) \(path) \(status)"
+                    let content = Self.resolved(response, in: document)["content"] as? [String: Any]
+                    let schema = Self.resolved(
+                        (content?["application/json"] as? [String: Any])?["schema"], in: document)
+                    let branches = (schema["allOf"] as? [Any] ?? []).map { Self.resolved($0, in: document) }
+                    let enums = branches.compactMap { branch -> [String]? in
+                        let error = (branch["properties"] as? [String: Any])?["error"] as? [String: Any]
+                        let code = (error?["properties"] as? [String: Any])?["code"] as? [String: Any]
+                        return code?["enum"] as? [String]
+                    }
+                    let listed = try #require(enums.first, "\(place): no code enum")
+                    for name in listed {
+                        let code = try #require(codes[name], "\(place): \(name) is not a code of the server")
+                        let expected = Int(APIError.status(of: code).code)
+                        let allowed = Set([expected] + (Self.otherStatuses[name].map { [$0.status] } ?? []))
+                        #expect(allowed.contains(Int(status) ?? 0), "\(place): \(name) is answered with \(expected)")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked > 200, "\(checked) codes checked")
+    }
 }

@@ -52,15 +52,22 @@ struct PostgresStoreTests {
                 sessionTokenHash: OpaqueToken.sha256(OpaqueToken.sessionToken())))
     }
 
-    @Test("Ten nodes migrating at once apply each version exactly once")
+    @Test("Ten nodes migrating at once apply each version exactly once, and each registers")
     func concurrentMigrations() async throws {
         let configuration = try PostgresTestDatabase.configuration(maximumConnections: 2)
         let stores = (0..<10).map { _ in PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
         }
+        let now: Int64 = 1_795_000_000
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for store in stores { group.addTask { try await store.migrate() } }
+            for (index, store) in stores.enumerated() {
+                let node = NodeRecord(
+                    id: "node-\(index)", release: TesseraRelease.version, schemaVersion: TesseraRelease.schemaVersion,
+                    startedAt: now, heartbeatAt: now)
+                group.addTask { _ = try await store.migrate(MigrationRequest(node: node, now: now)) }
+            }
             try await group.waitForAll()
         }
+        #expect(Set(try await stores[0].nodes().map(\.id)) == Set((0..<10).map { "node-\($0)" }))
         try await stores[0].migrate()
         let versions = try await stores[0].statement { client in
             try await client.rows("SELECT version FROM schema_migrations ORDER BY version", logger: stores[0].logger)

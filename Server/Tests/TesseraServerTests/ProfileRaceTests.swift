@@ -166,7 +166,7 @@ struct ProfileRaceTests {
 }
 
 /// One store with one project, and the operations a race test needs.
-private final class Race: Sendable {
+final class Race: Sendable {
     let backend: StoreBackend
     let store: any TesseraStore
     let projectID: String
@@ -233,14 +233,18 @@ private final class Race: Sendable {
         holding profileID: String, _ first: @escaping @Sendable (any TesseraStore) async throws -> A,
         then second: @escaping @Sendable (any TesseraStore) async throws -> B
     ) async throws -> (A, B) {
+        try await run(holding: [.profile(profileID)], first, then: second)
+    }
+
+    /// Holds `rows` (on PostgreSQL, in the lock order; on SQLite, the writer), queues `first` and then
+    /// `second` behind them, opens the gate and answers both results.
+    func run<A: Sendable, B: Sendable>(
+        holding rows: [HeldRow], _ first: @escaping @Sendable (any TesseraStore) async throws -> A,
+        then second: @escaping @Sendable (any TesseraStore) async throws -> B
+    ) async throws -> (A, B) {
         let last = try await store.events(EventQuery(projectID: projectID, after: 0, limit: 1000)).last?.sequence
         mark.withLock { $0 = last ?? 0 }
-        let gate: any WriteGate
-        switch backend {
-        case .sqlite: gate = try await SQLiteGate.hold(try #require(store as? SQLiteStore))
-        case .postgres:
-            gate = try await PostgresGate.hold(profileID: profileID, store: try #require(store as? PostgresStore))
-        }
+        let gate = try await holdWrites(store, rows: rows)
         let store = store
         let one = Task { try await first(store) }
         try await gate.waitForQueued(1)
@@ -254,27 +258,55 @@ private final class Race: Sendable {
     func close() async throws { try await store.close() }
 }
 
+/// Holds `store`'s writes back: on PostgreSQL a transaction holding `rows` (in the order given), on
+/// SQLite the one writer.
+func holdWrites(_ store: any TesseraStore, rows: [HeldRow]) async throws -> any WriteGate {
+    if let store = store as? PostgresStore { return try await PostgresGate.hold(rows, store: store) }
+    return try await SQLiteGate.hold(try #require(store as? SQLiteStore))
+}
+
 /// Holds a backend's writes back until opened, and tells when operations queue behind it.
-private protocol WriteGate: Sendable {
+protocol WriteGate: Sendable {
     /// Returns once `count` operations wait behind the gate.
     func waitForQueued(_ count: Int) async throws
     func open() async throws
 }
 
-/// A transaction that holds a profile's row lock (FOR UPDATE) and changes nothing.
-private struct PostgresGate: WriteGate {
+/// A row a ``PostgresGate`` locks.
+struct HeldRow: Sendable {
+    let table: String
+    let column: String
+    let id: String
+
+    static func profile(_ id: String) -> HeldRow { HeldRow(table: "profiles", column: "id", id: id) }
+    static func session(_ id: String) -> HeldRow { HeldRow(table: "sessions", column: "id", id: id) }
+    static func project(_ id: String) -> HeldRow { HeldRow(table: "projects", column: "id", id: id) }
+    static func webhook(_ id: String) -> HeldRow { HeldRow(table: "webhooks", column: "id", id: id) }
+    static func `operator`(_ id: String) -> HeldRow { HeldRow(table: "operators", column: "id", id: id) }
+    static func installation(_ id: String) -> HeldRow {
+        HeldRow(table: "installations", column: "installation_id", id: id)
+    }
+}
+
+/// A transaction that holds rows' locks (FOR UPDATE), in the order given, and changes nothing.
+struct PostgresGate: WriteGate {
     let store: PostgresStore
     let holder: Int32
     let release: AsyncStream<Void>.Continuation
     let task: Task<Void, any Error>
 
-    static func hold(profileID: String, store: PostgresStore) async throws -> PostgresGate {
+    static func hold(_ rows: [HeldRow], store: PostgresStore) async throws -> PostgresGate {
         let (locked, lockedSignal) = AsyncStream.makeStream(of: Int32.self)
         let (released, release) = AsyncStream.makeStream(of: Void.self)
         let logger = store.logger
         let task = Task {
             try await store.client.withTransaction(logger: logger) { connection in
-                try await connection.rows("SELECT id FROM profiles WHERE id = \(profileID) FOR UPDATE", logger: logger)
+                for row in rows {
+                    let locked = try await connection.rows(
+                        "SELECT 1 FROM \(unescaped: row.table) WHERE \(unescaped: row.column) = \(row.id) FOR UPDATE",
+                        logger: logger)
+                    #expect(!locked.isEmpty, "the gate holds \(row.table) \(row.id)")
+                }
                 let pid = try await connection.first("SELECT pg_backend_pid()", logger: logger)?.int(0) ?? 0
                 lockedSignal.yield(Int32(pid))
                 for await _ in released { break }
@@ -303,7 +335,7 @@ private struct PostgresGate: WriteGate {
             if waiting >= count { return }
             await Task.yield()
         }
-        Issue.record("\(count) operations never queued behind the held profile")
+        Issue.record("\(count) operations never queued behind the held rows")
     }
 
     func open() async throws {
@@ -313,7 +345,7 @@ private struct PostgresGate: WriteGate {
 }
 
 /// A write job that holds SQLite's one writer; later writes queue behind it and run in order.
-private struct SQLiteGate: WriteGate {
+struct SQLiteGate: WriteGate {
     let store: SQLiteStore
     let release: DispatchSemaphore
     let task: Task<Void, any Error>
@@ -342,4 +374,29 @@ private struct SQLiteGate: WriteGate {
         release.signal()
         try await task.value
     }
+}
+
+extension StoreBackend {
+    /// A store for race tests: on PostgreSQL with connections for a gate, two requests and a reader.
+    func makeRaceStore() throws -> any TesseraStore {
+        switch self {
+        case .sqlite: try makeStore()
+        case .postgres: try PostgresTestDatabase.makeStore(maximumConnections: 6)
+        }
+    }
+}
+
+/// Sends `first` and then `second` while `rows` are held, each seen queued behind the gate before
+/// the next is sent, opens the gate and answers both replies.
+func race<A: Sendable, B: Sendable>(
+    _ store: any TesseraStore, holding rows: [HeldRow], _ first: @escaping @Sendable () async throws -> A,
+    then second: @escaping @Sendable () async throws -> B
+) async throws -> (A, B) {
+    let gate = try await holdWrites(store, rows: rows)
+    let one = Task { try await first() }
+    try await gate.waitForQueued(1)
+    let two = Task { try await second() }
+    try await gate.waitForQueued(2)
+    try await gate.open()
+    return (try await one.value, try await two.value)
 }

@@ -63,9 +63,9 @@ struct TestEnvironment: Sendable {
 
     static func make(
         backend: StoreBackend = .selected, settings: ProjectSettings = ProjectSettings(),
-        configure: (inout ServerConfiguration) -> Void = { _ in }
+        store given: (any TesseraStore)? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestEnvironment {
-        let store = try backend.makeStore()
+        let store = try given ?? backend.makeStore()
         try await store.migrate()
         let clock = TestClock()
         let project = try await ProjectProvisioner.create(

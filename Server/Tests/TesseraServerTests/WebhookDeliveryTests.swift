@@ -168,7 +168,7 @@ struct WebhookDeliveryTests {
         #expect(
             try await environment.store.replayWebhookEvent(
                 projectID: environment.project.project.id, webhookID: endpoint.id, eventID: eventID,
-                now: environment.clock.seconds))
+                now: environment.clock.seconds) == true)
         #expect(await dispatcher.runOnce() == 1)
         let disabled = try #require(
             try await environment.store.webhook(projectID: environment.project.project.id, id: endpoint.id))
@@ -373,7 +373,8 @@ struct WebhookDeliveryTests {
         #expect(await dispatcher.runOnce() == 1)
         #expect(
             try await store.replayWebhookEvent(
-                projectID: projectID, webhookID: endpoint.id, eventID: attempt.eventID, now: environment.clock.seconds))
+                projectID: projectID, webhookID: endpoint.id, eventID: attempt.eventID, now: environment.clock.seconds)
+                == true)
         receiver.answer(failed)
         #expect(await dispatcher.runOnce() == 1)
         let all = try await store.webhookAttempts(
@@ -412,17 +413,19 @@ struct WebhookDeliveryTests {
         environment.clock.advance(seconds: 10)
         #expect(
             try await store.replayWebhookEvent(
-                projectID: projectID, webhookID: endpoint.id, eventID: created[1].id, now: environment.clock.seconds))
+                projectID: projectID, webhookID: endpoint.id, eventID: created[1].id, now: environment.clock.seconds)
+                == true)
         #expect(await dispatcher.runOnce() == 1)
         #expect(receiver.sent.map(\.delivery.id) == [created[1].id])
         #expect(
-            try await !store.replayWebhookEvent(
-                projectID: projectID, webhookID: endpoint.id, eventID: "evt_unknown", now: environment.clock.seconds))
+            try await store.replayWebhookEvent(
+                projectID: projectID, webhookID: endpoint.id, eventID: "evt_unknown", now: environment.clock.seconds)
+                == false, "the feed does not hold it")
         let other = try await environment.makeOtherProject()
         #expect(
-            try await !store.replayWebhookEvent(
+            try await store.replayWebhookEvent(
                 projectID: other.project.id, webhookID: endpoint.id, eventID: created[1].id,
-                now: environment.clock.seconds), "another project's webhook is unknown")
+                now: environment.clock.seconds) == nil, "another project's webhook is unknown")
 
         receiver.clear()
         let replayed = try await store.replayWebhookEvents(

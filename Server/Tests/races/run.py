@@ -24,8 +24,9 @@ Usually run through `scripts/race-check`. One run, on one backend:
    identify `sign_in` (publishable key, user u), `promote` (SA, a new user x), `merge` (SA, user u),
    `unchanged` (SP, u), `upgrade` (SV signs in with a signed token for v) · `extend` (SA,
    heartbeat with a duration) · `sign_out` (SA) · `revoke_other` (DELETE /v1/sessions/SP2 by SP) ·
+   `revoke_back` (DELETE /v1/sessions/SP by SP2: the caller of another operation ended by this one) ·
    `revoke_others` (POST /v1/sessions/revoke-others by SP) · `device_add` (SA, the push token DA
-   holds) · `device_remove` (DA by SA) · `block`, `unblock`, `erase`, `revoke_all` (admin) of A, P or V · `admin_end` (DELETE /v1/admin/sessions/{SA or SP2}) ·
+   holds) · `device_remove` (DA by SA) · `device_remove_DP` (DP by SP) · `block`, `unblock`, `erase`, `revoke_all` (admin) of A, P or V · `admin_end` (DELETE /v1/admin/sessions/{SA or SP2}) ·
    `webhook_update` (PATCH description), `webhook_delete`, `webhook_rotate` · `cleanup` (expiry).
    Cleanup expiry: the cleanup service runs a pass when a node starts, then every
    60 s (ServerConfiguration.cleanupInterval, not a command-line option), so a cleanup race sets SA's
@@ -92,6 +93,9 @@ TEMPLATES: dict[str, tuple[str, str, str, frozenset[str]]] = {
     "sign_out": ("sign_out", "", "SA", frozenset({"A"})),
     "revoke_other": ("revoke_other", "SP2", "SP", frozenset({"P", "SP2"})),
     "revoke_others": ("revoke_others", "", "SP", frozenset({"P", "SP2", "DP"})),
+    # The other way round: SP2 ends SP, so an operation whose caller is SP can be ended by another.
+    "revoke_back": ("revoke_other", "SP", "SP2", frozenset({"P", "SP2"})),
+    "device_remove_DP": ("device_remove", "DP", "SP", frozenset({"P", "SP2", "DP"})),
     "device_add": ("device_add", "", "SA", frozenset({"A", "DA"})),
     "device_remove": ("device_remove", "DA", "SA", frozenset({"A", "DA"})),
     "block_A": ("block", "A", "", frozenset({"A", "SA2", "DA"})),
@@ -115,8 +119,8 @@ GROUPS = {
     "installation A": ["restore", "promote", "merge", "extend", "sign_out", "device_add", "device_remove",
                        "block_A", "unblock_A", "erase_A", "revoke_all_A", "admin_end_SA"],
     "new installation I": ["start"],
-    "profile P": ["sign_in", "merge", "unchanged", "revoke_other", "revoke_others", "block_P", "unblock_P", "erase_P",
-                  "revoke_all_P", "admin_end_SP2"],
+    "profile P": ["sign_in", "merge", "unchanged", "revoke_other", "revoke_back", "revoke_others", "device_remove_DP",
+                  "block_P", "unblock_P", "erase_P", "revoke_all_P", "admin_end_SP2"],
     "profile V": ["upgrade", "block_V", "erase_V"],
     "webhook W": ["webhook_update", "webhook_delete", "webhook_rotate"],
 }

@@ -53,6 +53,16 @@ class ModelTests(unittest.TestCase):
             ev("session.ended", session_id=s, profile_id="P", reason="blocked") for s in ("SP", "SP2")] + [removed]
         self.assertTrue(matches(w, ops, [204, 200], blocked + [erased]))
 
+    def test_two_sessions_ending_each_other_answer_one_204_and_one_401(self):
+        w = world(a=False)
+        ops = [M.Op("revoke_other", 0, target="SP2", caller="SP"), M.Op("revoke_other", 1, target="SP", caller="SP2")]
+        first = [ev("session.ended", session_id="SP2", profile_id="P", reason="revoked"),
+                 ev("device.removed", device_id="DP", profile_id="P", session_id="SP2")]
+        self.assertTrue(matches(w, ops, [204, 401], first))
+        # The bug: each request trusted its caller's liveness from authentication, and both ended.
+        both = first + [ev("session.ended", session_id="SP", profile_id="P", reason="revoked")]
+        self.assertFalse(matches(w, ops, [204, 204], both))
+
     def test_two_erasures_answer_one_204_and_write_one_event(self):
         w = world(a=False)
         ops = [M.Op("erase", 0, target="P"), M.Op("erase", 1, target="P")]

@@ -88,14 +88,23 @@ struct AdminActions: Sendable {
 
     // MARK: Settings
 
-    /// Checks and saves `settings` as the project's; answers the saved project.
-    func updateSettings(_ runtime: ProjectRuntime, settings: ProjectSettings, origin: EventOrigin) async throws
-        -> ProjectRecord
-    {
-        try Self.check(settings)
+    /// Changes the project's settings as its locked row holds them (`change` is given the locked
+    /// project and answers the new settings), checks them and saves them; answers the saved project.
+    ///
+    /// A patch applies only its own members to the row as locked, never to a cached copy: two
+    /// patches of different settings sent at once both stay.
+    func updateSettings(
+        _ runtime: ProjectRuntime, origin: EventOrigin,
+        change: @escaping @Sendable (ProjectRecord) throws -> ProjectSettings
+    ) async throws -> ProjectRecord {
         guard
             let project = try await core.store.updateProjectSettings(
-                projectID: runtime.id, settings: settings, now: now, origin: origin)
+                projectID: runtime.id, now: now, origin: origin,
+                change: { locked in
+                    let settings = try change(locked)
+                    try Self.check(settings)
+                    return settings
+                })
         else { throw CoreError.notFound }
         core.projects.invalidate(projectID: runtime.id)
         return project
@@ -238,11 +247,12 @@ struct AdminActions: Sendable {
         guard InputRules.isIdentifier(eventID, prefix: "evt_") else {
             throw CoreError.invalidRequest("event_id is not an event ID.")
         }
+        // The webhook is judged in the store's transaction that queues, not by a read before it: one
+        // deleted meanwhile is not found, never a delivery of nothing or a database failure.
         guard InputRules.isIdentifier(webhookID, prefix: "whk_"),
-            try await core.store.webhook(projectID: runtime.id, id: webhookID) != nil
+            let found = try await core.store.replayWebhookEvent(
+                projectID: runtime.id, webhookID: webhookID, eventID: eventID, now: now)
         else { throw CoreError.notFound }
-        let found = try await core.store.replayWebhookEvent(
-            projectID: runtime.id, webhookID: webhookID, eventID: eventID, now: now)
         return found ? 1 : 0
     }
 

@@ -26,6 +26,9 @@ struct AppAttestGate: Sendable {
         var decision: AppAttestPolicy.Decision
         /// The key a valid attestation brought.
         var key: AppAttestKeyRecord?
+        /// Passed as a restore with evidence a new installation would not pass: the start must not
+        /// create the installation if it is gone by then (``AnonymousStart/refusesNewInstallation``).
+        var restoreOnly = false
     }
 
     /// Makes a single-use challenge of the project, valid for five minutes from `now`.
@@ -123,10 +126,15 @@ struct AppAttestGate: Sendable {
                 outcome = .failed(.format)
             }
         }
-        let decision = AppAttestPolicy(settings: settings).decide(gate, outcome)
+        let policy = AppAttestPolicy(settings: settings)
+        let decision = policy.decide(gate, outcome)
         metrics.appAttestChecked(gate: gate, decision: decision)
         switch decision.refusal {
-        case nil: return Check(decision: decision, key: key)
+        case nil:
+            // The installation the restore was judged on may be deleted before the start's
+            // transaction; the start then learns whether it may create one in its place.
+            let restoreOnly = gate == .restore && policy.decide(.newInstallation, outcome).refusal != nil
+            return Check(decision: decision, key: key, restoreOnly: restoreOnly)
         case .attestationRequired: throw CoreError.attestationRequired
         case .attestationInvalid(let reason): throw CoreError.attestationInvalid(reason: reason.rawValue)
         case .challengeInvalid: throw CoreError.challengeInvalid

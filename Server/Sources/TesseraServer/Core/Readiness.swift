@@ -1,5 +1,6 @@
-/// Whether a node may take traffic: its database answers, the database's schema is the version this
-/// build expects, its master key is loaded, and it is not draining (`GET /health/ready`).
+/// Whether a node may take traffic: its database answers, the database's schema has every expand
+/// step of this build and no contract step of a newer release, its master key is loaded, and it is
+/// not draining (`GET /health/ready`).
 ///
 /// Liveness (`GET /health/live`) asks nothing of this: a live node that is not ready should be
 /// taken out of the load balancer, not restarted.
@@ -10,15 +11,17 @@ struct Readiness: Sendable {
     let masterKeyVerified: Bool
     /// The schema version this build expects.
     var expectedSchemaVersion = TesseraRelease.schemaVersion
+    /// The release this build is (a contract step for a newer one makes the schema `ahead`).
+    var release = TesseraRelease.version
 
     /// The state of one check, as the wire names it.
     enum State: String, Sendable {
         case passed = "ok"
         /// The database does not answer.
         case unavailable
-        /// The database's schema is older than this build's (its migrations have not run).
+        /// An expand step of this build has not run on the database.
         case behind
-        /// The database's schema is newer than this build's (a newer release migrated it).
+        /// A contract step for a newer release ran on the database: this build cannot run on it.
         case ahead
         /// The schema version could not be read (the database does not answer).
         case unknown
@@ -54,10 +57,15 @@ struct Readiness: Sendable {
             var reasons: [String] = []
             if database != .passed { reasons.append("the database does not answer") }
             switch migrations {
-            case .behind, .ahead:
+            case .behind:
                 let seen = databaseSchemaVersion.map(String.init) ?? "?"
                 reasons.append(
                     "the database's schema is version \(seen), this build expects \(expectedSchemaVersion)")
+            case .ahead:
+                let seen = databaseSchemaVersion.map(String.init) ?? "?"
+                reasons.append(
+                    "the database's schema (version \(seen)) was contracted for a newer release than this build's \(expectedSchemaVersion): upgrade the node"
+                )
             case .unknown where database == .passed: reasons.append("the schema version cannot be read")
             default: break
             }
@@ -73,10 +81,11 @@ struct Readiness: Sendable {
             database: .passed, migrations: .passed, masterKey: .passed, databaseSchemaVersion: nil,
             expectedSchemaVersion: expectedSchemaVersion, draining: activity.isDraining)
         do {
-            let version = try await store.schemaVersion()
-            report.databaseSchemaVersion = version
-            report.migrations =
-                version == expectedSchemaVersion ? .passed : version < expectedSchemaVersion ? .behind : .ahead
+            // Current: every expand step of this build is applied, and no contract step for a newer
+            // release ran. Newer expand steps (a newer node's) and pending contract steps are fine.
+            let applied = try await store.appliedMigrations()
+            report.databaseSchemaVersion = applied.map(\.version).max() ?? 0
+            report.migrations = MigrationPlan(steps: store.migrationSteps, release: release).readiness(applied: applied)
         } catch {
             report.database = .unavailable
             report.migrations = .unknown

@@ -47,7 +47,15 @@ func makeNode(
 ) async throws -> TesseraNode {
     var logger = Logger(label: "tessera")
     logger.logLevel = configuration.logLevel
-    try await store.migrate()
+    // Expand steps only, and this node's row in the registry, under the migration lock: a database
+    // contracted for a newer release refuses the node (MigrationError), and a contract step cannot
+    // slip in between that check and the registration.
+    let startedAt = Int64(configuration.now().timeIntervalSince1970.rounded(.down))
+    let node = NodeRecord(
+        id: NodeRegistryService.makeNodeID(), release: TesseraRelease.version,
+        schemaVersion: TesseraRelease.schemaVersion, startedAt: startedAt, heartbeatAt: startedAt)
+    _ = try await store.migrate(
+        MigrationRequest(kind: .expand, node: node, now: startedAt, aliveSeconds: configuration.nodeAliveSeconds))
     // Refuses a database sealed under another master key before anything is served, and seals the
     // plaintext secrets of an older version.
     let sealing = try await SecretResealer.sealPlaintextAndVerify(store: store)
@@ -76,6 +84,11 @@ func makeNode(
     let router = TesseraRouter.build(core: core)
     var services: [any Service] = [
         StoreService(store: store),
+        // After the store: a service group stops its services in reverse, so the row is deleted
+        // before the store closes.
+        NodeRegistryService(
+            store: store, node: node, interval: configuration.nodeHeartbeatInterval, now: configuration.now,
+            logger: logger),
         CleanupService(
             store: store, interval: configuration.cleanupInterval, batchSize: configuration.cleanupBatchSize,
             anonymousRetentionSeconds: configuration.anonymousRetentionDays.map { $0 * 86_400 },

@@ -190,18 +190,22 @@ public final class OperatorAccounts: Sendable {
             step = matched
         }
         let now = now
-        // The conditional update refuses a step another login used meanwhile (another node).
-        guard try await mapped({ try await store.recordOperatorLogin(id: record.id, now: now, totpStep: step) }) else {
-            throw await failed(
-                step == nil ? .invalidLogin : .invalidTOTP, email: normalized, clientAddress: clientAddress,
-                limits: limits)
-        }
         let token = Self.newToken()
         let session = OperatorSessionRecord(
             id: TimeOrderedID.make(prefix: "ops_", now: Date(timeIntervalSince1970: TimeInterval(now))),
             operatorID: record.id, tokenHash: OpaqueToken.sha256(token), csrfToken: Self.newToken(), createdAt: now,
             lastSeenAt: now, expiresAt: now + Self.absoluteSeconds)
-        try await mapped { try await store.createOperatorSession(session) }
+        // Opened only while the operator still has the password just verified, on its locked row: a
+        // reset or a removal since the read above refuses it, as a wrong password would; a step
+        // another login used meanwhile (another node) as a wrong code.
+        switch try await mapped({ try await store.logInOperator(session: session, passwordHash: hash, totpStep: step) })
+        {
+        case .signedIn: break
+        case .unknownOperator, .passwordChanged:
+            throw await failed(.invalidLogin, email: normalized, clientAddress: clientAddress, limits: limits)
+        case .totpStepUsed:
+            throw await failed(.invalidTOTP, email: normalized, clientAddress: clientAddress, limits: limits)
+        }
         logger.notice("console sign-in", metadata: ["operator": "\(record.id)", "address": "\(clientAddress)"])
         await audit(.signedIn, email: record.email, clientAddress: clientAddress)
         return (session, token)

@@ -15,6 +15,10 @@ public struct AnonymousStart: Sendable {
     /// The project's `max_sessions_per_profile`: live sessions of the profile beyond it, counting the
     /// new one, end (`evicted`) in the same transaction, least recently authenticated first.
     public var maxSessionsPerProfile: Int64? = nil
+    /// The App Attest gate let this start through as a restore, with evidence a new installation
+    /// would not pass: when the installation is gone by the start's transaction (a cleanup deleted
+    /// it meanwhile), the start is refused (`attestation_required`) and creates nothing.
+    public var refusesNewInstallation = false
 
     public init(
         projectID: String, installationID: String, installationSecretHash: [UInt8], newProfileID: String,

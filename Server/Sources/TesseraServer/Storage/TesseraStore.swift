@@ -5,9 +5,7 @@
 /// after it committed. Times are Unix seconds. Every failure is thrown as a ``CoreError``: a
 /// domain failure with its code (for example `installation_conflict`), and a database that cannot
 /// answer as ``CoreError/unavailable``, whichever the backend.
-public protocol TesseraStore: Sendable {
-    /// Brings the schema to the current version.
-    func migrate() async throws
+public protocol TesseraStore: SchemaStore {
     /// Answers when the database answers (`/health`).
     func ping() async throws
     /// The latest schema version recorded in the database (0 before the first migration), which
@@ -25,9 +23,13 @@ public protocol TesseraStore: Sendable {
     func project(id: String) async throws -> ProjectRecord?
     func project(publishableKeyHash: [UInt8]) async throws -> ProjectRecord?
     func project(secretKeyHash: [UInt8]) async throws -> ProjectRecord?
-    /// Replaces the settings; nil when the project does not exist (`project.updated` when one changed).
-    func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64, origin: EventOrigin)
-        async throws -> ProjectRecord?
+    /// Changes the settings of the project as its locked row holds them: `change` is given the locked
+    /// project and answers its new settings (an error it throws is thrown, nothing written); nil when
+    /// the project does not exist. `project.updated` lists what changed against the locked row.
+    func updateProjectSettings(
+        projectID: String, now: Int64, origin: EventOrigin,
+        change: @escaping @Sendable (ProjectRecord) throws -> ProjectSettings
+    ) async throws -> ProjectRecord?
     func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord]
     /// Adds a secret unless the project already has `limit` (`identity_secret_limit_reached`).
     func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int, origin: EventOrigin)
@@ -54,6 +56,13 @@ public protocol TesseraStore: Sendable {
     /// (`session.ended` with `reason`).
     func revokeSession(sessionID: String, profileID: String?, now: Int64, reason: SessionEndReason, origin: EventOrigin)
         async throws -> Bool
+    /// Revokes `sessionID`, a live session of the profile of the live session `callerSessionID`, and
+    /// deletes its devices (`session.ended` with `reason`), deciding both from the rows as locked in
+    /// one transaction; nil when the caller's session is not alive (nothing written), false when
+    /// `sessionID` is not a live session of the caller's profile.
+    func revokeSession(
+        sessionID: String, callerSessionID: String, now: Int64, reason: SessionEndReason, origin: EventOrigin
+    ) async throws -> Bool?
     /// Revokes every live session of a profile (by ID or alias, resolved in the same transaction)
     /// and deletes their devices (`session.ended`, reason `admin`); returns how many, nil when the
     /// profile is unknown (nothing written).
@@ -102,6 +111,11 @@ public protocol TesseraStore: Sendable {
     /// Binds a push token to a session, moving it from any other session of the project.
     func registerDevice(_ device: DeviceRecord, origin: EventOrigin) async throws -> DeviceRecord
     func deleteDevice(deviceID: String, profileID: String, now: Int64, origin: EventOrigin) async throws -> Bool
+    /// Removes a device of the profile of the live session `callerSessionID` (only one registered by
+    /// that session when `ownSessionOnly`), deciding from the rows as locked in one transaction; nil
+    /// when the caller's session is not alive (nothing written), false when no such device.
+    func deleteDevice(deviceID: String, callerSessionID: String, ownSessionOnly: Bool, now: Int64, origin: EventOrigin)
+        async throws -> Bool?
     func liveDevices(profileID: String, now: Int64) async throws -> [DeviceRecord]
 
     // MARK: Admin
@@ -200,8 +214,9 @@ public protocol TesseraStore: Sendable {
         projectID: String, webhookID: String, state: WebhookDeliveryRecord.State?,
         before cursor: WebhookDeliveryCursor?, limit: Int
     ) async throws -> [WebhookDeliveryRecord]
-    /// Queues the event again for the webhook, due at `now`; false when either is unknown.
-    func replayWebhookEvent(projectID: String, webhookID: String, eventID: String, now: Int64) async throws -> Bool
+    /// Queues the event again for the webhook, due at `now`, deciding in one transaction that the
+    /// webhook exists; false when the feed does not hold the event, nil when the webhook is unknown.
+    func replayWebhookEvent(projectID: String, webhookID: String, eventID: String, now: Int64) async throws -> Bool?
     /// Queues again every event of the webhook's types after `afterSequence`; nil when the webhook is unknown.
     func replayWebhookEvents(projectID: String, webhookID: String, afterSequence: Int64, now: Int64) async throws
         -> Int?
@@ -238,6 +253,12 @@ public protocol TesseraStore: Sendable {
     )
         async throws -> OperatorRecord?
     func createOperatorSession(_ session: OperatorSessionRecord) async throws
+    /// Records a sign-in (`last_login_at`, and `totpStep` as used) and opens its console session, in
+    /// one transaction on the operator's locked row, only while the operator still exists with
+    /// `passwordHash` (the hash the password was verified against) and has not used `totpStep` or a
+    /// later step; otherwise writes nothing and answers why.
+    func logInOperator(session: OperatorSessionRecord, passwordHash: String, totpStep: Int64?) async throws
+        -> OperatorLoginOutcome
     /// The session with this token hash and its operator; nil when unknown or expired at `now`
     /// (absolute, or idle for ``OperatorSessionRecord/idleSeconds``).
     func operatorSession(tokenHash: [UInt8], now: Int64) async throws -> (OperatorSessionRecord, OperatorRecord)?
@@ -328,6 +349,13 @@ public protocol TesseraStore: Sendable {
 }
 
 extension TesseraStore {
+    /// Replaces every setting of the project; nil when the project does not exist.
+    func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64, origin: EventOrigin)
+        async throws -> ProjectRecord?
+    {
+        try await updateProjectSettings(projectID: projectID, now: now, origin: origin) { _ in settings }
+    }
+
     /// Every audit entry, newest first (see ``auditEvents(projectID:filter:before:limit:)``).
     func auditEvents(projectID: String, before: Int64?, limit: Int) async throws -> [EventRecord] {
         try await auditEvents(projectID: projectID, filter: .all, before: before, limit: limit)

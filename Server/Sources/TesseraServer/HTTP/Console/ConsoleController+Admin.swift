@@ -347,16 +347,8 @@ extension ConsoleController {
     func saveSettings(_ request: ConsoleRequest) async throws -> Response {
         let form = request.form
         let current = request.runtime.settings
-        var proposed = current
-        func number(_ name: String) throws -> Int64? {
-            guard let text = form.value(name) else { return nil }
-            guard text.utf8.count <= 12, let value = Int64(text) else {
-                throw CoreError.invalidRequest("\(name) must be a whole number.")
-            }
-            return value
-        }
         do {
-            return try await saveSettings(request, proposed: &proposed, current: current, number: number)
+            return try await saveSettings(request, proposed: try Self.settings(form, onto: current), current: current)
         } catch let error as CoreError where error.code == .invalidRequest {
             // The refusal beside its field, named by its label, what was typed kept.
             let field = Self.settingFields.first { error.message.contains($0.name) }
@@ -365,14 +357,22 @@ extension ConsoleController {
             return settingsForm(
                 request, settings: current, message: .error(error.code.rawValue, message), status: .badRequest,
                 invalid: field.map { ($0.name, message) }, typed: form)
+        } catch let changed as SettingsChanged {
+            return settingsChanged(request, settings: changed.project.settings)
         }
     }
 
-    private func saveSettings(
-        _ request: ConsoleRequest, proposed: inout ProjectSettings, current: ProjectSettings,
-        number: (String) throws -> Int64?
-    ) async throws -> Response {
-        let form = request.form
+    /// The settings the form's fields set on `base`; the settings the form does not show stay as
+    /// `base` holds them.
+    private static func settings(_ form: ConsoleForm, onto base: ProjectSettings) throws -> ProjectSettings {
+        func number(_ name: String) throws -> Int64? {
+            guard let text = form.value(name) else { return nil }
+            guard text.utf8.count <= 12, let value = Int64(text) else {
+                throw CoreError.invalidRequest("\(name) must be a whole number.")
+            }
+            return value
+        }
+        var proposed = base
         proposed.allowUnverifiedIdentify = form["allow_unverified_identify"] == "true"
         proposed.requireAudience = form["require_audience"] == "true"
         proposed.expectedIssuer = form.value("expected_issuer")
@@ -395,12 +395,24 @@ extension ConsoleController {
         } catch {
             throw CoreError.invalidRequest(error.message)
         }
-        guard form["base"] == String(request.runtime.project.updatedAt) else {
-            return settingsForm(
-                request, settings: current,
-                message: .error(
-                    "settings_changed", "The settings changed since you opened this page; here they are now."),
-                status: .conflict)
+        return proposed
+    }
+
+    /// The settings changed since the form was opened: the form again, with the settings as they are.
+    private func settingsChanged(_ request: ConsoleRequest, settings: ProjectSettings) -> Response {
+        settingsForm(
+            request, settings: settings,
+            message: .error("settings_changed", "The settings changed since you opened this page; here they are now."),
+            status: .conflict)
+    }
+
+    private func saveSettings(_ request: ConsoleRequest, proposed: ProjectSettings, current: ProjectSettings)
+        async throws -> Response
+    {
+        let form = request.form
+        let base = form["base"]
+        guard base == String(request.runtime.project.updatedAt) else {
+            return settingsChanged(request, settings: current)
         }
         let changes = Self.settingFields.compactMap { field -> (SettingField, String, String)? in
             let before = field.value(current)
@@ -411,8 +423,13 @@ extension ConsoleController {
             return settingsForm(request, settings: current, message: .notice("Nothing changed."), status: .ok)
         }
         if form["confirm"] == "1" {
-            _ = try await actions.updateSettings(
-                request.runtime, settings: proposed, origin: request.origin(addresses: addresses))
+            // Checked and applied on the project's row as locked, not on the cached copy this page
+            // was drawn from: a change saved meanwhile (here or by the admin API) is not undone.
+            _ = try await actions.updateSettings(request.runtime, origin: request.origin(addresses: addresses)) {
+                locked in
+                guard base == String(locked.updatedAt) else { throw SettingsChanged(project: locked) }
+                return try Self.settings(form, onto: locked.settings)
+            }
             return ConsoleHTTP.redirect(ConsoleURL("settings", [("notice", "settings-saved")]))
         }
         let viewer = request.viewer
@@ -575,4 +592,9 @@ enum AuditCSV {
         }
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
+}
+
+/// The project's settings changed since the settings form was opened (seen on the locked row).
+private struct SettingsChanged: Error {
+    let project: ProjectRecord
 }

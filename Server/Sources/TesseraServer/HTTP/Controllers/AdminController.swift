@@ -77,6 +77,24 @@ private struct SettingsPatch: RequestBody {
         }
         appAttest = try container.decodeIfPresent(AppAttestPatch.self, forKey: .appAttest)
     }
+
+    /// `base` with the members this patch gives, and only those, changed.
+    func apply(to base: ProjectSettings) -> ProjectSettings {
+        var settings = base
+        if let value = allowUnverifiedIdentify { settings.allowUnverifiedIdentify = value }
+        if let value = requireAudience { settings.requireAudience = value }
+        if let value = expectedIssuer { settings.expectedIssuer = value }
+        if let value = maxIdentityTokenLifetimeSeconds { settings.maxIdentityTokenLifetimeSeconds = value }
+        if let value = leewaySeconds { settings.leewaySeconds = value }
+        if let value = anonymousSessionMinutes { settings.anonymousSessionMinutes = value }
+        if let value = identifiedSessionMinutes { settings.identifiedSessionMinutes = value }
+        for change in rateLimits?.changes ?? [] { _ = settings.rateLimits.set(change.name, to: change.value) }
+        if let value = sessionBinding { settings.sessionBinding = value }
+        if let value = dpopNonceRequired { settings.dpopNonceRequired = value }
+        if let value = maxSessionsPerProfile { settings.maxSessionsPerProfile = value }
+        appAttest?.apply(to: &settings.appAttest)
+        return settings
+    }
 }
 
 /// The `app_attest` member of `PATCH /v1/admin/project`: each member present is set, the others
@@ -224,21 +242,11 @@ struct AdminController: Sendable {
     func updateProject(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let runtime = try context.project()
         let patch = try await bodies.decode(SettingsPatch.self, from: request)
-        var settings = runtime.settings
-        if let value = patch.allowUnverifiedIdentify { settings.allowUnverifiedIdentify = value }
-        if let value = patch.requireAudience { settings.requireAudience = value }
-        if let value = patch.expectedIssuer { settings.expectedIssuer = value }
-        if let value = patch.maxIdentityTokenLifetimeSeconds { settings.maxIdentityTokenLifetimeSeconds = value }
-        if let value = patch.leewaySeconds { settings.leewaySeconds = value }
-        if let value = patch.anonymousSessionMinutes { settings.anonymousSessionMinutes = value }
-        if let value = patch.identifiedSessionMinutes { settings.identifiedSessionMinutes = value }
-        for change in patch.rateLimits?.changes ?? [] { _ = settings.rateLimits.set(change.name, to: change.value) }
-        if let value = patch.sessionBinding { settings.sessionBinding = value }
-        if let value = patch.dpopNonceRequired { settings.dpopNonceRequired = value }
-        if let value = patch.maxSessionsPerProfile { settings.maxSessionsPerProfile = value }
-        patch.appAttest?.apply(to: &settings.appAttest)
+        // Applied to the project's row as locked in the store's transaction, not to the cached copy:
+        // only the members given change.
         let project = try await AdminActions(core: core).updateSettings(
-            runtime, settings: settings, origin: addresses.secretKeyOrigin(request, context: context))
+            runtime, origin: addresses.secretKeyOrigin(request, context: context)
+        ) { locked in patch.apply(to: locked.settings) }
         let secrets = try await core.store.identitySecrets(projectID: runtime.id)
         let counts = try await core.store.appAttestCounts(projectID: runtime.id)
         return .json { $0.project(project, secrets: secrets, appAttestCounts: counts) }

@@ -63,23 +63,18 @@ struct MeController: Sendable {
     func deleteDevice(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let deviceID = try context.parameters.require("device_id")
         let caller = try context.session()
-        if caller.context.session.kind == .unverified {
-            let devices = try await core.store.liveDevices(
-                profileID: caller.context.profile.id, now: core.currentTime().seconds)
-            guard
-                devices.contains(where: {
-                    $0.id.utf8.elementsEqual(deviceID.utf8)
-                        && $0.sessionID.utf8.elementsEqual(caller.context.session.id.utf8)
-                })
-            else { throw CoreError.notFound }
-        }
+        let now = core.currentTime().seconds
+        // The caller's session is checked alive under its lock in the removal's transaction.
         guard
-            try await core.store.deleteDevice(
-                deviceID: deviceID, profileID: caller.context.profile.id, now: core.currentTime().seconds,
+            let removed = try await core.store.deleteDevice(
+                deviceID: deviceID, callerSessionID: caller.context.session.id,
+                ownSessionOnly: caller.context.session.kind == .unverified, now: now,
                 origin: addresses.sdkOrigin(request, context: context))
         else {
-            throw CoreError.notFound
+            _ = try await core.credentials.liveSession(id: caller.context.session.id, now: now)
+            throw CoreError.sessionNotFound
         }
+        guard removed else { throw CoreError.notFound }
         return .noContent
     }
 }

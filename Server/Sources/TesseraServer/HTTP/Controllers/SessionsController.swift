@@ -104,6 +104,7 @@ struct SessionsController: Sendable {
             guard let charge else { throw error }
             throw await core.rateLimiter.failed(error, counting: [(charge.key, charge.limit)], now: now)
         }
+        start.refusesNewInstallation = attest?.restoreOnly == true
         let result = try await startCounted(start, now: now)
         try await core.appAttest.record(
             attest, projectID: runtime.id, installationID: body.installationID,
@@ -396,12 +397,20 @@ struct SessionsController: Sendable {
         {
             throw CoreError.notFound
         }
+        let now = core.currentTime().seconds
+        // The caller's session is checked alive under its lock in the revoke's transaction, not
+        // trusted from authentication: a session ended meanwhile ends nothing.
         guard
-            try await core.store.revokeSession(
-                sessionID: sessionID, profileID: caller.context.profile.id, now: core.currentTime().seconds,
+            let revoked = try await core.store.revokeSession(
+                sessionID: sessionID, callerSessionID: caller.context.session.id, now: now,
                 reason: sessionID.utf8.elementsEqual(caller.context.session.id.utf8) ? .signedOut : .revoked,
                 origin: addresses.sdkOrigin(request, context: context))
-        else { throw CoreError.notFound }
+        else {
+            // Say why, as authentication would have.
+            _ = try await core.credentials.liveSession(id: caller.context.session.id, now: now)
+            throw CoreError.sessionNotFound
+        }
+        guard revoked else { throw CoreError.notFound }
         return .noContent
     }
 }

@@ -37,13 +37,17 @@ public struct PostgresConfiguration: Sendable, Hashable {
     /// How many times a transaction that lost a race (serialization failure, deadlock, a unique
     /// key taken concurrently) is run again.
     public var maximumRetries = 5
+    /// How long a migration (a node's start, `tessera migrate`) keeps trying a database that does not
+    /// answer yet, or answers too slowly, before it gives up: nodes that start together on a busy
+    /// database wait their turn instead of refusing to start.
+    public var startupTimeout = Duration.seconds(120)
 
     public init() {}
 
     /// Parses a `postgres://` or `postgresql://` URL.
     ///
     /// - Parameter url: the URL; query items `sslmode` (`disable`, `prefer`, `require`, `verify-full`),
-    ///   `pool_min`, `pool_max`, `schema`, `connect_timeout` and `operation_timeout` (seconds).
+    ///   `pool_min`, `pool_max`, `schema`, `connect_timeout`, `operation_timeout` and `startup_timeout` (seconds).
     public init(url: String) throws {
         guard let components = URLComponents(string: url),
             components.scheme == "postgres" || components.scheme == "postgresql"
@@ -66,7 +70,7 @@ public struct PostgresConfiguration: Sendable, Hashable {
                 case "require", "verify-ca", "verify-full": tls = .require
                 default: throw ConfigurationError("sslmode must be disable, prefer or require, not \(value)")
                 }
-            case "pool_min", "pool_max", "connect_timeout", "operation_timeout":
+            case "pool_min", "pool_max", "connect_timeout", "operation_timeout", "startup_timeout":
                 guard let number = Int(value), number >= 0, number <= 10_000 else {
                     throw ConfigurationError("\(item.name) must be a small non-negative number")
                 }
@@ -74,6 +78,7 @@ public struct PostgresConfiguration: Sendable, Hashable {
                 case "pool_min": minimumConnections = number
                 case "pool_max": maximumConnections = max(1, number)
                 case "connect_timeout": connectTimeout = .seconds(max(1, number))
+                case "startup_timeout": startupTimeout = .seconds(number)
                 default: operationTimeout = .seconds(max(1, number))
                 }
             case "schema":

@@ -1,15 +1,16 @@
 /// The versioned schema of the PostgreSQL store.
 ///
-/// ``PostgresStore/migrate()`` applies the missing versions in one transaction that first takes
-/// an advisory lock named after ``lockName`` and the schema (`pg_advisory_xact_lock`), so several
-/// nodes starting at once apply each version exactly once: the others wait for the lock, then find
-/// the versions already recorded.
+/// ``PostgresStore/migrate(_:)`` applies the missing steps of one kind (see ``MigrationStep``) in
+/// one transaction that first takes an advisory lock named after ``lockName`` and the schema
+/// (`pg_advisory_xact_lock`), so several nodes starting at once apply each step exactly once: the
+/// others wait for the lock, then find the steps already recorded. Each entry is an expand or a
+/// contract step, with the same number and kind as in `SQLiteMigrations`.
 enum PostgresMigrations {
     /// The name the advisory lock key of migrations is hashed from.
     static let lockName = "tessera-migrations"
 
-    static let all: [(version: Int64, sql: String)] = [
-        (
+    static let all: [MigrationStep] = [
+        .expand(
             1,
             """
             CREATE TABLE projects (
@@ -110,7 +111,7 @@ enum PostgresMigrations {
             CREATE INDEX used_token_ids_expires_at ON used_token_ids (expires_at);
             """
         ),
-        (
+        .expand(
             2,
             // Rate-limit counters live for a minute: UNLOGGED spares them the WAL (a crash or a
             // failover only resets the current windows), so counting a failure costs no fsync.
@@ -130,7 +131,7 @@ enum PostgresMigrations {
             CREATE INDEX rate_limit_windows_expires_at ON rate_limit_windows (expires_at);
             """
         ),
-        (
+        .expand(
             3,
             // Rotation, blocking and introspection (issue 13): when each identity secret was last used,
             // blocked profiles, and API keys rotated out but still inside their grace period.
@@ -147,7 +148,7 @@ enum PostgresMigrations {
             CREATE INDEX retired_api_keys_project ON retired_api_keys (project_id);
             """
         ),
-        (
+        .expand(
             4,
             // The events outbox (issue 15): each change's events are written to event_outbox in its
             // transaction, without a sequence; the sequencer moves committed ones into events with the
@@ -189,7 +190,7 @@ enum PostgresMigrations {
             CREATE INDEX events_audit ON events (project_id, sequence) WHERE actor_type IN ('secret_key', 'operator');
             """
         ),
-        (
+        .expand(
             5,
             // Webhook endpoints (issue 15); the secrets are sealed under the master key, and the
             // previous secret signs beside the current one until it expires.
@@ -212,7 +213,7 @@ enum PostgresMigrations {
             CREATE INDEX webhooks_project ON webhooks (project_id, id);
             """
         ),
-        (
+        .expand(
             6,
             // Webhook deliveries (issue 15): each enabled endpoint's cursor in its project's feed, up
             // to which the dispatcher has queued deliveries; one row per (endpoint, event) with its
@@ -246,7 +247,7 @@ enum PostgresMigrations {
             CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (attempted_at) WHERE state <> 'pending';
             """
         ),
-        (
+        .expand(
             7,
             // The console's queries (issue 16): the profile list newest first (profile IDs are
             // time-ordered) for each kind and verification, by email and blocked; and the operator's
@@ -266,7 +267,7 @@ enum PostgresMigrations {
                 WHERE previous_profile_id IS NOT NULL;
             """
         ),
-        (
+        .expand(
             8,
             // Operators of the console (issue 16): accounts of the deployment, not of a project. The
             // TOTP secret is sealed under the master key; enrollment links and console sessions are
@@ -306,7 +307,7 @@ enum PostgresMigrations {
             CREATE INDEX operator_sessions_last_seen_at ON operator_sessions (last_seen_at);
             """
         ),
-        (
+        .expand(
             9,
             // Sessions bound to a device key (RFC 9449): see SQLiteMigrations' version 9.
             """
@@ -322,7 +323,7 @@ enum PostgresMigrations {
             CREATE INDEX used_dpop_proofs_expires_at ON used_dpop_proofs (expires_at);
             """
         ),
-        (
+        .expand(
             10,
             // The console without dead ends (issue 25): a one-time value shown on the page a redirect
             // lands on (a new key, a webhook secret, an enrollment link), sealed with a key only the
@@ -373,7 +374,7 @@ enum PostgresMigrations {
             CREATE INDEX webhook_attempts_event_id ON webhook_attempts (event_id);
             """
         ),
-        (
+        .expand(
             11,
             // The user's devices (issue 27): see SQLiteMigrations' version 11.
             """
@@ -387,7 +388,7 @@ enum PostgresMigrations {
             );
             """
         ),
-        (
+        .expand(
             12,
             // App Attest (issue 28): see SQLiteMigrations' version 12. The project's app_attest setting (app IDs space-separated), the
             // challenges (their SHA-256, single-use, five minutes) and each installation's verdict and
@@ -420,7 +421,7 @@ enum PostgresMigrations {
             );
             """
         ),
-        (
+        .expand(
             13,
             // The profile list's search (issue 25): see SQLiteMigrations' version 13. The folded value
             // is `translate` of the ASCII capitals (not `lower`, which follows the database's locale
@@ -433,6 +434,19 @@ enum PostgresMigrations {
                 WHERE name IS NOT NULL;
             CREATE INDEX profiles_external_id_folded ON profiles (project_id, (translate(external_id, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) COLLATE "C", id)
                 WHERE external_id IS NOT NULL;
+            """
+        ),
+        .expand(
+            14,
+            // The node registry (issue 29): see SQLiteMigrations' version 13.
+            """
+            CREATE TABLE nodes (
+                node_id TEXT PRIMARY KEY,
+                release TEXT NOT NULL,
+                schema_version BIGINT NOT NULL,
+                started_at BIGINT NOT NULL,
+                heartbeat_at BIGINT NOT NULL
+            );
             """
         ),
     ]

@@ -261,22 +261,35 @@ extension PostgresStore {
     }
 
     public func replayWebhookEvent(projectID: String, webhookID: String, eventID: String, now: Int64) async throws
-        -> Bool
+        -> Bool?
     {
         let logger = logger
-        return try await statement { client in
-            try await client.rows(
+        return try await transaction { connection -> Bool? in
+            guard try await Self.lockWebhook(projectID: projectID, id: webhookID, in: connection, logger: logger)
+            else { return nil }
+            return try await connection.rows(
                 """
                 INSERT INTO webhook_deliveries (webhook_id, event_id, project_id, sequence, event_type, event_created_at,
                     state, attempt, next_attempt_at, queued_at)
-                SELECT w.id, e.id, e.project_id, e.sequence, e.type, e.created_at, 'pending', 0, \(now), \(now)
-                FROM webhooks w JOIN events e ON e.project_id = w.project_id
-                WHERE w.project_id = \(projectID) AND w.id = \(webhookID) AND e.id = \(eventID)
+                SELECT \(webhookID), id, project_id, sequence, type, created_at, 'pending', 0, \(now), \(now)
+                FROM events WHERE project_id = \(projectID) AND id = \(eventID)
                 \(unescaped: Self.queueConflict)
                 RETURNING 1
                 """, logger: logger
             ).count == 1
         }
+    }
+
+    /// Locks the webhook's row against its deletion (FOR KEY SHARE, which an update of the webhook
+    /// does not wait for) until the transaction ends; false when the project has no such webhook.
+    /// A delivery queued under this lock never meets a webhook deleted meanwhile (a foreign-key
+    /// violation): the deletion either committed first, and this finds nothing, or waits.
+    static func lockWebhook(projectID: String, id: String, in connection: PostgresConnection, logger: Logger)
+        async throws -> Bool
+    {
+        try await connection.first(
+            "SELECT 1 FROM webhooks WHERE project_id = \(projectID) AND id = \(id) FOR KEY SHARE", logger: logger)
+            != nil
     }
 
     public func replayWebhookEvents(projectID: String, webhookID: String, afterSequence: Int64, now: Int64)
@@ -312,14 +325,15 @@ extension PostgresStore {
         async throws -> Bool
     {
         let logger = logger
-        return try await statement { client in
-            try await client.rows(
+        return try await transaction { connection in
+            guard try await Self.lockWebhook(projectID: projectID, id: webhookID, in: connection, logger: logger)
+            else { return false }
+            return try await connection.rows(
                 """
                 INSERT INTO webhook_deliveries (webhook_id, event_id, project_id, event_type, event_created_at, body,
                     state, attempt, next_attempt_at, queued_at)
-                SELECT id, \(event.id), project_id, \(event.type), \(event.createdAt), \(body), 'pending', 0, \(now),
-                    \(now)
-                FROM webhooks WHERE project_id = \(projectID) AND id = \(webhookID)
+                VALUES (\(webhookID), \(event.id), \(projectID), \(event.type), \(event.createdAt), \(body), 'pending', 0,
+                    \(now), \(now))
                 \(unescaped: Self.queueConflict)
                 RETURNING 1
                 """, logger: logger

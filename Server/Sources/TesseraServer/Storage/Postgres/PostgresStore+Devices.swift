@@ -67,6 +67,31 @@ extension PostgresStore {
         }
     }
 
+    public func deleteDevice(
+        deviceID: String, callerSessionID: String, ownSessionOnly: Bool, now: Int64, origin: EventOrigin
+    ) async throws -> Bool? {
+        let logger = logger
+        return try await transaction { connection in
+            guard
+                let caller = try await Self.lockCaller(
+                    sessionID: callerSessionID, also: nil, now: now, in: connection, logger: logger)
+            else { return nil }
+            guard
+                let row = try await connection.first(
+                    """
+                    DELETE FROM devices WHERE id = \(deviceID) AND profile_id = \(caller.profileID)
+                        AND (NOT \(ownSessionOnly) OR session_id = \(callerSessionID))
+                    RETURNING session_id
+                    """, logger: logger)
+            else { return false }
+            var batch = EventBatch(projectID: caller.projectID, origin: origin, now: now)
+            batch.append(
+                .deviceRemoved(deviceID: deviceID, profileID: caller.profileID, sessionID: try row.text(0)))
+            try await Self.append(batch, in: connection, logger: logger)
+            return true
+        }
+    }
+
     public func liveDevices(profileID: String, now: Int64) async throws -> [DeviceRecord] {
         let logger = logger
         return try await statement { client in

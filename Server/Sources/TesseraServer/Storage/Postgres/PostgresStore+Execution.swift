@@ -45,7 +45,7 @@ extension PostgresStore {
     }
 
     /// Runs `attempt` again while it lost a race (at most `maximumRetries` times); domain errors
-    /// (``CoreError``) pass through, everything else becomes ``CoreError/unavailable``.
+    /// (``CoreError``, ``MigrationError``) pass through, everything else becomes ``CoreError/unavailable``.
     static func retrying<T: Sendable>(
         maximumRetries: Int, logger: Logger, _ attempt: @Sendable () async throws -> T
     ) async throws -> T {
@@ -56,6 +56,8 @@ extension PostgresStore {
             } catch {
                 let cause = Self.cause(of: error)
                 if let error = cause as? CoreError { throw error }
+                // A migration refused for the releases involved: the caller's answer, not a failure.
+                if let error = cause as? MigrationError { throw error }
                 if cause is PostgresTimeout || cause is CancellationError {
                     logger.warning("database operation timed out or was cancelled")
                     throw unavailable

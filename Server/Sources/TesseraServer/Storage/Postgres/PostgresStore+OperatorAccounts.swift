@@ -95,6 +95,8 @@ extension PostgresStore {
     public func removeOperator(id: String) async throws -> Bool {
         let logger = logger
         return try await transaction { connection in
+            // Locked first, so a sign-in under way commits its session before this deletes them.
+            try await connection.rows("SELECT 1 FROM operators WHERE id = \(id) FOR UPDATE", logger: logger)
             try await connection.rows("DELETE FROM operator_sessions WHERE operator_id = \(id)", logger: logger)
             try await connection.rows("DELETE FROM operator_enrollments WHERE operator_id = \(id)", logger: logger)
             return try await connection.rows("DELETE FROM operators WHERE id = \(id) RETURNING id", logger: logger)
@@ -139,11 +141,20 @@ extension PostgresStore {
     {
         let (logger, keys) = (logger, masterKeys)
         return try await transaction { connection in
-            // Deleting the link claims it: of two concurrent completions, one finds it gone.
+            // The operator's row first (as a sign-in and a removal lock it), so a sign-in under the
+            // old password either commits first, and its session is ended below, or waits and
+            // finds the new password. Deleting the link then claims it: of two concurrent
+            // completions, one finds it gone.
             guard
+                let seen = try await connection.first(
+                    "SELECT operator_id FROM operator_enrollments WHERE token_hash = \(tokenHash.bytea)",
+                    logger: logger)?.text(0),
+                try await connection.first("SELECT 1 FROM operators WHERE id = \(seen) FOR UPDATE", logger: logger)
+                    != nil,
                 let operatorID = try await connection.first(
                     """
-                    DELETE FROM operator_enrollments WHERE token_hash = \(tokenHash.bytea) AND expires_at > \(now)
+                    DELETE FROM operator_enrollments
+                    WHERE token_hash = \(tokenHash.bytea) AND operator_id = \(seen) AND expires_at > \(now)
                     RETURNING operator_id
                     """, logger: logger
                 )?.text(0)
@@ -160,6 +171,38 @@ extension PostgresStore {
                 WHERE id = \(operatorID) RETURNING \(unescaped: Self.operatorColumns)
                 """, logger: logger
             ).map { try Self.operatorRecord($0, keys: keys) }
+        }
+    }
+
+    public func logInOperator(session: OperatorSessionRecord, passwordHash: String, totpStep: Int64?)
+        async throws -> OperatorLoginOutcome
+    {
+        let logger = logger
+        return try await transaction { connection in
+            // Decided on the operator's locked row: a password reset or a removal that committed
+            // since the password was checked refuses this sign-in, and one that comes later waits
+            // for it and then ends the session it opened.
+            guard
+                let row = try await connection.first(
+                    "SELECT password_hash, totp_last_step FROM operators WHERE id = \(session.operatorID) FOR UPDATE",
+                    logger: logger)
+            else { return .unknownOperator }
+            guard let current = try row.optionalText(0), current == passwordHash else { return .passwordChanged }
+            if let totpStep, let last = try row.optionalInt(1), last >= totpStep { return .totpStepUsed }
+            try await connection.rows(
+                """
+                UPDATE operators SET last_login_at = \(session.createdAt),
+                    totp_last_step = COALESCE(\(totpStep), totp_last_step)
+                WHERE id = \(session.operatorID)
+                """, logger: logger)
+            try await connection.rows(
+                """
+                INSERT INTO operator_sessions
+                    (id, operator_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
+                VALUES (\(session.id), \(session.operatorID), \(session.tokenHash.bytea), \(session.csrfToken),
+                    \(session.createdAt), \(session.lastSeenAt), \(session.expiresAt))
+                """, logger: logger)
+            return .signedIn
         }
     }
 

@@ -100,9 +100,20 @@ extension PostgresStore {
             ).map { (id: try $0.text(0), projectID: try $0.text(1)) }
             guard !victims.isEmpty else { return 0 }
             let ids = victims.map(\.id)
+            // Their installations and sessions locked before anything is decided from them, in the
+            // lock order (profiles, installations, sessions by ID): a revoke under way commits first
+            // and its `session.ended` is seen here (not written twice), a device registration under
+            // way (it holds its session FOR SHARE) commits first and its device is removed below with
+            // its `device.removed`, not by the cascade.
+            try await connection.rows(
+                """
+                SELECT 1 FROM installations WHERE profile_id = ANY(\(ids))
+                ORDER BY project_id, installation_id FOR UPDATE
+                """, logger: logger)
             let sessions = try await connection.rows(
                 """
                 SELECT id, project_id, profile_id, revoked_at IS NOT NULL FROM sessions WHERE profile_id = ANY(\(ids))
+                ORDER BY id FOR UPDATE
                 """, logger: logger
             ).map {
                 (id: try $0.text(0), projectID: try $0.text(1), profileID: try $0.text(2), revoked: try $0.bool(3))

@@ -20,6 +20,9 @@ extension PostgresStore {
                 guard OpaqueToken.constantTimeEquals(try existing.bytes(0), request.installationSecretHash) else {
                     throw CoreError.installationConflict
                 }
+            } else if request.refusesNewInstallation {
+                // Judged on the locked rows: the gate's restore found an installation this does not.
+                throw CoreError.attestationRequired
             }
             var profile: ProfileRecord
             var batch = EventBatch(projectID: request.projectID, origin: request.origin, now: now)
@@ -295,6 +298,58 @@ extension PostgresStore {
             try await Self.append(batch, in: connection, logger: logger)
             return true
         }
+    }
+
+    public func revokeSession(
+        sessionID: String, callerSessionID: String, now: Int64, reason: SessionEndReason, origin: EventOrigin
+    ) async throws -> Bool? {
+        let logger = logger
+        return try await transaction { connection in
+            guard
+                let caller = try await Self.lockCaller(
+                    sessionID: callerSessionID, also: sessionID, now: now, in: connection, logger: logger)
+            else { return nil }
+            guard caller.live.contains(sessionID) else { return false }
+            try await connection.rows(
+                "UPDATE sessions SET revoked_at = \(now) WHERE id = \(sessionID)", logger: logger)
+            var batch = EventBatch(projectID: caller.projectID, origin: origin, now: now)
+            let devices = try await connection.rows(
+                "DELETE FROM devices WHERE session_id = \(sessionID) RETURNING id, profile_id, session_id",
+                logger: logger
+            ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
+            batch.ended(sessions: [(sessionID, caller.profileID)], devices: devices, reason: reason)
+            try await Self.append(batch, in: connection, logger: logger)
+            return true
+        }
+    }
+
+    /// Locks the profile of the session `sessionID`, then that session and `other` (one of the same
+    /// profile) in ID order, as every path locks them; nil when the caller's session is not alive
+    /// under its lock. Answers which of the two are alive: a session never changes profile, so a
+    /// profile gone under its lock took the caller's session with it.
+    static func lockCaller(
+        sessionID: String, also other: String?, now: Int64, in connection: PostgresConnection, logger: Logger
+    ) async throws -> (projectID: String, profileID: String, live: Set<String>)? {
+        guard
+            let seen = try await connection.first(
+                "SELECT project_id, profile_id FROM sessions WHERE id = \(sessionID)", logger: logger)
+        else { return nil }
+        let projectID = try seen.text(0)
+        guard
+            let profile = try await lockProfile(
+                projectID: projectID, id: try seen.text(1), .update, in: connection, logger: logger)
+        else { return nil }
+        let ids = [sessionID] + (other.map { [$0] } ?? [])
+        let live = Set(
+            try await connection.rows(
+                """
+                SELECT id FROM sessions WHERE id = ANY(\(ids)) AND profile_id = \(profile.id)
+                    AND revoked_at IS NULL AND expires_at > \(now)
+                ORDER BY id FOR UPDATE
+                """, logger: logger
+            ).map { try $0.text(0) })
+        guard live.contains(sessionID) else { return nil }
+        return (projectID, profile.id, live)
     }
 
     public func revokeSessions(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws

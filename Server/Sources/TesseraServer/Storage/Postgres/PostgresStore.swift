@@ -215,58 +215,6 @@ public final class PostgresStore: TesseraStore {
         await sweeper.value
     }
 
-    /// Refuses a server with `fsync` off (acknowledged writes could be lost on a crash), warns
-    /// about `synchronous_commit=off`, then applies the missing migrations exactly once.
-    public func migrate() async throws {
-        try await checkDurability()
-        let logger = logger
-        // A plain identifier, checked by PostgresConfiguration.
-        let schema = configuration.schema
-        // Not within the operation timeout: nodes that start together wait their turn for the migration
-        // lock, however long the nodes before them take on a slow or busy database, and a migration
-        // that rewrites a large table takes as long as it takes. A database that does not answer at
-        // all was refused by the durability check above, which is timed.
-        try await Self.retrying(maximumRetries: configuration.maximumRetries, logger: logger) {
-            try await self.client.withTransaction(logger: logger) { connection in
-                try await Self.migrate(schema: schema, in: connection, logger: logger)
-            }
-        }
-    }
-
-    /// Applies the missing migrations under the schema's migration lock, in the caller's transaction.
-    private static func migrate(schema: String?, in connection: PostgresConnection, logger: Logger) async throws {
-        // One lock per schema: nodes sharing a schema wait for each other, other schemas do not.
-        let lockName = "\(PostgresMigrations.lockName):\(schema ?? "")"
-        let free =
-            try await connection.first(
-                "SELECT pg_try_advisory_xact_lock(hashtextextended(\(lockName), 0))", logger: logger)?.bool(0)
-            ?? false
-        if !free {
-            logger.notice("another node is migrating the schema: waiting for it to finish")
-            try await connection.rows(
-                "SELECT pg_advisory_xact_lock(hashtextextended(\(lockName), 0))", logger: logger)
-        }
-        if let schema {
-            try await connection.rows("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger)
-        }
-        try await connection.rows(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)",
-            logger: logger)
-        let applied = Set(
-            try await connection.rows("SELECT version FROM schema_migrations", logger: logger).map { try $0.int(0) }
-        )
-        for migration in PostgresMigrations.all where !applied.contains(migration.version) {
-            for statement in migration.sql.split(separator: ";")
-            where !statement.allSatisfy({ $0.isWhitespace }) {
-                try await connection.rows(PostgresQuery(unsafeSQL: String(statement)), logger: logger)
-            }
-            let now = Int64(Date().timeIntervalSince1970)
-            try await connection.rows(
-                "INSERT INTO schema_migrations (version, applied_at) VALUES (\(migration.version), \(now))",
-                logger: logger)
-        }
-    }
-
     /// The durability settings of the server: `fsync` must be on.
     func checkDurability() async throws {
         let logger = logger
@@ -377,17 +325,22 @@ public final class PostgresStore: TesseraStore {
         return try await statement { client in try await client.first(select, logger: logger).map(Self.project) }
     }
 
-    public func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64, origin: EventOrigin)
-        async throws -> ProjectRecord?
-    {
+    public func updateProjectSettings(
+        projectID: String, now: Int64, origin: EventOrigin,
+        change: @escaping @Sendable (ProjectRecord) throws -> ProjectSettings
+    ) async throws -> ProjectRecord? {
         let logger = logger
-        return try await transaction { connection in
+        return try await transaction { connection -> Result<ProjectRecord?, any Error> in
             guard
                 let old = try await connection.first(
                     "SELECT \(unescaped: Self.projectColumns) FROM projects WHERE id = \(projectID) FOR UPDATE",
                     logger: logger
                 ).map(Self.project)
-            else { return nil }
+            else { return .success(nil) }
+            // Decided on the row as locked, not on a cached copy: a change committed meanwhile stays.
+            // A refusal is answered as thrown (nothing was written), not as a database failure.
+            let settings: ProjectSettings
+            do { settings = try change(old) } catch { return .failure(error) }
             let updated = try await connection.first(
                 """
                 UPDATE projects SET allow_unverified_identify = \(settings.allowUnverifiedIdentify),
@@ -418,8 +371,8 @@ public final class PostgresStore: TesseraStore {
                 batch.append(.projectUpdated(projectID: projectID, changed: changed))
                 try await Self.append(batch, in: connection, logger: logger)
             }
-            return updated
-        }
+            return .success(updated)
+        }.get()
     }
 
     public func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord] {

@@ -1,7 +1,10 @@
 /// The versioned schema of the SQLite store; each entry runs once, in order, in a transaction.
+///
+/// Each entry is an expand or a contract step (see ``MigrationStep``), with the same number and
+/// kind as in `PostgresMigrations`: adding a step is one entry at the end of both lists.
 enum SQLiteMigrations {
-    static let all: [(version: Int, sql: String)] = [
-        (
+    static let all: [MigrationStep] = [
+        .expand(
             1,
             """
             CREATE TABLE projects (
@@ -101,7 +104,7 @@ enum SQLiteMigrations {
             CREATE INDEX used_token_ids_expires_at ON used_token_ids (expires_at);
             """
         ),
-        (
+        .expand(
             2,
             """
             ALTER TABLE projects ADD COLUMN rate_limit_anonymous_starts INTEGER DEFAULT 600;
@@ -120,7 +123,7 @@ enum SQLiteMigrations {
             CREATE INDEX profiles_anonymous_created ON profiles (created_at) WHERE kind = 'anonymous';
             """
         ),
-        (
+        .expand(
             3,
             // Rotation, blocking and introspection (issue 13): when each identity secret was last used,
             // blocked profiles, and API keys rotated out but still inside their grace period.
@@ -137,7 +140,7 @@ enum SQLiteMigrations {
             CREATE INDEX retired_api_keys_project ON retired_api_keys (project_id);
             """
         ),
-        (
+        .expand(
             4,
             // The events outbox (issue 15): each change's events are written in its transaction, with
             // the project's next sequences from its counter row. Every index an insert touches costs a
@@ -169,7 +172,7 @@ enum SQLiteMigrations {
             CREATE INDEX events_audit ON events (project_id, sequence) WHERE actor_type IN ('secret_key', 'operator');
             """
         ),
-        (
+        .expand(
             5,
             // Webhook endpoints (issue 15); the secrets are sealed under the master key, and the
             // previous secret signs beside the current one until it expires.
@@ -192,7 +195,7 @@ enum SQLiteMigrations {
             CREATE INDEX webhooks_project ON webhooks (project_id, id);
             """
         ),
-        (
+        .expand(
             6,
             // Webhook deliveries (issue 15): each enabled endpoint's cursor in its project's feed, up
             // to which the dispatcher has queued deliveries; one row per (endpoint, event) with its
@@ -226,7 +229,7 @@ enum SQLiteMigrations {
             CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (attempted_at) WHERE state <> 'pending';
             """
         ),
-        (
+        .expand(
             7,
             // The console's queries (issue 16): the profile list newest first (profile IDs are
             // time-ordered) for each kind and verification, by email and blocked; and the operator's
@@ -245,7 +248,7 @@ enum SQLiteMigrations {
                 WHERE previous_profile_id IS NOT NULL;
             """
         ),
-        (
+        .expand(
             8,
             // Operators of the console (issue 16): accounts of the deployment, not of a project. The
             // TOTP secret is sealed under the master key; enrollment links and console sessions are
@@ -284,7 +287,7 @@ enum SQLiteMigrations {
             CREATE INDEX operator_sessions_last_seen_at ON operator_sessions (last_seen_at);
             """
         ),
-        (
+        .expand(
             9,
             // Sessions bound to a device key (RFC 9449): the key's thumbprint on the session, the
             // project's binding and nonce settings, and the proofs' jti, single-use for the calls that
@@ -302,7 +305,7 @@ enum SQLiteMigrations {
             CREATE INDEX used_dpop_proofs_expires_at ON used_dpop_proofs (expires_at);
             """
         ),
-        (
+        .expand(
             10,
             // The console without dead ends (issue 25): a one-time value shown on the page a redirect
             // lands on (a new key, a webhook secret, an enrollment link), sealed with a key only the
@@ -353,7 +356,7 @@ enum SQLiteMigrations {
             CREATE INDEX webhook_attempts_event_id ON webhook_attempts (event_id);
             """
         ),
-        (
+        .expand(
             11,
             // The user's devices (issue 27): a project's limit of live sessions per profile, the key
             // tier a client declares for a bound session, and the device keys each verified profile has
@@ -369,7 +372,7 @@ enum SQLiteMigrations {
             );
             """
         ),
-        (
+        .expand(
             12,
             // App Attest (issue 28): the project's app_attest setting (app IDs space-separated), the
             // challenges (their SHA-256, single-use, five minutes) and each installation's verdict and
@@ -402,7 +405,7 @@ enum SQLiteMigrations {
             );
             """
         ),
-        (
+        .expand(
             13,
             // The profile list's search (issue 25): an email compared without regard to case, and a
             // prefix of the email, name or external ID, each through an index of its folded value
@@ -414,6 +417,21 @@ enum SQLiteMigrations {
             CREATE INDEX profiles_name_folded ON profiles (project_id, lower(name), id) WHERE name IS NOT NULL;
             CREATE INDEX profiles_external_id_folded ON profiles (project_id, lower(external_id), id)
                 WHERE external_id IS NOT NULL;
+            """
+        ),
+        .expand(
+            14,
+            // The node registry (issue 29): every running node's release, the schema version it
+            // knows, when it started and its latest heartbeat, so `tessera migrate contract` refuses
+            // while an older node is alive. A node deletes its row on a graceful shutdown.
+            """
+            CREATE TABLE nodes (
+                node_id TEXT PRIMARY KEY,
+                release TEXT NOT NULL,
+                schema_version INTEGER NOT NULL,
+                started_at INTEGER NOT NULL,
+                heartbeat_at INTEGER NOT NULL
+            );
             """
         ),
     ]

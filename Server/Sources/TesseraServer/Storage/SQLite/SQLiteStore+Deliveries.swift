@@ -211,13 +211,15 @@ extension SQLiteStore {
     }
 
     public func replayWebhookEvent(projectID: String, webhookID: String, eventID: String, now: Int64) async throws
-        -> Bool
+        -> Bool?
     {
-        try await writer.write { connection in
+        try await writer.write { connection -> Bool? in
             guard
                 try connection.queryFirst(
                     "SELECT 1 FROM webhooks WHERE project_id = ? AND id = ?", [.init(projectID), .init(webhookID)])
-                    != nil,
+                    != nil
+            else { return nil }
+            guard
                 let event = try connection.queryFirst(
                     "SELECT sequence, type, created_at FROM events WHERE project_id = ? AND id = ?",
                     [.init(projectID), .init(eventID)])

@@ -59,6 +59,29 @@ extension SQLiteStore {
         }
     }
 
+    public func deleteDevice(
+        deviceID: String, callerSessionID: String, ownSessionOnly: Bool, now: Int64, origin: EventOrigin
+    ) async throws -> Bool? {
+        try await writer.write { connection in
+            guard let caller = try Self.liveCaller(sessionID: callerSessionID, now: now, in: connection) else {
+                return nil
+            }
+            guard
+                let device = try connection.queryFirst(
+                    """
+                    SELECT session_id FROM devices
+                    WHERE id = ? AND profile_id = ? AND (? = 0 OR session_id = ?)
+                    """,
+                    [.init(deviceID), .init(caller.profileID), .init(ownSessionOnly ? 1 : 0), .init(callerSessionID)])
+            else { return false }
+            try connection.run("DELETE FROM devices WHERE id = ?", [.init(deviceID)])
+            var batch = EventBatch(projectID: caller.projectID, origin: origin, now: now)
+            batch.append(.deviceRemoved(deviceID: deviceID, profileID: caller.profileID, sessionID: device.text(0)))
+            try Self.append(batch, in: connection)
+            return true
+        }
+    }
+
     public func liveDevices(profileID: String, now: Int64) async throws -> [DeviceRecord] {
         try readers.read {
             try $0.query(

@@ -151,6 +151,35 @@ extension SQLiteStore {
         return try row.map { try operatorRecord($0) }
     }
 
+    public func logInOperator(session: OperatorSessionRecord, passwordHash: String, totpStep: Int64?)
+        async throws -> OperatorLoginOutcome
+    {
+        try await writer.write { connection in
+            // Decided in the writer's transaction: a password reset or a removal that committed
+            // since the password was checked refuses this sign-in.
+            guard
+                let row = try connection.queryFirst(
+                    "SELECT password_hash, totp_last_step FROM operators WHERE id = ?", [.init(session.operatorID)])
+            else { return .unknownOperator }
+            guard let current = row.optionalText(0), current == passwordHash else { return .passwordChanged }
+            if let totpStep, let last = row.optionalInt(1), last >= totpStep { return .totpStepUsed }
+            try connection.run(
+                "UPDATE operators SET last_login_at = ?, totp_last_step = COALESCE(?, totp_last_step) WHERE id = ?",
+                [.init(session.createdAt), .init(totpStep), .init(session.operatorID)])
+            try connection.run(
+                """
+                INSERT INTO operator_sessions
+                    (id, operator_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .init(session.id), .init(session.operatorID), .init(session.tokenHash), .init(session.csrfToken),
+                    .init(session.createdAt), .init(session.lastSeenAt), .init(session.expiresAt),
+                ])
+            return .signedIn
+        }
+    }
+
     public func createOperatorSession(_ session: OperatorSessionRecord) async throws {
         _ = try await writer.write { connection in
             try connection.run(

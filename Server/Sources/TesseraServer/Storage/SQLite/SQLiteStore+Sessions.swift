@@ -19,6 +19,9 @@ extension SQLiteStore {
                 guard OpaqueToken.constantTimeEquals(existing.blob(0), request.installationSecretHash) else {
                     throw CoreError.installationConflict
                 }
+            } else if request.refusesNewInstallation {
+                // Judged in the writer's transaction: the gate's restore found an installation this does not.
+                throw CoreError.attestationRequired
             }
             if let profileID,
                 try connection.queryFirst("SELECT blocked_at FROM profiles WHERE id = ?", [.init(profileID)])?
@@ -333,6 +336,41 @@ extension SQLiteStore {
             try Self.append(batch, in: connection)
             return true
         }
+    }
+
+    public func revokeSession(
+        sessionID: String, callerSessionID: String, now: Int64, reason: SessionEndReason, origin: EventOrigin
+    ) async throws -> Bool? {
+        try await writer.write { connection in
+            guard let caller = try Self.liveCaller(sessionID: callerSessionID, now: now, in: connection) else {
+                return nil
+            }
+            guard
+                try connection.queryFirst(
+                    """
+                    SELECT 1 FROM sessions
+                    WHERE id = ? AND profile_id = ? AND revoked_at IS NULL AND expires_at > ?
+                    """,
+                    [.init(sessionID), .init(caller.profileID), .init(now)]) != nil
+            else { return false }
+            var batch = EventBatch(projectID: caller.projectID, origin: origin, now: now)
+            try Self.endSessions(
+                where: "id = ?", [.init(sessionID)], reason: reason, now: now,
+                devicesWhere: "session_id = ?", [.init(sessionID)], batch: &batch, in: connection)
+            try Self.append(batch, in: connection)
+            return true
+        }
+    }
+
+    /// The project and profile of the session `sessionID` if it is alive at `now`, read in the
+    /// writer's transaction that acts on it.
+    static func liveCaller(sessionID: String, now: Int64, in connection: SQLiteConnection) throws -> (
+        projectID: String, profileID: String
+    )? {
+        try connection.queryFirst(
+            "SELECT project_id, profile_id FROM sessions WHERE id = ? AND revoked_at IS NULL AND expires_at > ?",
+            [.init(sessionID), .init(now)]
+        ).map { ($0.text(0), $0.text(1)) }
     }
 
     public func revokeSessions(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws

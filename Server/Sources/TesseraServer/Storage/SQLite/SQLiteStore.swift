@@ -10,6 +10,8 @@ public final class SQLiteStore: TesseraStore {
     public var eventTally: EventTally { writer.eventTally }
     /// The database file.
     public let path: String
+    /// Where the store reports what it did on its own (a backup before a migration).
+    let logger: Logger
 
     /// Opens (and creates) the database at `path`; its directory is created when missing.
     ///
@@ -24,6 +26,7 @@ public final class SQLiteStore: TesseraStore {
     ) throws {
         self.masterKeys = masterKeys
         self.path = path
+        self.logger = logger
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -49,21 +52,6 @@ public final class SQLiteStore: TesseraStore {
     public func close() async throws {
         writer.stop()
         readers.close()
-    }
-
-    public func migrate() async throws {
-        try await writer.write { connection in
-            try connection.run(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)"
-            )
-            let applied = Set(try connection.query("SELECT version FROM schema_migrations").map { $0.int(0) })
-            for migration in SQLiteMigrations.all where !applied.contains(Int64(migration.version)) {
-                try connection.execute(migration.sql)
-                try connection.run(
-                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-                    [.init(migration.version), .init(Int64(Date().timeIntervalSince1970))])
-            }
-        }
     }
 
     public func ping() async throws {
@@ -162,15 +150,19 @@ public final class SQLiteStore: TesseraStore {
         }
     }
 
-    public func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64, origin: EventOrigin)
-        async throws -> ProjectRecord?
-    {
-        try await writer.write { connection in
+    public func updateProjectSettings(
+        projectID: String, now: Int64, origin: EventOrigin,
+        change: @escaping @Sendable (ProjectRecord) throws -> ProjectSettings
+    ) async throws -> ProjectRecord? {
+        try await writer.write { connection -> Result<ProjectRecord?, any Error> in
             guard
                 let old = try connection.queryFirst(
                     "SELECT \(Self.projectColumns) FROM projects WHERE id = ?", [.init(projectID)]
                 ).map(Self.project)
-            else { return nil }
+            else { return .success(nil) }
+            // Decided on the row as the writer's transaction holds it, not on a cached copy.
+            let settings: ProjectSettings
+            do { settings = try change(old) } catch { return .failure(error) }
             try connection.run(
                 """
                 UPDATE projects SET allow_unverified_identify = ?, require_audience = ?, expected_issuer = ?,
@@ -201,11 +193,12 @@ public final class SQLiteStore: TesseraStore {
                 batch.append(.projectUpdated(projectID: projectID, changed: changed))
                 try Self.append(batch, in: connection)
             }
-            return try connection.queryFirst(
-                "SELECT \(Self.projectColumns) FROM projects WHERE id = ?", [.init(projectID)]
-            )
-            .map(Self.project)
-        }
+            return .success(
+                try connection.queryFirst(
+                    "SELECT \(Self.projectColumns) FROM projects WHERE id = ?", [.init(projectID)]
+                )
+                .map(Self.project))
+        }.get()
     }
 
     public func identitySecrets(projectID: String) async throws -> [IdentitySecretRecord] {
