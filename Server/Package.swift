@@ -58,8 +58,12 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "X509", package: "swift-certificates"),
-            ]
+            ],
+            plugins: ["OpenAPIEmbedPlugin"]
         ),
+        // Compiles Server/openapi.json into TesseraServer at build time (no generated file in git).
+        .plugin(name: "OpenAPIEmbedPlugin", capability: .buildTool(), dependencies: ["OpenAPIEmbed"]),
+        .executableTarget(name: "OpenAPIEmbed", path: "Plugins/OpenAPIEmbed"),
         .executableTarget(
             name: "TesseraCLI",
             dependencies: [
@@ -123,7 +127,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.name != "CTesseraSQLite" {
+for target in package.targets where target.name != "CTesseraSQLite" && target.type != .plugin {
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     settings.append(.enableUpcomingFeature("ExistentialAny"))

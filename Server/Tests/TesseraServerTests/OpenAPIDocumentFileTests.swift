@@ -3,8 +3,9 @@ import Testing
 
 @testable import TesseraServer
 
-/// `Server/openapi.json` is the source of the contract; the server serves it from the Swift file
-/// `scripts/openapi-generate` writes from it. These tests fail when one was edited without the other.
+/// `Server/openapi.json` is the source of the contract; the build compiles it into the server (the
+/// `OpenAPIEmbedPlugin` build-tool plugin), which serves it. These tests fail when what the server
+/// holds or answers is not that file, byte for byte.
 @Suite("The OpenAPI document file")
 struct OpenAPIDocumentFileTests {
     /// `Server/openapi.json`, found from this file (`Server/Tests/TesseraServerTests/…`).
@@ -13,7 +14,7 @@ struct OpenAPIDocumentFileTests {
             .deletingLastPathComponent().appendingPathComponent("openapi.json")
     }
 
-    @Test("the compiled document is Server/openapi.json byte for byte (run scripts/openapi-generate if not)")
+    @Test("the compiled document is Server/openapi.json byte for byte")
     func compiledDocumentEqualsFile() throws {
         let file = try [UInt8](Data(contentsOf: Self.fileURL))
         let compiled = Array(OpenAPIDocument.json.utf8)
@@ -24,7 +25,7 @@ struct OpenAPIDocumentFileTests {
             Issue.record(
                 """
                 OpenAPIDocument.json (\(compiled.count) bytes) differs from Server/openapi.json \
-                (\(file.count) bytes) from byte \(firstDifference) on: run scripts/openapi-generate.
+                (\(file.count) bytes) from byte \(firstDifference) on.
                 """)
         }
     }

@@ -7,9 +7,11 @@
 /// to the `DELETE` that undoes it.
 ///
 /// Its source is `Server/openapi.json`, maintained by hand (no code generator writes the contract).
-/// `scripts/openapi-generate` copies that file into ``json`` (in `OpenAPIDocument+Generated.swift`, a
-/// raw string literal compiled into the binary, so the one `tessera` binary needs no file beside it);
-/// run it after every edit, or `OpenAPIDocumentFileTests` fails. `scripts/openapi-check` validates
-/// the file (strict JSON, OpenAPI 3.1, and a lint against the contract), and `OpenAPIContractTests`
-/// holds it against the router's routes and the server's error codes.
+/// The build copies that file into ``json``: the `OpenAPIEmbedPlugin` build-tool plugin (see
+/// `Server/Package.swift`) writes it as a raw string literal into a Swift file inside `.build`,
+/// again whenever the file changes, so the one `tessera` binary needs no file beside it and no
+/// generated copy lives in git. `OpenAPIDocumentFileTests` checks that `GET /openapi.json` answers the
+/// file byte for byte, `scripts/openapi-check` validates the file (strict JSON, OpenAPI 3.1, and a lint
+/// against the contract), and `OpenAPIContractTests` holds it against the router's routes and the
+/// server's error codes.
 enum OpenAPIDocument {}
