@@ -1,8 +1,25 @@
 extension SQLiteStore {
     /// A mark for a profile erased (or merged away) since it was seen is not written: the one writer
     /// runs this after or before the erasure, never across it.
+    ///
+    /// The marks are written in jobs of ``activityJobSize``: each write job runs in a savepoint whose
+    /// journal every statement truncates again, at a cost that grows with the journal, so one job of
+    /// a whole flush (thousands of marks on a busy node) cost more than the heartbeats it counted.
     public func recordActivity(_ marks: [ActivityMark], tallies: [ActivityTally]) async throws {
         guard !marks.isEmpty || !tallies.isEmpty else { return }
+        var start = marks.startIndex
+        while marks.endIndex - start > Self.activityJobSize {
+            let chunk = Array(marks[start..<(start + Self.activityJobSize)])
+            start += Self.activityJobSize
+            try await recordActivityJob(chunk, tallies: [])
+        }
+        try await recordActivityJob(Array(marks[start...]), tallies: tallies)
+    }
+
+    /// The most activity marks one write job holds.
+    static let activityJobSize = 128
+
+    private func recordActivityJob(_ marks: [ActivityMark], tallies: [ActivityTally]) async throws {
         _ = try await writer.write { connection in
             for mark in marks {
                 try connection.run(
