@@ -21,6 +21,31 @@ extension StoreConformanceTests {
     }
 
     @Test(
+        "Activity: a flush larger than one write job writes every mark and its tallies",
+        arguments: StoreBackend.allCases)
+    func activityLargeFlush(backend: StoreBackend) async throws {
+        let environment = try await TestEnvironment.make(backend: backend)
+        let store = environment.store
+        let projectID = environment.project.project.id
+        let now = environment.clock.seconds
+        let today = ActivitySQL.day(of: now)
+        var marks: [ActivityMark] = []
+        for _ in 0..<(SQLiteStore.activityJobSize * 2 + 7) {
+            let context = try await start(store, projectID: projectID, now: now)
+            marks.append(
+                ActivityMark(
+                    projectID: projectID, day: today, profileID: context.profile.id,
+                    installationID: context.session.installationID ?? "", identified: false))
+        }
+        try await store.recordActivity(
+            marks, tallies: [ActivityTally(projectID: projectID, day: today, name: "identify.promoted", count: 4)])
+        let summary = try await store.activitySummary(projectID: projectID, firstDay: today, today: today)
+        let last = try #require(summary.days.last)
+        #expect(last.counts.profiles == marks.count)
+        #expect(last.tallies["identify.promoted"] == 4)
+    }
+
+    @Test(
         "Activity: a mark written twice counts once, windows count distinct profiles and installations, tallies add",
         arguments: StoreBackend.allCases)
     func activityCounts(backend: StoreBackend) async throws {
