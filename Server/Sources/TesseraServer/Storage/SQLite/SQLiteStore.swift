@@ -36,12 +36,33 @@ public final class SQLiteStore: TesseraStore {
         Self.createPrivateFile(path)
         let connection = try SQLiteConnection(
             path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, queryOnly: false)
-        let mode = try connection.queryFirst("PRAGMA journal_mode = WAL")?.optionalText(0)
+        let mode = try Self.switchToWAL(connection)
         guard mode?.lowercased() == "wal" else {
             throw SQLiteError(code: 1, message: "cannot switch \(path) to WAL mode")
         }
         self.writer = SQLiteWriter(connection: connection, logger: logger)
         self.readers = SQLiteReaderPool(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, logger: logger)
+    }
+
+    /// `PRAGMA journal_mode = WAL`, tried again while another connection holds the lock it needs.
+    ///
+    /// A new database starts in rollback-journal mode, where two processes opening it at once both
+    /// hold a shared lock and both need the exclusive one to switch it to WAL: SQLite answers one of
+    /// them `SQLITE_BUSY` at once, without waiting (waiting would deadlock), whatever the busy
+    /// timeout. That process tries again (every 10 ms, for up to its busy timeout) once the other
+    /// has switched the file, when the pragma only reads the mode.
+    static func switchToWAL(_ connection: SQLiteConnection) throws(SQLiteError) -> String? {
+        let attempts = max(1, Int(connection.busyTimeoutMilliseconds) / 10)
+        var attempt = 1
+        while true {
+            do {
+                return try connection.queryFirst("PRAGMA journal_mode = WAL")?.optionalText(0)
+            } catch {
+                guard error.primaryCode == 5, attempt < attempts else { throw error }
+                attempt += 1
+                usleep(10_000)
+            }
+        }
     }
 
     deinit {
