@@ -74,11 +74,9 @@ extension SQLiteStore {
             add(blocked ? "blocked_at IS NOT NULL" : "blocked_at IS NULL")
         }
         if let search = query.search {
-            let (low, high) = ProfileSearch.range(search)
-            add(
-                "(" + ProfileSearch.columns.map { "lower(\($0)) >= ? AND lower(\($0)) < ?" }.joined(separator: " OR ")
-                    + ")")
-            for _ in ProfileSearch.columns { bindings += [.init(low), .init(high)] }
+            let ranges = searchRanges(search)
+            conditions.append(ranges.condition)
+            bindings += ranges.bindings
         }
         if let beforeID = query.beforeID { add(query.oldestFirst ? "id > ?" : "id < ?", .init(beforeID)) }
         let (limit, order) = (SQLiteValue(query.limit), query.oldestFirst ? "ASC" : "DESC")
@@ -114,21 +112,7 @@ extension SQLiteStore {
     /// each range.
     static func searchStatement(_ query: ProfileQuery) -> Statement {
         let (low, high) = ProfileSearch.range(query.search ?? "")
-        var others: [String] = []
-        var otherBindings: [SQLiteValue] = []
-        if let kind = query.kind {
-            others.append("kind = ?")
-            otherBindings.append(.init(kind.rawValue))
-        }
-        if let verified = query.verified {
-            others.append("verified = ?")
-            otherBindings.append(.init(verified))
-        }
-        if let blocked = query.blocked { others.append(blocked ? "blocked_at IS NOT NULL" : "blocked_at IS NULL") }
-        if let beforeID = query.beforeID {
-            others.append(query.oldestFirst ? "id > ?" : "id < ?")
-            otherBindings.append(.init(beforeID))
-        }
+        let (others, otherBindings) = searchFilters(query)
         let order = query.oldestFirst ? "ASC" : "DESC"
         var bindings: [SQLiteValue] = []
         let branches = ProfileSearch.columns.map { column in
@@ -147,17 +131,18 @@ extension SQLiteStore {
         )
     }
 
-    /// The statement of a dense search's page (``ProfileSearch/denseThreshold``): every profile of
-    /// the project newest (or oldest) first through the primary key's index, the matches kept, until
-    /// the page is full.
-    static func denseSearchStatement(_ query: ProfileQuery) -> Statement {
-        let (low, high) = ProfileSearch.range(query.search ?? "")
-        var conditions = ["project_id = ?"]
-        var bindings: [SQLiteValue] = [.init(query.projectID)]
-        conditions.append(
+    /// The condition that a profile's folded email, name or external ID starts with `search`.
+    static func searchRanges(_ search: String) -> (condition: String, bindings: [SQLiteValue]) {
+        let (low, high) = ProfileSearch.range(search)
+        let condition =
             "(" + ProfileSearch.columns.map { "lower(\($0)) >= ? AND lower(\($0)) < ?" }.joined(separator: " OR ") + ")"
-        )
-        for _ in ProfileSearch.columns { bindings += [.init(low), .init(high)] }
+        return (condition, ProfileSearch.columns.flatMap { _ in [SQLiteValue(low), SQLiteValue(high)] })
+    }
+
+    /// The conditions a search's statements check besides its ranges: kind, verification, blocked
+    /// and the cursor (as ``PostgresStore``'s `searchFilters`).
+    static func searchFilters(_ query: ProfileQuery) -> (conditions: [String], bindings: [SQLiteValue]) {
+        var (conditions, bindings): ([String], [SQLiteValue]) = ([], [])
         if let kind = query.kind {
             conditions.append("kind = ?")
             bindings.append(.init(kind.rawValue))
@@ -171,6 +156,17 @@ extension SQLiteStore {
             conditions.append(query.oldestFirst ? "id > ?" : "id < ?")
             bindings.append(.init(beforeID))
         }
+        return (conditions, bindings)
+    }
+
+    /// The statement of a dense search's page (``ProfileSearch/denseThreshold``): every profile of
+    /// the project newest (or oldest) first through the primary key's index, the matches kept, until
+    /// the page is full.
+    static func denseSearchStatement(_ query: ProfileQuery) -> Statement {
+        let ranges = searchRanges(query.search ?? "")
+        let filters = searchFilters(query)
+        let conditions = ["project_id = ?", ranges.condition] + filters.conditions
+        let bindings: [SQLiteValue] = [.init(query.projectID)] + ranges.bindings + filters.bindings
         return (
             """
             SELECT \(profileColumns) FROM profiles INDEXED BY sqlite_autoindex_profiles_1
