@@ -224,6 +224,15 @@ struct SessionDevicesTests {
                 body: #"{"user_id":"ada"}"#)
             #expect(unverified.status == .ok)
             #expect(try await Self.events(client, types: "profile.new_key").count == 2)
+            // Erasure: the device key and the installation no longer tie the erased profile to a device.
+            let profileID = try #require(identified.profileID)
+            #expect(try await client.admin(.delete, "/v1/admin/profiles/\(profileID)").status == .noContent)
+            let scrubbed = try await Self.events(client, types: "profile.new_key")
+            #expect(scrubbed.count == 2, "erasure keeps the events")
+            for event in scrubbed {
+                #expect(event.data["profile_id"] as? String == profileID)
+                #expect(event.data["jkt"] is NSNull && event.data["installation_id"] is NSNull)
+            }
         }
     }
 
