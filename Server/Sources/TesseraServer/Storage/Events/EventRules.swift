@@ -35,8 +35,9 @@ enum EventRules {
         return changed
     }
 
-    /// The members erasure removes from the events of an erased profile: its personal data.
-    static let personalMembers = ["name", "email", "avatar_url", "external_id"]
+    /// The members erasure removes from the events of an erased profile: its personal data, and what
+    /// ties it to a device (`profile.new_key`'s device-key thumbprint and installation ID).
+    static let personalMembers = ["name", "email", "avatar_url", "external_id", "jkt", "installation_id"]
 
     /// `data` without the erased profile's personal data (each such member set to null), or nil when
     /// it holds none.
