@@ -1,23 +1,20 @@
-"""A webhook receiver for the crash harness (`run.py --webhooks`): records every delivery it is sent.
+"""The crash harness's webhook checks (`run.py --webhooks`, and the rolling-upgrade and race harnesses).
 
-`Receiver` is a local HTTP server in a thread: every POST is recorded with its `webhook-id`,
-`webhook-timestamp` and `webhook-signature` headers and whether the signature verifies (Standard
-Webhooks v1: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` under the secret's bytes). It answers
-204, except the first attempt of a seeded few events, answered 500 so that the server retries them.
-`delivery_problems` is the pure check after the run (unit-tested in test_model.py).
+`Receiver` is the shared receiver (Server/Tests/harness/webhook_receiver.py) answering 500 to the
+first attempt of a seeded few events, so that the server retries them; every POST is recorded with
+whether its Standard Webhooks signature verifies. `delivery_problems` is the pure check after the run
+(unit-tested in test_model.py).
 
 Violation markers: UNDELIVERED EVENT, BAD WEBHOOK SIGNATURE, WEBHOOK OF NO EVENT, WEBHOOK BODY MISMATCH,
 UNSUBSCRIBED EVENT DELIVERED.
 """
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import json
-import threading
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+from webhook_receiver import Delivery, WebhookReceiver, fail_first_attempts  # noqa: E402
 
 # What the crash harness subscribes to: every type about profiles, sessions and devices (key
 # rotations, project and webhook events are not: their absence from the deliveries is checked too).
@@ -25,94 +22,13 @@ SUBSCRIBED = ["profile.created", "profile.promoted", "profile.merged", "profile.
               "profile.unblocked", "session.created", "session.ended", "device.registered", "device.removed"]
 
 
-@dataclass
-class Delivery:
-    webhook_id: str
-    timestamp: str
-    verified: bool
-    body: dict
-    status: int  # what the receiver answered
+class Receiver(WebhookReceiver):
+    """The shared receiver, answering 500 to the first attempt of a `fail_first` fraction of the events
+    (chosen by `seed`)."""
 
-
-def verify(secret: str, webhook_id: str, timestamp: str, body: bytes, header: str) -> bool:
-    """Standard Webhooks v1: any `v1,` signature in the header over `id.timestamp.body`."""
-    if not secret.startswith("whsec_"):
-        return False
-    key = base64.b64decode(secret[len("whsec_"):])
-    expected = base64.b64encode(hmac.new(key, f"{webhook_id}.{timestamp}.".encode() + body,
-                                         hashlib.sha256).digest()).decode()
-    return any(hmac.compare_digest(part[3:], expected) for part in header.split() if part.startswith("v1,"))
-
-
-class Receiver:
     def __init__(self, seed: int, fail_first: float = 0.03):
         self.seed, self.fail_first = seed, fail_first
-        self.secret = ""
-        self.lock = threading.Lock()
-        self.deliveries: list[Delivery] = []
-        self.attempts: dict[str, int] = {}
-        self.broken = 0  # connections that failed mid-request
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):  # noqa: N802 (http.server's name)
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                status = receiver.record(self.headers.get("webhook-id") or "",
-                                         self.headers.get("webhook-timestamp") or "",
-                                         self.headers.get("webhook-signature") or "", body)
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *arguments):
-                pass
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            request_queue_size = 256  # the dispatcher opens many connections at once
-
-            def handle_error(self, request, client_address):
-                # A SIGKILLed server resets its connections mid-request: counted, not printed.
-                with receiver.lock:
-                    receiver.broken += 1
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}/hook"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                                       name="webhook-receiver", daemon=True)
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def record(self, webhook_id: str, timestamp: str, signature: str, body: bytes) -> int:
-        try:
-            parsed = json.loads(body)
-        except ValueError:
-            parsed = {}
-        verified = bool(self.secret) and verify(self.secret, webhook_id, timestamp, body, signature)
-        with self.lock:
-            attempt = self.attempts.get(webhook_id, 0) + 1
-            self.attempts[webhook_id] = attempt
-            digest = hashlib.sha256(f"{self.seed}-{webhook_id}".encode()).digest()
-            status = 500 if attempt == 1 and digest[0] < 256 * self.fail_first else 204
-            self.deliveries.append(Delivery(webhook_id, timestamp, verified,
-                                            parsed if isinstance(parsed, dict) else {}, status))
-        return status
-
-    def delivered(self) -> set[str]:
-        with self.lock:
-            return {d.webhook_id for d in self.deliveries if 200 <= d.status < 300}
-
-    def snapshot(self) -> list[Delivery]:
-        with self.lock:
-            return list(self.deliveries)
+        super().__init__(answer=lambda delivery: fail_first_attempts(self.seed, self.fail_first)(delivery))
 
 
 def expected_deliveries(events: list[dict], after: int, types: list[str]) -> dict[str, dict]:
