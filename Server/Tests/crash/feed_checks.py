@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 import feed  # noqa: E402
-import receiver as webhooks  # noqa: E402
+import webhook_checks as webhooks  # noqa: E402
 
 if TYPE_CHECKING:
     from database import Database

@@ -84,7 +84,7 @@ Usually run through `scripts/crash-test`. One run, on one backend:
    - an event of a change that was not acknowledged (in flight at a kill) describes what the database
      holds: its session, profile or device exists (or a later event of the feed removed it), an ended
      session is not live, an erased or merged profile and a removed device are gone.
-   With `--webhooks` (a server with webhook delivery), a receiver (receiver.py, the shared local HTTP
+   With `--webhooks` (a server with webhook delivery), a receiver (webhook_receiver.py, the shared local HTTP
    server thread) records every POST with its webhook-id; an endpoint subscribed to the profile, session and
    device types points to it from the start (the server runs with --allow-insecure-webhooks), and it
    answers 500 to the first attempt of a seeded 3 % of events. After the run, the server up, it waits
@@ -113,7 +113,7 @@ record kept on failure), facts.py (the model of acknowledged facts; pure, unit-t
 test_model.py), tessera_process.py (the server process, killed and restarted), clients.py (the
 worker threads and the device-registration races), checker.py (the checks after each restart),
 database.py (direct reads of the database, the self-test's tampering), feed.py and feed_checks.py
-(the events feed), receiver.py (the webhook checks, over the shared receiver of
+(the events feed), webhook_checks.py (the webhook checks, over the shared receiver of
 Server/Tests/harness/webhook_receiver.py), master_keys.py (master key rotations between kills).
 """
 from __future__ import annotations
@@ -135,7 +135,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 import tessera_harness as harness  # noqa: E402
 import feed  # noqa: E402
-import receiver as webhooks  # noqa: E402
+import webhook_checks as webhooks  # noqa: E402
 from tessera_harness import clean_environment  # noqa: E402
 from checker import Checker, settle_rotations  # noqa: E402
 from clients import Gate, Worker, device_races  # noqa: E402

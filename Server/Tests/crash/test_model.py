@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
 
 import feed  # noqa: E402
-import receiver  # noqa: E402
+import webhook_checks  # noqa: E402
 import facts  # noqa: E402
 from tessera_harness import Reply  # noqa: E402
 
@@ -227,7 +227,7 @@ class ReceiverTests(unittest.TestCase):
         self.events = [event(1, "session.created", session_id="ses_1", profile_id="usr_a", kind="anonymous"),
                        event(2, "api_key.rotated", kind="secret"),
                        event(3, "session.ended", session_id="ses_1", profile_id="usr_a", reason="revoked")]
-        self.receiver = receiver.Receiver(seed=1, fail_first=0)
+        self.receiver = webhook_checks.Receiver(seed=1, fail_first=0)
         self.receiver.secret = self.SECRET
         self.receiver.start()
 
@@ -235,7 +235,7 @@ class ReceiverTests(unittest.TestCase):
         self.receiver.stop()
 
     def problems(self) -> list[str]:
-        return receiver.delivery_problems(self.events, self.receiver.snapshot(), 0, receiver.SUBSCRIBED)
+        return webhook_checks.delivery_problems(self.events, self.receiver.snapshot(), 0, webhook_checks.SUBSCRIBED)
 
     def test_every_subscribed_event_delivered_passes(self) -> None:
         for item in (self.events[0], self.events[2], self.events[0]):  # at least once: a repeat is fine

@@ -40,7 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "crash"))
 import feed  # noqa: E402
-import receiver as webhooks  # noqa: E402
+import webhook_checks as webhooks  # noqa: E402
 import tessera_harness as harness  # noqa: E402
 
 check = harness.Checks()
