@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTestProcess
 
 @testable import TesseraServer
 
@@ -12,7 +13,7 @@ enum LiveNode {
         configuration: ServerConfiguration, store: any TesseraStore, _ body: (Int) async throws -> Void
     ) async throws {
         var configuration = configuration
-        configuration.port = try FreePort.loopback()
+        configuration.port = try LoopbackSocket.freePort()
         configuration.host = "127.0.0.1"
         configuration.publicURL = "http://127.0.0.1:\(configuration.port)"
         configuration.drainDelay = .zero
