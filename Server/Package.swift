@@ -85,7 +85,7 @@ let package = Package(
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Benchmarks/HelloWorld"
         ),
-        // Starts child processes for the tests without Foundation's Process (see ChildProcess.swift).
+        // Child processes for the tests without Foundation's Process (ChildProcess.swift), loopback ports.
         .target(name: "TesseraTestProcess", path: "Tests/Support/TesseraTestProcess"),
         .testTarget(
             name: "TesseraServerTests",

@@ -17,7 +17,6 @@ two builds can be compared exactly: a difference of 1.00 is one `malloc` more on
 """
 
 import argparse
-import os
 import shutil
 import signal
 import subprocess
@@ -53,11 +52,10 @@ class Counted:
         environment = harness.clean_environment()
         self.project = harness.create_project(tessera, database, "allocs", environment=environment,
                                               what="allocs")
-        self.port = harness.free_port()
         environment.update(LD_PRELOAD=str(library), TESSERA_ALLOCS_OUT=str(self.out))
-        self.log = open(work / "serve.log", "w")
-        self.process = harness.serve(tessera, database, self.port, log=self.log, environment=environment)
-        harness.wait_ready(self.port, self.process, what="allocs: tessera serve")
+        node = harness.start_node(tessera, database, log=work / "serve.log", environment=environment,
+                                  what="allocs: tessera serve")
+        self.port, self.process = node.port, node.process
         harness.lift_rate_limits(self.port, self.project.secret_key)
 
     def counters(self) -> tuple[int, int]:
@@ -72,7 +70,6 @@ class Counted:
 
     def stop(self) -> None:
         harness.stop(self.process)
-        self.log.close()
 
 
 def scenarios(server: Counted):

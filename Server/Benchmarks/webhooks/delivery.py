@@ -156,12 +156,10 @@ def main() -> int:
         else:
             database = f"sqlite:{work / 'tessera.sqlite'}"
         project = harness.create_project(arguments.tessera, database, "Delivery", environment, what="delivery")
-        port = harness.free_port()
-        log = open(work / "tessera.log", "w")
-        server = harness.serve(arguments.tessera, database, port, "--allow-insecure-webhooks", log=log,
-                               environment=environment)
+        node = harness.start_node(arguments.tessera, database, "--allow-insecure-webhooks", log=work / "tessera.log",
+                                  environment=environment)
+        server, port = node.process, node.port
         processes.append(server)
-        harness.wait_ready(port, server)
         harness.lift_rate_limits(port, project.secret_key)
         receiver = Receiver()
 

@@ -26,24 +26,13 @@ struct AppAttestEndToEndTests {
     static func withServer(
         authority: DeviceAttestationAuthority, _ body: @escaping @Sendable (EndToEndTests.Harness) async throws -> Void
     ) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-e2e-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(
-            path: directory.appendingPathComponent("server.sqlite").path,
-            masterKeys: MasterKeyring(current: .generate()))
-        try await store.migrate()
         var settings = ProjectSettings()
         settings.appAttest.mode = .enforce
         settings.appAttest.appIDs = [appID]
-        let project = try await ProjectProvisioner.create(
-            name: "E2E", slug: "e2e", settings: settings, store: store, now: Date())
-        var configuration = ServerConfiguration()
-        configuration.createDevelopmentProject = false
-        configuration.logLevel = .critical
+        var configuration = LiveNode.quiet
         // The test's root, through the in-process configuration only.
         configuration.appAttestTrustAnchors = [authority.root]
-        try await LiveNode.run(configuration: configuration, store: store) { port in
+        try await LiveNode.run(project: "E2E", settings: settings, configuration: configuration) { port, project in
             try await body(EndToEndTests.Harness(port: port, project: project))
         }
     }

@@ -62,20 +62,8 @@ import Testing
     }
 
     static func withServer(_ body: @escaping @Sendable (Harness) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-e2e-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(
-            path: directory.appendingPathComponent("server.sqlite").path,
-            masterKeys: MasterKeyring(current: .generate()))
-        try await store.migrate()
-        let project = try await ProjectProvisioner.create(
-            name: "E2E", slug: "e2e", settings: ProjectSettings(), store: store, now: Date())
-        var configuration = ServerConfiguration()
-        configuration.createDevelopmentProject = false
-        configuration.logLevel = .critical
         // On a port its public URL names: the SDK's DPoP proofs are checked against it.
-        try await LiveNode.run(configuration: configuration, store: store) { port in
+        try await LiveNode.run(project: "E2E") { port, project in
             try await body(Harness(port: port, project: project))
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTestProcess
 
 @testable import TesseraServer
 
@@ -12,7 +13,7 @@ enum LiveNode {
         configuration: ServerConfiguration, store: any TesseraStore, _ body: (Int) async throws -> Void
     ) async throws {
         var configuration = configuration
-        configuration.port = try FreePort.loopback()
+        configuration.port = try LoopbackSocket.freePort()
         configuration.host = "127.0.0.1"
         configuration.publicURL = "http://127.0.0.1:\(configuration.port)"
         configuration.drainDelay = .zero
@@ -39,5 +40,31 @@ enum LiveNode {
         }
         running.cancel()
         _ = try? await running.value
+    }
+
+    /// A node's configuration in the tests: no development project, only critical log messages.
+    static var quiet: ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.createDevelopmentProject = false
+        configuration.logLevel = .critical
+        return configuration
+    }
+
+    /// Runs `body` with the port of a node on a fresh SQLite store in a temporary directory, holding one
+    /// project made with `settings`, then stops the node and removes the directory.
+    static func run(
+        project name: String, settings: ProjectSettings = ProjectSettings(), configuration: ServerConfiguration = quiet,
+        _ body: (Int, ProvisionedProject) async throws -> Void
+    ) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-e2e-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(
+            path: directory.appendingPathComponent("server.sqlite").path,
+            masterKeys: MasterKeyring(current: .generate()))
+        try await store.migrate()
+        let project = try await ProjectProvisioner.create(
+            name: name, slug: name.lowercased(), settings: settings, store: store, now: Date())
+        try await run(configuration: configuration, store: store) { port in try await body(port, project) }
     }
 }

@@ -23,13 +23,6 @@ struct LiveServer: Sendable {
     /// Runs `body` against a fresh server whose project allows the client-asserted identify, without
     /// rate limits.
     static func run(_ body: @escaping @Sendable (LiveServer) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-races-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(
-            path: directory.appendingPathComponent("server.sqlite").path,
-            masterKeys: MasterKeyring(current: .generate()))
-        try await store.migrate()
         var settings = ProjectSettings()
         settings.allowUnverifiedIdentify = true
         // Thousands of installations start from 127.0.0.1 in a minute here, by design.
@@ -40,14 +33,10 @@ struct LiveServer: Sendable {
         // session refuses: their SDKs sign every request, and the server ignores the proofs. Binding
         // itself is tested end to end in DeviceKeyEndToEndTests.
         settings.sessionBinding = .off
-        let project = try await ProjectProvisioner.create(
-            name: "Races", slug: "races", settings: settings, store: store, now: Date())
-        var configuration = ServerConfiguration()
-        configuration.createDevelopmentProject = false
-        configuration.logLevel = .critical
+        var configuration = LiveNode.quiet
         configuration.failedSessionLookupsPerMinute = nil  // the checks present many dead session tokens
         // On a port its public URL names: the SDK's DPoP proofs are checked against it.
-        try await LiveNode.run(configuration: configuration, store: store) { port in
+        try await LiveNode.run(project: "Races", settings: settings, configuration: configuration) { port, project in
             try await body(LiveServer(port: port, project: project))
         }
     }

@@ -1,3 +1,6 @@
+// Also compiled into TesseraServerTests (Server/Tests/TesseraServerTests/AppAttestTestAuthority.swift is a
+// link to this file; test targets cannot import each other): the endpoint tests mint attestations and
+// assertions with the same forged authority.
 import Crypto
 import Foundation
 import SwiftASN1

@@ -3,9 +3,10 @@ import Testing
 
 @testable import TesseraServer
 
-/// The folders of the server target keep to their layer: the domain and the storage know nothing
-/// of HTTP, which only the HTTP layer speaks.
-@Suite("Layering: Core and Storage know nothing of HTTP")
+/// The folders of the server target keep to their layer, and the layers point one way
+/// (`HTTP/` → `Core/` ← `Storage/`): the domain and the storage know nothing of HTTP, which only
+/// the HTTP layer speaks, and the domain knows nothing of the storage's backends.
+@Suite("Layering: HTTP → Core ← Storage, and no way back")
 struct LayeringTests {
     /// `Server/Sources/TesseraServer`, found from this file's own path.
     static let target = URL(fileURLWithPath: #filePath)
@@ -69,6 +70,84 @@ struct LayeringTests {
             imports.firstMatch(in: $0.text, range: NSRange($0.text.startIndex..., in: $0.text)) != nil
         }
         #expect(offenders.isEmpty, "\(offenders.map(\.path))")
+    }
+
+    /// The types a folder's files declare at their top level (`struct`, `class`, `enum`, `actor`,
+    /// `protocol`, `typealias` at the start of a line, after any modifiers): nested types are left out,
+    /// their names (`Kind`, `CodingKeys`) are not the folder's own.
+    static func declaredTypes(under folder: String) throws -> Set<String> {
+        let declaration = try NSRegularExpression(
+            pattern:
+                #"^(?:(?:public|package|internal|fileprivate|private|final|@\w+)\s+)*(?:struct|class|enum|actor|protocol|typealias)\s+(\w+)"#,
+            options: .anchorsMatchLines)
+        var names: Set<String> = []
+        for file in try sources(under: folder) {
+            let text = file.text as NSString
+            for match in declaration.matches(in: file.text, range: NSRange(location: 0, length: text.length)) {
+                names.insert(text.substring(with: match.range(at: 1)))
+            }
+        }
+        return names
+    }
+
+    /// The places where `text` names one of `types`, outside comments, as `path:line: Name`.
+    static func mentions(of types: Set<String>, path: String, text: String) -> [String] {
+        var found: [String] = []
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let code = line.range(of: "//").map { line[..<$0.lowerBound] } ?? line[...]
+            let words = code.split { !($0.isLetter || $0.isNumber || $0 == "_") }
+            for word in words where types.contains(String(word)) {
+                found.append("\(path):\(number + 1): \(word)")
+            }
+        }
+        return found
+    }
+
+    /// What marks a storage backend's module in a source file.
+    static let backendImport = #"import\s+(\w*SQLite\w*|PostgresNIO|_?Postgres\w*)\b"#
+
+    @Test("No file under Core/ imports SQLite or PostgresNIO or names a type of Storage/SQLite or Storage/Postgres")
+    func coreKnowsNoBackend() throws {
+        let backendTypes = try Self.declaredTypes(under: "Storage/SQLite")
+            .union(Self.declaredTypes(under: "Storage/Postgres"))
+        #expect(
+            backendTypes.isSuperset(of: ["SQLiteStore", "PostgresStore", "SQLiteRow"]),
+            "the scan found the backends' types")
+        let files = try Self.sources(under: "Core")
+        #expect(files.contains { $0.path == "Core/Model/Records.swift" }, "the scan found the model")
+        let imports = try NSRegularExpression(pattern: Self.backendImport)
+        let offenders = files.flatMap { file in
+            Self.mentions(of: backendTypes, path: file.path, text: file.text)
+                + (imports.firstMatch(in: file.text, range: NSRange(file.text.startIndex..., in: file.text)) == nil
+                    ? [] : ["\(file.path): imports a backend's module"])
+        }
+        #expect(offenders.isEmpty, "\(offenders.joined(separator: "\n"))")
+    }
+
+    @Test("No file under Core/, Storage/ or Operators/ names a type declared under HTTP/")
+    func coreAndStorageNameNoHTTPType() throws {
+        let httpTypes = try Self.declaredTypes(under: "HTTP")
+        #expect(
+            httpTypes.isSuperset(of: ["EndpointTable", "APIError", "TesseraRequestContext"]),
+            "the scan found HTTP's types")
+        let files = try Self.sources(under: "Core") + Self.sources(under: "Storage") + Self.sources(under: "Operators")
+        #expect(files.contains { $0.path == "Storage/TesseraStore.swift" })
+        let offenders = files.flatMap { Self.mentions(of: httpTypes, path: $0.path, text: $0.text) }
+        #expect(offenders.isEmpty, "\(offenders.joined(separator: "\n"))")
+    }
+
+    @Test("The type scan sees a named type, and not one in a comment or inside a longer name")
+    func typeScanFindsNames() throws {
+        let types: Set<String> = ["SQLiteStore", "APIError"]
+        #expect(Self.mentions(of: types, path: "x", text: "let store: SQLiteStore").count == 1)
+        #expect(Self.mentions(of: types, path: "x", text: "throw APIError(.conflict)").count == 1)
+        #expect(Self.mentions(of: types, path: "x", text: "/// as `SQLiteStore` does\nlet a = 1 // APIError").isEmpty)
+        #expect(Self.mentions(of: types, path: "x", text: "let s: SQLiteStoreOptions, e: MyAPIError").isEmpty)
+        let imports = try NSRegularExpression(pattern: Self.backendImport)
+        for sample in ["import PostgresNIO", "import CTesseraSQLite", "internal import VaporCSQLite"] {
+            #expect(
+                imports.firstMatch(in: sample, range: NSRange(sample.startIndex..., in: sample)) != nil, "\(sample)")
+        }
     }
 
     @Test("The scan sees what it looks for")

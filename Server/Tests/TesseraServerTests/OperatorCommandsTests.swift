@@ -181,31 +181,13 @@ struct OperatorCommandLineTests {
 
 @Suite("tessera serve on a busy port")
 struct ServeBusyPortTests {
-    /// A listening TCP socket on a free loopback port: its descriptor and port.
-    static func listen() throws -> (Int32, Int) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-        }
-        #expect(bound == 0)
-        #expect(Glibc.listen(descriptor, 1) == 0)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
-    }
-
     @Test(
         "A busy port is refused in one line before any database or key is made",
         .enabled(if: TesseraExecutable.path != nil))
     func busyPort() throws {
-        let (descriptor, port) = try Self.listen()
-        defer { close(descriptor) }
+        let listener = try LoopbackSocket.listening()
+        defer { close(listener.descriptor) }
+        let port = listener.port
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-busy-\(UUID())").path
         let refused = try TesseraExecutable.run([
             "serve", "--host", "127.0.0.1", "--port", String(port), "--database", "sqlite:\(directory)/t.sqlite",

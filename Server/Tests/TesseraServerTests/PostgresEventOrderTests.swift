@@ -16,14 +16,7 @@ private final class Flag: Sendable {
 struct PostgresEventOrderTests {
     @Test("Concurrent writers on two nodes; a polling reader sees 1…N exactly once each")
     func pollingReaderSeesEverything() async throws {
-        let configuration = try PostgresTestDatabase.configuration(maximumConnections: 8)
-        let one = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
-        let two = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
-        try await one.migrate()
-        try await two.migrate()
-        let project = try await ProjectProvisioner.create(
-            name: "Feed", slug: "feed-\(UUID().uuidString.prefix(8).lowercased())", store: one,
-            now: Date(timeIntervalSince1970: 1_795_000_000))
+        let (one, two, project) = try await PostgresTestDatabase.twoNodes(project: "Feed")
         let projectID = project.project.id
         let starts = 160
         let now: Int64 = 1_795_000_000

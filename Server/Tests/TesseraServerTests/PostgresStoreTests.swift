@@ -9,15 +9,7 @@ import Testing
 struct PostgresStoreTests {
     /// Two stores on one fresh schema, migrated, with one project.
     private func twoNodes() async throws -> (PostgresStore, PostgresStore, ProvisionedProject) {
-        let configuration = try PostgresTestDatabase.configuration(maximumConnections: 8)
-        let one = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
-        let two = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
-        try await one.migrate()
-        try await two.migrate()
-        let project = try await ProjectProvisioner.create(
-            name: "Nodes", slug: "nodes-\(UUID().uuidString.prefix(8).lowercased())", store: one,
-            now: Date(timeIntervalSince1970: 1_795_000_000))
-        return (one, two, project)
+        try await PostgresTestDatabase.twoNodes(project: "Nodes")
     }
 
     private func identify(

@@ -32,6 +32,19 @@ enum PostgresTestDatabase {
         configuration.operationTimeout = .seconds(60)
         return configuration
     }
+
+    /// Two stores on one fresh schema, as two nodes, migrated, with one project named `name`.
+    static func twoNodes(project name: String) async throws -> (PostgresStore, PostgresStore, ProvisionedProject) {
+        let configuration = try Self.configuration(maximumConnections: 8)
+        let one = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
+        let two = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
+        try await one.migrate()
+        try await two.migrate()
+        let project = try await ProjectProvisioner.create(
+            name: name, slug: "\(name.lowercased())-\(UUID().uuidString.prefix(8).lowercased())", store: one,
+            now: Date(timeIntervalSince1970: 1_795_000_000))
+        return (one, two, project)
+    }
 }
 
 extension StoreBackend {

@@ -1,7 +1,7 @@
 """RFC 9449 DPoP proofs made in Python with `cryptography`, as a device would make them.
 
-Used by Server/Tests/backends/run.py (the app-backend recipes) and Server/Benchmarks/wrk/bench.py
-(the bound heartbeat): a P-256 key, its public JWK and RFC 7638 thumbprint, and ES256 proofs
+Used by Server/Tests/backends/run.py (the app-backend recipes), Server/Tests/replay/run.py (the
+replay harness) and Server/Benchmarks/wrk/bench.py (the bound heartbeat): a P-256 key, its public JWK and RFC 7638 thumbprint, and ES256 proofs
 (`typ: dpop+jwt`, `jwk`, `htm`, `htu`, `iat`, `jti`, `ath`) whose every claim can be chosen, so that
 a test can also make the wrong ones.
 """

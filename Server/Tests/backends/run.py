@@ -70,11 +70,9 @@ def main():
     database = f"sqlite:{work / 'tessera.sqlite'}"
     clean = harness.clean_environment()
     project = harness.create_project(arguments.tessera, database, "Backends", clean, what="backends").data
-    port = harness.free_port()
-    base_url = f"http://127.0.0.1:{port}"
-    server = harness.serve(arguments.tessera, database, port, log=open(work / "tessera.log", "w"), environment=clean)
+    node = harness.start_node(arguments.tessera, database, log=work / "tessera.log", environment=clean)
+    port, server, base_url = node.port, node.process, node.url
     try:
-        harness.wait_ready(port, server)
 
         pk, sk = project["publishable_key"], project["secret_key"]
         environment = {**clean, "TESSERA_URL": base_url, "TESSERA_PROJECT_ID": project["project_id"],

@@ -9,15 +9,12 @@ the Browser class; the rest is standard library.
 
 from __future__ import annotations
 
-import http.server
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.parse
 import uuid
@@ -45,11 +42,10 @@ class Server:
         self.environment = harness.clean_environment()
         self.project = (harness.create_project(self.tessera, self.database, "Console test", self.environment,
                                                what="console") if create_project else None)
-        self.port = harness.free_port()
         self.log_path = work / "tessera.log"
-        self.process = harness.serve(self.tessera, self.database, self.port, *options,
-                                     log=open(self.log_path, "w"), environment=self.environment)
-        harness.wait_ready(self.port, self.process, what="console: tessera serve")
+        node = harness.start_node(self.tessera, self.database, *options, log=self.log_path,
+                                  environment=self.environment, what="console: tessera serve")
+        self.port, self.process = node.port, node.process
         if self.project is not None:
             lifted = harness.lift_rate_limits(self.port, self.project.secret_key)
             if not lifted.ok:
@@ -176,49 +172,6 @@ http {{
 
     def stop(self) -> None:
         harness.stop(self.process)
-
-
-# ─── A webhook receiver ──────────────────────────────────────────────────────────────────────────
-
-
-class Receiver:
-    """An HTTP server on loopback that answers 200 to every POST and records (webhook-id, event type)."""
-
-    def __init__(self) -> None:
-        self.received: list[tuple[str, str]] = []
-        self.lock = threading.Lock()
-        receiver = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (the standard library's name)
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                try:
-                    kind = json.loads(body).get("type", "")
-                except ValueError:
-                    kind = ""
-                with receiver.lock:
-                    receiver.received.append((self.headers.get("webhook-id", ""), kind))
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *arguments):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/hook"
-
-    def ids(self) -> list[str]:
-        with self.lock:
-            return [item[0] for item in self.received]
-
-    def stop(self) -> None:
-        self.server.shutdown()
 
 
 # ─── The browser ─────────────────────────────────────────────────────────────────────────────────

@@ -37,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import console_harness as console  # noqa: E402
 from console_harness import harness  # noqa: E402
+from webhook_receiver import WebhookReceiver  # noqa: E402 (Server/Tests/harness, on the path console_harness set)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backends"))
 from dpop_proof import DeviceKey  # noqa: E402
@@ -367,7 +368,7 @@ class Flows:
 
     def webhooks(self) -> None:
         b, server = self.browser, self.server
-        receiver = console.Receiver()
+        receiver = WebhookReceiver(status=200).start()
         try:
             b.go("webhooks")
             forms = b.forms("webhook-create")
@@ -399,9 +400,13 @@ class Flows:
                 return
             webhook = listed[0]["id"]
             server.anonymous()  # a new session: its events go to the endpoint
-            arrived, _ = harness.eventually(lambda: any(kind == "session.created" for _, kind in receiver.received), 30)
-            event = next((event_id for event_id, kind in receiver.received if kind == "session.created"), None)
-            if not self.ok("the new endpoint receives the next events", arrived and event, f"{receiver.received[:5]}"):
+
+            def created() -> list[str]:
+                return [d.webhook_id for d in receiver.snapshot() if d.body.get("type") == "session.created"]
+
+            arrived, _ = harness.eventually(lambda: bool(created()), 30)
+            event = next(iter(created()), None)
+            if not self.ok("the new endpoint receives the next events", arrived and event, f"{receiver.ids()[:5]}"):
                 return
             b.go(f"webhook?id={webhook}")
             form = b.form_with("webhook-replay", event_id=event)

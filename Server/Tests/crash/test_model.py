@@ -13,8 +13,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
 
 import feed  # noqa: E402
-import receiver  # noqa: E402
-import run  # noqa: E402
+import webhook_checks  # noqa: E402
+import facts  # noqa: E402
 from tessera_harness import Reply  # noqa: E402
 
 
@@ -22,9 +22,9 @@ class EarlySessionEventTests(unittest.TestCase):
     def test_an_end_recorded_before_the_session_is_kept(self) -> None:
         # Worker B lists the profile's sessions, sees one that worker A's identify just created, and
         # deletes it; A reads its identify reply only afterwards (CI seed 120523439).
-        model = run.Model()
+        model = facts.Model()
         send, end = model.seq(), model.seq()
-        model.session_event("ses_new", run.Event("revoke", send, end, True, "DELETE by ses_sibling"))
+        model.session_event("ses_new", facts.Event("revoke", send, end, True, "DELETE by ses_sibling"))
         envelope = {"session": {"id": "ses_new", "expires_at": "2030-01-01T00:00:00Z"},
                     "profile": {"id": "usr_x", "kind": "identified", "external_id": "sub"},
                     "session_token": "st_x", "capabilities": {"kind": "verified"}}
@@ -35,10 +35,10 @@ class EarlySessionEventTests(unittest.TestCase):
 
 class BlockStateTests(unittest.TestCase):
     def setUp(self) -> None:
-        self.model = run.Model()
+        self.model = facts.Model()
         self.pid = "usr_blocked"
         # A block sent at seq 1, acknowledged at seq 2.
-        self.model.profile_event(self.pid, run.Event("block", self.model.seq(), self.model.seq(), True))
+        self.model.profile_event(self.pid, facts.Event("block", self.model.seq(), self.model.seq(), True))
 
     def state(self) -> str:
         before = self.model.seq()
@@ -72,7 +72,7 @@ class BlockStateTests(unittest.TestCase):
     def test_a_lost_unblock_may_have_run(self) -> None:
         event = self.model.begin_profile_event(self.pid, "unblock")
         send = self.model.seq()
-        self.model.settle_profile_event(self.pid, event, Reply(0, {}, "lost"), send, run.INF)
+        self.model.settle_profile_event(self.pid, event, Reply(0, {}, "lost"), send, facts.INF)
         self.assertEqual(self.state(), "unknown")
         self.model.kill_seqs.append(self.model.seq())
         self.assertEqual(self.state(), "unknown")  # it may have run before the kill
@@ -81,7 +81,7 @@ class BlockStateTests(unittest.TestCase):
         event = self.model.begin_profile_event(self.pid, "unblock")
         send, end = self.model.seq(), self.model.seq()
         self.model.settle_profile_event(self.pid, event, Reply(200, {}), send, end)
-        self.model.profile_event(self.pid, run.Event("block", self.model.seq(), self.model.seq(), True))
+        self.model.profile_event(self.pid, facts.Event("block", self.model.seq(), self.model.seq(), True))
         self.assertEqual(self.state(), "blocked")
 
 
@@ -227,7 +227,7 @@ class ReceiverTests(unittest.TestCase):
         self.events = [event(1, "session.created", session_id="ses_1", profile_id="usr_a", kind="anonymous"),
                        event(2, "api_key.rotated", kind="secret"),
                        event(3, "session.ended", session_id="ses_1", profile_id="usr_a", reason="revoked")]
-        self.receiver = receiver.Receiver(seed=1, fail_first=0)
+        self.receiver = webhook_checks.Receiver(seed=1, fail_first=0)
         self.receiver.secret = self.SECRET
         self.receiver.start()
 
@@ -235,7 +235,7 @@ class ReceiverTests(unittest.TestCase):
         self.receiver.stop()
 
     def problems(self) -> list[str]:
-        return receiver.delivery_problems(self.events, self.receiver.snapshot(), 0, receiver.SUBSCRIBED)
+        return webhook_checks.delivery_problems(self.events, self.receiver.snapshot(), 0, webhook_checks.SUBSCRIBED)
 
     def test_every_subscribed_event_delivered_passes(self) -> None:
         for item in (self.events[0], self.events[2], self.events[0]):  # at least once: a repeat is fine

@@ -1,7 +1,7 @@
 """What every Python harness of Tessera shares: ports, `tessera serve` processes, the CLI, HTTP, tokens.
 
-Imported by the harnesses under Server/Tests (backends, crash, multinode, schemathesis, shutdown) and
-by the load benchmarks under Server/Benchmarks/wrk, each with two lines relative to its own file:
+Imported by the harnesses under Server/Tests and by the benchmarks under Server/Benchmarks, each with
+two lines relative to its own file (the shared webhook receiver is `webhook_receiver.py` beside it):
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[N] / "Tests" / "harness"))
     import tessera_harness as harness
@@ -11,12 +11,14 @@ Standard library only (the harnesses run under the system python3 as well as und
 
 from __future__ import annotations
 
+import argparse
 import base64
 import hashlib
 import hmac
 import http.client
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -34,6 +36,32 @@ POSTGRES_SCRIPT = ROOT / "scripts" / "postgres"
 # The project's rate limits, all lifted: a harness is one client address sending thousands of requests.
 UNLIMITED_RATE_LIMITS = {"anonymous_starts_per_minute": None, "failed_identifies_per_minute": None,
                          "failed_identifies_per_installation_per_minute": None}
+
+
+# ─── Command lines ───────────────────────────────────────────────────────────────────────────────
+
+
+def backend_arguments(description: str | None, cluster: str = "") -> argparse.ArgumentParser:
+    """The arguments of a harness run against one backend: --tessera, --database sqlite|postgres and
+    --postgres-url (an existing PostgreSQL, else a throwaway cluster of scripts/postgres, `cluster`
+    says more). Parse them with `parse_seeded`, which adds --seed and --keep."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tessera", required=True, help="the tessera binary")
+    parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--postgres-url", help="an existing PostgreSQL (a fresh schema); default: a throwaway "
+                                               "cluster of scripts/postgres" + (f" {cluster}" if cluster else ""))
+    return parser
+
+
+def parse_seeded(parser: argparse.ArgumentParser, keep: str = "keep the work directory even when the run passes"
+                 ) -> argparse.Namespace:
+    """Adds --seed (default: a random one, drawn here, so that the run can print it) and --keep, and parses."""
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--keep", action="store_true", help=keep)
+    arguments = parser.parse_args()
+    if arguments.seed is None:
+        arguments.seed = random.SystemRandom().randrange(1, 1 << 31)
+    return arguments
 
 
 # ─── Encodings and credentials ───────────────────────────────────────────────────────────────────
@@ -279,6 +307,41 @@ def wait_ready(port: int, process: subprocess.Popen | None, what: str = "tessera
             return time.monotonic() - started
         time.sleep(interval)
     raise SystemExit(f"{what} did not answer GET {path} within {timeout:.0f} s")
+
+
+@dataclass
+class Node:
+    """One live `tessera serve` of a harness, ready: its port, its process, the file its output goes to."""
+
+    port: int
+    process: subprocess.Popen
+    log: Path | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def start_node(tessera: str | Path, database: str, *options: str, log: str | Path | None = None,
+               environment: dict[str, str] | None = None, what: str = "tessera serve", path: str = "/health",
+               timeout: float = 60, interval: float = 0.1, drain_seconds: int = 0) -> Node:
+    """The live-server fixture of every harness: `tessera serve` (`serve`) on a free port, its output to
+    the file `log` (else nowhere), returned once GET `path` answers 200 (`wait_ready`). A node that
+    does not get ready is stopped before the SystemExit goes on."""
+    port = free_port()
+    output = open(log, "w") if log is not None else None
+    try:
+        process = serve(tessera, database, port, *options, log=output, environment=environment,
+                        drain_seconds=drain_seconds)
+    finally:
+        if output is not None:
+            output.close()  # the child has its own descriptor
+    try:
+        wait_ready(port, process, what, path, timeout, interval)
+    except BaseException:
+        stop(process, timeout=5)
+        raise
+    return Node(port, process, Path(log) if log is not None else None)
 
 
 def stop(*processes: subprocess.Popen | None, timeout: float = 15, sig: int = signal.SIGTERM) -> list[int | None]:

@@ -20,86 +20,17 @@ Prints one line per check and exits non-zero when one fails; about two minutes (
 from __future__ import annotations
 
 import argparse
-import http.server
-import select
 import signal
-import socket
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 import tessera_harness as harness  # noqa: E402
+from webhook_receiver import WebhookReceiver  # noqa: E402
 
 check = harness.Checks()
-
-
-class Receiver(http.server.ThreadingHTTPServer):
-    """Holds each POST for `hold` seconds; records overlaps of one webhook-id and completed answers."""
-
-    daemon_threads = True
-    request_queue_size = 256
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.lock = threading.Lock()
-        self.hold = 0.2
-        self.in_flight: dict[str, int] = {}
-        self.overlaps: list[str] = []
-        self.delivered: set[str] = set()  # a 204 was written to the sender's connection
-        self.lost: list[str] = []  # the sender was gone when the answer was written
-        self.attempts = 0
-
-
-def peer_closed(connection: socket.socket) -> bool:
-    """Whether the other end has closed `connection` (a FIN or a reset): it is readable and a peek
-    reads nothing. A sender waiting for its answer sends nothing meanwhile."""
-    try:
-        readable, _, _ = select.select([connection], [], [], 0)
-        return bool(readable) and connection.recv(1, socket.MSG_PEEK) == b""
-    except OSError:
-        return True
-
-
-class Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: Receiver
-
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-        length = int(self.headers.get("content-length", "0"))
-        self.rfile.read(length)
-        event_id = self.headers.get("webhook-id", "")
-        receiver = self.server
-        with receiver.lock:
-            receiver.attempts += 1
-            if receiver.in_flight.get(event_id, 0) > 0:
-                receiver.overlaps.append(event_id)
-            receiver.in_flight[event_id] = receiver.in_flight.get(event_id, 0) + 1
-            hold = receiver.hold
-        try:
-            time.sleep(hold)
-            if peer_closed(self.connection):
-                # The sender died during the hold: writing would still succeed (its kernel closed
-                # the socket with a FIN), but no one would read the answer.
-                raise ConnectionResetError("the sender closed the connection")
-            self.send_response(204)
-            self.send_header("content-length", "0")
-            self.end_headers()
-            self.wfile.flush()
-            with receiver.lock:
-                receiver.delivered.add(event_id)
-        except OSError:
-            with receiver.lock:
-                receiver.lost.append(event_id)
-            self.close_connection = True
-        finally:
-            with receiver.lock:
-                receiver.in_flight[event_id] -= 1
-
-    def log_message(self, *args) -> None:
-        pass
 
 
 def start_sessions(ports: list[int], publishable_key: str, count: int) -> list[str]:
@@ -150,18 +81,17 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="tessera-webhooks-2n-"))
     environment = harness.clean_environment(TESSERA_MASTER_KEY_FILE=harness.write_master_key(work / "master.key"))
     project = harness.create_project(arguments.tessera, database, "Two nodes", environment, what="webhooks")
-    ports = [harness.free_port(), harness.free_port()]
-    logs = [open(work / f"node-{index}.log", "w") for index in range(2)]
-    nodes = [harness.serve(arguments.tessera, database, port, "--allow-insecure-webhooks", log=log,
-                           environment=environment) for port, log in zip(ports, logs)]
-    receiver = Receiver()
-    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    nodes, ports = [], []
+    receiver = WebhookReceiver(hold=0.2).start()
     try:
-        for port, node in zip(ports, nodes):
-            harness.wait_ready(port, node)
+        for index in range(2):
+            node = harness.start_node(arguments.tessera, database, "--allow-insecure-webhooks",
+                                      log=work / f"node-{index}.log", environment=environment)
+            nodes.append(node.process)
+            ports.append(node.port)
         harness.lift_rate_limits(ports[0], project.secret_key)
         created = harness.call(ports[0], "POST", "/v1/admin/webhooks", project.secret_key, {
-            "url": f"http://127.0.0.1:{receiver.server_address[1]}/hook", "types": ["session.created"]})
+            "url": receiver.url, "types": ["session.created"]})
         check("webhook created", created.status == 201, str(created.body)[:200])
 
         # 1. Both nodes deliver; never one event from both at once.
@@ -170,9 +100,10 @@ def main() -> int:
         check("every start has its session.created in the feed", len(events) == len(sessions) == arguments.starts,
               f"{len(events)} events for {len(sessions)} sessions")
         wanted = set(events.values())
-        all_delivered = wait_for(lambda: wanted <= receiver.delivered, 90)
+        all_delivered = wait_for(lambda: wanted <= receiver.accepted, 90)
         with receiver.lock:
-            missing, overlaps, attempts = len(wanted - receiver.delivered), list(receiver.overlaps), receiver.attempts
+            missing, overlaps, attempts = (len(wanted - receiver.accepted), list(receiver.overlaps),
+                                           len(receiver.deliveries))
         check("both nodes delivered every event", all_delivered, f"{missing} of {len(wanted)} missing")
         check("no event was in flight from both nodes at once", not overlaps, f"overlapping: {overlaps[:5]}")
         print(f"  phase 1: {len(wanted)} events, {attempts} attempts")
@@ -195,16 +126,16 @@ def main() -> int:
         check("node A had deliveries in flight when it was killed", len(lost) > 0,
               f"{in_flight_at_kill} in flight at the kill, {len(lost)} answers lost")
         wanted = set(second_events.values())
-        finished = wait_for(lambda: wanted <= receiver.delivered, 150)
+        finished = wait_for(lambda: wanted <= receiver.accepted, 150)
         with receiver.lock:
-            missing, overlaps = len(wanted - receiver.delivered), list(receiver.overlaps)
+            missing, overlaps = len(wanted - receiver.accepted), list(receiver.overlaps)
         check("node B delivered every event of the phase, those node A lost included", finished,
               f"{missing} of {len(wanted)} missing")
         check("still no event in flight from both nodes at once", not overlaps, f"overlapping: {overlaps[:5]}")
         print(f"  phase 2: {len(wanted)} events, {len(lost)} answers lost with node A")
     finally:
         harness.stop(*nodes)
-        receiver.shutdown()
+        receiver.stop()
     failures = check.failures
     print(f"webhooks on two nodes: {'FAILED' if failures else 'passed'}")
     return 1 if failures else 0

@@ -55,7 +55,6 @@ Exits 1 on any violation.
 """
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import os
@@ -152,15 +151,10 @@ def schedule(seed: int, triples: float, length: int) -> list[tuple[str, ...]]:
 
 
 def crash_database():
-    """The crash harness's direct database access (Server/Tests/crash/run.py: Database), shared, not copied."""
-    import importlib.util
-    crash = Path(__file__).resolve().parents[1] / "crash"
-    sys.path.append(str(crash))  # after this folder: its feed.py and receiver.py, never its run.py
-    spec = importlib.util.spec_from_file_location("tessera_crash_run", crash / "run.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module.Database
+    """The crash harness's direct database access (Server/Tests/crash/database.py: Database), shared, not copied."""
+    sys.path.append(str(Path(__file__).resolve().parents[1] / "crash"))  # after this folder: model.py stays ours
+    from database import Database
+    return Database
 
 
 @dataclass
@@ -198,14 +192,12 @@ def start_backend(arguments, work: str) -> Backend:
     project = harness.create_project(arguments.tessera, database, "Races", environment, what="races")
     ports, processes = [], []
     for index in range(nodes):
-        port = harness.free_port()
-        log = open(os.path.join(work, f"node-{index}.log"), "w")
         # Races end sessions that other requests of the race then present: lift the server's guessing limit.
-        process = harness.serve(arguments.tessera, database, port, "--log-level", "warning",
-                                "--failed-session-lookups-per-minute", "0", log=log, environment=environment)
-        processes.append(process)
-        harness.wait_ready(port, process, f"races: node {index}")
-        ports.append(port)
+        node = harness.start_node(arguments.tessera, database, "--log-level", "warning",
+                                  "--failed-session-lookups-per-minute", "0", log=os.path.join(work, f"node-{index}.log"),
+                                  environment=environment, what=f"races: node {index}")
+        processes.append(node.process)
+        ports.append(node.port)
     settings = dict(harness.UNLIMITED_RATE_LIMITS)
     reply = harness.call(ports[0], "PATCH", "/v1/admin/project", project.secret_key,
                          {"allow_unverified_identify": True, "rate_limits": settings})
@@ -826,23 +818,15 @@ def deadlocks(backend: Backend) -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tessera", required=True)
-    parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
-    parser.add_argument("--postgres-url", help="an existing PostgreSQL (a fresh schema); default: a throwaway "
-                                               "cluster of scripts/postgres (its server.log is read for deadlocks)")
+    parser = harness.backend_arguments(__doc__, "(its server.log is read for deadlocks)")
     parser.add_argument("--races", type=int, default=300)
-    parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--parallel", type=int, default=3, help="races at a time")
     parser.add_argument("--triples", type=float, default=0.2, help="share of races that are triples")
     parser.add_argument("--only", type=int, action="append", help="run only this race number (repeatable)")
-    parser.add_argument("--keep", action="store_true", help="keep the work directory even when the run passes")
     parser.add_argument("--strict-codes", action="store_true",
                         help="a rejection must have the very status of a serial order's (by default any 4xx "
                              "matches a 4xx: both wrote nothing; the summary counts the differences)")
-    arguments = parser.parse_args()
-    if arguments.seed is None:
-        arguments.seed = random.SystemRandom().randrange(1, 1 << 31)
+    arguments = harness.parse_seeded(parser)
     work = tempfile.mkdtemp(prefix=f"tessera-races-{arguments.database}-")
     print(f"races: {arguments.database}, seed {arguments.seed}, {arguments.races} races, {arguments.parallel} at a "
           f"time; work dir {work}", flush=True)

@@ -37,8 +37,6 @@ Needs `cryptography` (the project's .venv: Server/Tests/schemathesis/venv.sh).
 
 from __future__ import annotations
 
-import argparse
-import base64
 import hashlib
 import http.client
 import json
@@ -52,12 +50,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 import tessera_harness as harness  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backends"))
+from dpop_proof import DeviceKey, ath as ath_of, b64url as b64  # noqa: E402
 
 # Every node answers for this URL, as nodes behind one load balancer do: a proof made for one node is
 # good on the other, so a replay on the other node is refused for its jti, not for its htu.
@@ -65,44 +63,20 @@ PUBLIC_URL = "https://tessera.replay.test"
 SKEW = 60  # the server's ±60 s window for iat
 
 
-def b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def ath_of(credential: str) -> str:
-    return b64(hashlib.sha256(credential.encode("ascii")).digest())
-
-
-class Key:
-    """A device's P-256 key, and DPoP proofs (ES256) made with it."""
-
-    def __init__(self) -> None:
-        self.private = ec.generate_private_key(ec.SECP256R1())
-        numbers = self.private.public_key().public_numbers()
-        self.jwk = {"kty": "EC", "crv": "P-256", "x": b64(numbers.x.to_bytes(32, "big")),
-                    "y": b64(numbers.y.to_bytes(32, "big"))}
-        canonical = json.dumps({k: self.jwk[k] for k in ("crv", "kty", "x", "y")}, separators=(",", ":"))
-        self.jkt = b64(hashlib.sha256(canonical.encode()).digest())
+class Key(DeviceKey):
+    """A device's P-256 key (backends/dpop_proof.py), and DPoP proofs (ES256) made with it."""
 
     def proof(self, method: str, path: str, credential: str | None, *, iat_offset: int = 0,
               htu: str | None = None, ath: str | None | bool = True, body: object = None) -> str:
         """A proof for `method` `PUBLIC_URL+path`; `ath=True` hashes `credential`, a string is used as is,
         None leaves it out; a `body` is named by its hash (`tessera_body`), as the SDK does."""
-        header = {"typ": "dpop+jwt", "alg": "ES256", "jwk": self.jwk}
-        claims: dict[str, object] = {"jti": b64(os.urandom(18)), "htm": method, "htu": htu or PUBLIC_URL + path,
-                                     "iat": int(time.time()) + iat_offset}
+        claims: dict[str, object] = {}
         if body is not None:
             claims["tessera_body"] = b64(hashlib.sha256(json.dumps(body).encode()).digest())
-        if ath is True:
-            if credential is not None:
-                claims["ath"] = ath_of(credential)
-        elif isinstance(ath, str):
+        if isinstance(ath, str):
             claims["ath"] = ath
-        signing_input = (b64(json.dumps(header, separators=(",", ":")).encode()) + "."
-                         + b64(json.dumps(claims, separators=(",", ":")).encode()))
-        der = self.private.sign(signing_input.encode("ascii"), ec.ECDSA(hashes.SHA256()))
-        r, s = decode_dss_signature(der)
-        return signing_input + "." + b64(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
+        return super().proof(method, htu or PUBLIC_URL + path, credential if ath is True else None,
+                             iat=int(time.time()) + iat_offset, jti=b64(os.urandom(18)), **claims)
 
 
 # ─── HTTP ────────────────────────────────────────────────────────────────────────────────────────
@@ -538,13 +512,11 @@ def start_backend(arguments, work: str):
     nodes, processes = [], []
     try:
         for index in range(count):
-            port = harness.free_port()
-            log = open(os.path.join(work, f"node-{index}.log"), "w")
-            process = harness.serve(arguments.tessera, database, port, "--log-level", "warning",
-                                    "--public-url", PUBLIC_URL, log=log, environment=environment)
-            processes.append(process)
-            harness.wait_ready(port, process, f"replay: node {index}")
-            nodes.append(Node(port, "node " + "AB"[index]))
+            node = harness.start_node(arguments.tessera, database, "--log-level", "warning", "--public-url", PUBLIC_URL,
+                                      log=os.path.join(work, f"node-{index}.log"), environment=environment,
+                                      what=f"replay: node {index}")
+            processes.append(node.process)
+            nodes.append(Node(node.port, "node " + "AB"[index]))
     except BaseException:
         harness.stop(*processes)
         if cluster:
@@ -554,18 +526,10 @@ def start_backend(arguments, work: str):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tessera", required=True)
-    parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
-    parser.add_argument("--postgres-url", help="an existing PostgreSQL (a fresh schema); default: a throwaway "
-                                               "cluster of scripts/postgres")
+    parser = harness.backend_arguments(__doc__)
     parser.add_argument("--attempts", type=int, default=1000)
     parser.add_argument("--victims", type=int, default=6)
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--keep", action="store_true", help="keep the work directory even when the run passes")
-    arguments = parser.parse_args()
-    if arguments.seed is None:
-        arguments.seed = random.SystemRandom().randrange(1, 1 << 31)
+    arguments = harness.parse_seeded(parser)
     work = tempfile.mkdtemp(prefix=f"tessera-replay-{arguments.database}-")
     print(f"replay: {arguments.database}, seed {arguments.seed}, {arguments.attempts} attempts; work dir {work}",
           flush=True)

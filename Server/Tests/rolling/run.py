@@ -26,7 +26,6 @@ the figures per phase, and exits non-zero when a check fails.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import socket
 import subprocess
@@ -41,7 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "crash"))
 import feed  # noqa: E402
-import receiver as webhooks  # noqa: E402
+import webhook_checks as webhooks  # noqa: E402
 import tessera_harness as harness  # noqa: E402
 
 check = harness.Checks()
@@ -167,12 +166,9 @@ def start(binary: str, database: str, environment: dict[str, str], work: Path, n
     """Starts a node and waits until `ready` answers 200. A node of this tree waits for /health/ready;
     one of the default previous commit for /health only: it predates expand/contract and answers
     ready only while the schema's latest step is its own (no release shipped that check)."""
-    port = harness.free_port()
-    log = open(work / f"node-{name}.log", "w")
-    process = harness.serve(binary, database, port, "--allow-insecure-webhooks", log=log, environment=environment,
-                            drain_seconds=1)
-    harness.wait_ready(port, process, what=f"node {name}", path=ready, timeout=180)
-    return {"name": name, "port": port, "process": process, "log": log}
+    node = harness.start_node(binary, database, "--allow-insecure-webhooks", log=work / f"node-{name}.log",
+                              environment=environment, what=f"node {name}", path=ready, timeout=180, drain_seconds=1)
+    return {"name": name, "port": node.port, "process": node.process, "log": node.log}
 
 
 def replace(balancer: Balancer, nodes: list[dict], old: dict, new: dict) -> None:
@@ -182,7 +178,6 @@ def replace(balancer: Balancer, nodes: list[dict], old: dict, new: dict) -> None
     nodes.remove(old)
     balancer.set([node["port"] for node in nodes])
     status = harness.stop(old["process"], timeout=60)[0]
-    old["log"].close()
     check(f"node {old['name']} stopped cleanly on SIGTERM", status == 0, f"exit status {status}")
 
 

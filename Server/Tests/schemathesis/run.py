@@ -51,14 +51,14 @@ def main() -> int:
         }
         # The fuzzer is one client (127.0.0.1) sending thousands of requests a minute, many with
         # invented session tokens: lift the server's guessing limit, and the project's below.
-        server = harness.serve(arguments.tessera, database, port, "--failed-session-lookups-per-minute", "0",
-                               log=open(work / "tessera.log", "w"), environment=environment)
         try:
-            harness.wait_ready(port, server, "schemathesis: tessera serve")
+            node = harness.start_node(arguments.tessera, database, "--failed-session-lookups-per-minute", "0",
+                                      log=work / "tessera.log", environment=environment,
+                                      what="schemathesis: tessera serve")
         except SystemExit as error:
             print(f"{error}; log:\n{(work / 'tessera.log').read_text()}", file=sys.stderr)
             return 1
-        base_url = f"http://127.0.0.1:{port}"
+        server, port, base_url = node.process, node.port, node.url
         if harness.lift_rate_limits(port, project.secret_key).status != 200:
             print("schemathesis: cannot lift the project's rate limits", file=sys.stderr)
             return 1

@@ -66,12 +66,10 @@ class Client(threading.Thread):
 
 
 def round_trip(tessera, database, round_number):
-    port = harness.free_port()
-    log = open(os.path.join(os.path.dirname(database[len("sqlite:"):]), f"serve-{round_number}.log"), "w")
+    log = os.path.join(os.path.dirname(database[len("sqlite:"):]), f"serve-{round_number}.log")
     # A drain of 2 s: /health/ready must answer 503 while the listener still serves.
-    process = harness.serve(tessera, database, port, "--log-level", "warning", log=log, drain_seconds=2)
-    harness.wait_ready(port, process)
-    return port, process
+    node = harness.start_node(tessera, database, "--log-level", "warning", log=log, drain_seconds=2)
+    return node.port, node.process
 
 
 def main():

@@ -30,14 +30,11 @@ Exit status 0 when every check passes.
 from __future__ import annotations
 
 import base64
-import http.server
-import json
 import os
 import secrets
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -46,20 +43,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "Server" / "Tests" / "harness"))
 import tessera_harness as harness  # noqa: E402
-
-
-class Receiver(http.server.BaseHTTPRequestHandler):
-    received: list[tuple[dict[str, str], bytes]] = []
-
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-        length = int(self.headers.get("content-length", "0"))
-        body = self.rfile.read(length)
-        Receiver.received.append(({k.lower(): v for k, v in self.headers.items()}, body))
-        self.send_response(204)
-        self.end_headers()
-
-    def log_message(self, *args) -> None:
-        pass
+from webhook_receiver import WebhookReceiver, fail_once  # noqa: E402
 
 
 def new_secret() -> str:
@@ -75,26 +59,25 @@ def refused(secret: str, body: bytes, headers: dict[str, str]) -> bool:
 
 
 def main() -> int:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    receiver = WebhookReceiver().start()
     current, previous, wrong = new_secret(), new_secret(), new_secret()
     environment = dict(os.environ)
     environment.update({
-        "TESSERA_WEBHOOK_INTEROP_URL": f"http://127.0.0.1:{server.server_address[1]}/hook",
+        "TESSERA_WEBHOOK_INTEROP_URL": receiver.url,
         "TESSERA_WEBHOOK_INTEROP_SECRET": current,
         "TESSERA_WEBHOOK_INTEROP_PREVIOUS_SECRET": previous,
     })
     run = subprocess.run(
         ["swift", "test", "--package-path", str(ROOT / "Server"), "--skip-build", "--filter", "WebhookInteropTests"],
         env=environment, capture_output=True, text=True, timeout=600)
-    server.shutdown()
+    receiver.stop()
     if run.returncode != 0:
         print(run.stdout[-4000:], run.stderr[-4000:], sep="\n", file=sys.stderr)
         print("webhook interop: the Swift sender test failed", file=sys.stderr)
         return 1
 
     failures: list[str] = []
-    by_id = {headers.get("webhook-id"): (headers, body) for headers, body in Receiver.received}
+    by_id = {delivery.webhook_id: (delivery.headers, delivery.raw) for delivery in receiver.snapshot()}
     if set(by_id) != {"evt_interop1", "evt_interop2"}:
         print(f"webhook interop: expected two deliveries, got {sorted(map(str, by_id))}", file=sys.stderr)
         return 1
@@ -129,35 +112,6 @@ def main() -> int:
     return live(database_url)
 
 
-class LiveReceiver(http.server.BaseHTTPRequestHandler):
-    """Records every delivery with its arrival time; answers 500 to the first attempt of each event
-    whose ID is in `fail_once`, 204 otherwise."""
-
-    lock = threading.Lock()
-    received: list[tuple[float, dict[str, str], bytes]] = []
-    fail_once: set[str] = set()
-
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-        body = self.rfile.read(int(self.headers.get("content-length", "0")))
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        with LiveReceiver.lock:
-            LiveReceiver.received.append((time.time(), headers, body))
-            failing = headers.get("webhook-id") in LiveReceiver.fail_once
-            LiveReceiver.fail_once.discard(headers.get("webhook-id"))
-        self.send_response(500 if failing else 204)
-        self.end_headers()
-
-    def log_message(self, *args) -> None:
-        pass
-
-
-class ReceiverServer(http.server.ThreadingHTTPServer):
-    # The dispatcher sends up to 32 deliveries at once: socketserver's backlog of 5 would drop
-    # connections, and each dropped SYN costs a second of retransmission.
-    request_queue_size = 128
-    daemon_threads = True
-
-
 def live(database_url: str | None = None) -> int:
     """Deliveries from a real `tessera serve` to a local receiver, verified by standardwebhooks: one node
     on SQLite, or two nodes on the PostgreSQL database `database_url` (the anonymous starts alternate
@@ -166,8 +120,8 @@ def live(database_url: str | None = None) -> int:
     if not Path(tessera).exists():
         print(f"webhook interop: no tessera binary at {tessera} (build the server first)", file=sys.stderr)
         return 1
-    receiver = ReceiverServer(("127.0.0.1", 0), LiveReceiver)
-    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    retry_once: set[str] = set()
+    receiver = WebhookReceiver(answer=fail_once(retry_once)).start()
     work = Path(tempfile.mkdtemp(prefix="tessera-webhooks-"))
     if database_url:
         database = database_url
@@ -180,16 +134,17 @@ def live(database_url: str | None = None) -> int:
     failures: list[str] = []
     try:
         project = harness.create_project(tessera, database, "Webhooks", environment, what="webhook interop")
-        ports = [harness.free_port() for _ in range(2 if database_url else 1)]
-        for index, node_port in enumerate(ports):
-            log = open(work / f"tessera-{index}.log", "w")
-            servers.append(harness.serve(tessera, database, node_port, "--allow-insecure-webhooks", "--log-level",
-                                         "warning", log=log, environment=environment))
-            harness.wait_ready(node_port, servers[-1], "webhook interop: tessera serve")
+        ports = []
+        for index in range(2 if database_url else 1):
+            node = harness.start_node(tessera, database, "--allow-insecure-webhooks", "--log-level", "warning",
+                                      log=work / f"tessera-{index}.log", environment=environment,
+                                      what="webhook interop: tessera serve")
+            servers.append(node.process)
+            ports.append(node.port)
         port = ports[0]
         harness.lift_rate_limits(port, project.secret_key)
         created = harness.call(port, "POST", "/v1/admin/webhooks", project.secret_key, {
-            "url": f"http://127.0.0.1:{receiver.server_address[1]}/hook", "types": ["session.created"]})
+            "url": receiver.url, "types": ["session.created"]})
         if created.status != 201:
             print(f"webhook interop: creating the webhook answered {created.status}: {created.body}", file=sys.stderr)
             return 1
@@ -210,8 +165,7 @@ def live(database_url: str | None = None) -> int:
         events = {event["id"]: event for event in feed.body.get("events", [])}
 
         def delivered() -> set[str]:
-            with LiveReceiver.lock:
-                return {headers.get("webhook-id") for _, headers, _ in LiveReceiver.received}
+            return set(receiver.ids())
 
         ok, _ = harness.eventually(lambda: set(events) <= delivered(), seconds=60)
         finished = time.time()
@@ -219,10 +173,9 @@ def live(database_url: str | None = None) -> int:
             failures.append(f"{len(set(events) & delivered())} of {len(events)} events delivered "
                             f"({count} sessions started)")
         latencies: list[float] = []
-        with LiveReceiver.lock:
-            received = list(LiveReceiver.received)
-        for arrived, headers, body in received:
-            event_id = headers.get("webhook-id")
+        received = receiver.snapshot()
+        for delivery in received:
+            arrived, headers, body, event_id = delivery.arrived, delivery.headers, delivery.raw, delivery.webhook_id
             try:
                 payload = Webhook(secret).verify(body, headers)
             except WebhookVerificationError as error:
@@ -263,11 +216,9 @@ def live(database_url: str | None = None) -> int:
         if retry_id is None or retried[0]["data"]["session_id"] != session_id:
             failures.append(f"the feed has no session.created after {after}")
         else:
-            with LiveReceiver.lock:
-                LiveReceiver.fail_once.add(retry_id)
-            ok, _ = harness.eventually(
-                lambda: sum(1 for _, h, _ in list(LiveReceiver.received) if h.get("webhook-id") == retry_id) >= 2,
-                seconds=30)
+            with receiver.lock:
+                retry_once.add(retry_id)
+            ok, _ = harness.eventually(lambda: receiver.ids().count(retry_id) >= 2, seconds=30)
             if not ok:
                 failures.append(f"{retry_id}: not retried after a 500")
 
@@ -288,8 +239,7 @@ def live(database_url: str | None = None) -> int:
         if test.status != 202 or not ok:
             failures.append(f"the test event ({test.status}) was not delivered")
         else:
-            with LiveReceiver.lock:
-                headers, body = next((h, b) for _, h, b in LiveReceiver.received if h.get("webhook-id") == test_id)
+            headers, body = next((d.headers, d.raw) for d in receiver.snapshot() if d.webhook_id == test_id)
             payload = Webhook(secret).verify(body, headers)
             if payload.get("type") != "webhook.test" or payload.get("data") != {"webhook_id": hook_id}:
                 failures.append(f"the test event's body: {payload!r}")
@@ -298,7 +248,7 @@ def live(database_url: str | None = None) -> int:
             failures.append(f"tessera serve did not stop cleanly on SIGTERM: {stopped}")
     finally:
         harness.stop(*servers)
-        receiver.shutdown()
+        receiver.stop()
 
     for failure in failures:
         print(f"webhook interop (live): {failure}", file=sys.stderr)
