@@ -258,7 +258,7 @@ struct AppAttestEndpointTests {
         }
     }
 
-    @Test("Evidence members are checked for shape and length whatever the mode; identify attests only as unsupported")
+    @Test("Evidence members are checked for shape and length whatever the mode, and otherwise ignored while off")
     func shapes() async throws {
         try await TestEnvironment.withApp { environment, client in
             let long = String(repeating: "A", count: 129)
@@ -276,9 +276,15 @@ struct AppAttestEndpointTests {
             let attesting = try await client.identify(
                 token: token, bearer: session,
                 extra: #","attestation":{"key_id":"AAAA","attestation_object":"AAAA","challenge":"AAAA"}"#)
-            #expect(attesting.errorCode == "invalid_request")
+            #expect(attesting.status == .ok, "an identify may attest a new key (ignored while the mode is off)")
+            let next = try #require(attesting.sessionToken)
+            let empty = try await client.identify(
+                token: environment.identityToken(sub: "shape"), bearer: next,
+                extra: #","attestation":{"key_id":"","attestation_object":"AAAA","challenge":"AAAA"}"#)
+            #expect(empty.errorCode == "invalid_request")
             let unsupported = try await client.identify(
-                token: token, bearer: session, extra: #","attestation":{"unsupported":true}"#)
+                token: environment.identityToken(sub: "shape"), bearer: next,
+                extra: #","attestation":{"unsupported":true}"#)
             #expect(unsupported.status == .ok)
         }
     }
