@@ -140,14 +140,16 @@ struct AppAttestEndpointTests {
             #expect(second.started.status == .badRequest)
             #expect(second.started.errorCode == "challenge_invalid")
             let late = try await client.challenge()
+            _ = try await client.challenge()
             environment.clock.advance(seconds: 300)
             let expired = try await AttestedDevice.start(client, authority: authority, challenge: late)
             #expect(expired.started.errorCode == "challenge_invalid")
+            #expect(expired.started["error"]["reason"] as? String == "expired")
             let unknown = try await AttestedDevice.start(
                 client, authority: authority,
                 challenge: (Base64URL.encode([UInt8](repeating: 7, count: 32)), [UInt8](repeating: 7, count: 32)))
             #expect(unknown.started.errorCode == "challenge_invalid")
-            // The cleanup forgets expired challenges.
+            // The cleanup forgets expired challenges (the one never used; the one that came back is gone).
             environment.clock.advance(seconds: 1)
             let cleaned = try await environment.store.deleteExpired(now: environment.clock.seconds, batchSize: 100)
             #expect(cleaned.appAttestChallenges == 1)
