@@ -4,8 +4,8 @@ public enum AppAttestMode: String, Sendable, Hashable, CaseIterable {
     /// Nothing is attested or sent (the default): no challenge requests, no calls to Apple.
     case off
     /// The installation's key is attested at its first start, and restores and identifies assert
-    /// with it; devices that cannot attest say so. Turn it on before the project's `app_attest` mode
-    /// leaves `off` (see <doc:AppAttest>).
+    /// with it; devices that cannot attest say so. It can be turned on whatever the project's
+    /// `app_attest` mode (see <doc:AppAttest>).
     case automatic
 }
 

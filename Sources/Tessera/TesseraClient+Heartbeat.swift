@@ -187,20 +187,25 @@ extension TesseraClient {
             persist()
         }
         var attempt = 0
-        // At most one new key per establish: an assertion the server does not know is re-attested once.
-        var newAppAttestKey = false
+        // At most one App Attest retry per establish (a key the server does not know is re-attested, an
+        // expired challenge replaced), never a loop.
+        var retry: AppAttestation.Retry?
+        var retried = false
         while attempt < 2 {
             guard let current = state else { break }
             let installationID = current.installationID.uuidString.lowercased()
             var body = AnonymousRequest(installationID: installationID, installationSecret: current.installationSecret)
             let api = self.api
-            let evidence = await appAttestation.forStart(
-                installationID: installationID, newKey: newAppAttestKey,
-                challenge: { () async throws(TesseraError) in try await api.appAttestChallenge() })
-            body.evidence = evidence.evidence
+            var prepared = AppAttestation.Prepared()
             do {
-                let envelope = try await api.createAnonymousSession(body)
-                appAttestation.startSucceeded(evidence, installationID: installationID)
+                let envelope = try await appAttestation.inTurn { () async throws(TesseraError) in
+                    prepared = await appAttestation.forStart(
+                        installationID: installationID, newKey: retry?.newKey ?? false,
+                        challenge: { () async throws(TesseraError) in try await api.appAttestChallenge() })
+                    body.evidence = prepared.evidence
+                    return try await api.createAnonymousSession(body)
+                }
+                appAttestation.succeeded(prepared, installationID: installationID)
                 if !ledger.isCurrent(gen) { await abandon(sessionToken: envelope.sessionToken) }
                 try check(gen)
                 if let established = state?.session, established.token != lost {
@@ -210,12 +215,10 @@ extension TesseraClient {
                 }
                 return apply(envelope)
             } catch {
-                if let keyID = evidence.assertedKeyID, !newAppAttestKey, Self.isUnknownKey(error) {
-                    // The server has no such key for the installation (attested while its mode was `off`,
-                    // or lost): a new key is attested, once.
+                if !retried, let again = appAttestation.retry(after: error, sent: prepared, atIdentify: false) {
                     try check(gen)
-                    appAttestation.keyUnknownToServer(keyID)
-                    newAppAttestKey = true
+                    retried = true
+                    retry = again
                     continue
                 }
                 guard error.code == .installationConflict, attempt == 0 else { throw error }

@@ -69,39 +69,48 @@ extension TesseraClient {
         let api = self.api
         // A session bound to a device key that is gone cannot identify: the publishable key does.
         var credential = previous.flatMap { isBoundToAnotherKey($0) ? nil : $0.token } ?? api.publishableKey
-        // The anonymous session restored with a new App Attest key when the server refused this
-        // identify's evidence (at most once).
-        var restored: StoredSession?
+        // The identify's installation is its calling session's: its evidence proves that installation.
+        let installationID = credential == api.publishableKey ? nil : previous?.session.installationID
+        var retry: AppAttestation.Retry?
+        var retried = false
+        var prepared = AppAttestation.Prepared()
         while true {
-            // The identify's installation is its calling session's: an assertion with that installation's key.
-            body.evidence = await appAttestation.forIdentify(
-                installationID: credential == api.publishableKey ? nil : (restored ?? previous)?.session.installationID,
-                challenge: { () async throws(TesseraError) in try await api.appAttestChallenge() })
             do {
-                let body = body
-                let credential = credential
-                envelope = try await Self.uncancelled { () async throws(TesseraError) in
-                    try await api.identify(body, credential: credential)
+                envelope = try await appAttestation.inTurn { () async throws(TesseraError) in
+                    prepared =
+                        retry?.withEvidence == false
+                        ? AppAttestation.Prepared()
+                        : await appAttestation.forIdentify(
+                            installationID: installationID, newKey: retry?.newKey ?? false,
+                            challenge: { () async throws(TesseraError) in try await api.appAttestChallenge() })
+                    body.evidence = prepared.evidence
+                    let body = body
+                    let credential = credential
+                    return try await Self.uncancelled { () async throws(TesseraError) in
+                        try await api.identify(body, credential: credential)
+                    }
                 }
+                appAttestation.succeeded(prepared, installationID: installationID)
                 break
             } catch {
-                if case .assertion(let keyID, _, _) = body.evidence, Self.isUnknownKey(error) {
-                    // The server does not know the key: the next restore attests a new one.
-                    appAttestation.keyUnknownToServer(keyID)
-                }
-                if restored == nil, let previous,
-                    let session = try await restoreForAttestation(
-                        after: error, evidence: body.evidence, previous: previous, generation: gen)
-                {
-                    restored = session
-                    credential = session.token
+                // Refused for its evidence (a key the server does not know, an expired challenge): once
+                // more with new evidence, never in a loop.
+                if !retried, let again = appAttestation.retry(after: error, sent: prepared, atIdentify: true) {
+                    try check(gen)
+                    retried = true
+                    retry = again
                     continue
                 }
                 guard error.endsSession, previous != nil else { throw error }
                 // Our own session is gone on the server: identify with the publishable key instead (which
-                // has no installation to assert for).
+                // has no installation to prove).
                 try check(gen)
-                if case .assertion = body.evidence { body.evidence = nil }
+                credential = api.publishableKey
+                prepared = AppAttestation.Prepared()
+                body.evidence = await appAttestation.forIdentify(
+                    installationID: nil, newKey: false,
+                    challenge: { () async throws(TesseraError) in try await api.appAttestChallenge() }
+                ).evidence
                 let body = body
                 envelope = try await Self.uncancelled { () async throws(TesseraError) in
                     try await api.identify(body, credential: api.publishableKey)
@@ -109,7 +118,6 @@ extension TesseraClient {
                 break
             }
         }
-        appAttestation.identifySucceeded(body.evidence)
         // Overtaken only by newer identifies that have not changed the session (still on their way, or
         // refused): the server has already ended `previous` if this identify ended it (an anonymous or
         // the same profile's session), so this answer is the one live session. It is applied; a newer
@@ -139,34 +147,7 @@ extension TesseraClient {
             }
         }
         if let replaced { await abandon(sessionToken: replaced.token) }
-        // The anonymous session the restore replaced (its push token moved above) ends too.
-        if restored != nil, let previous { await abandon(sessionToken: previous.token) }
         return envelope.capabilities
-    }
-
-    /// After an identify the server refused for its App Attest evidence (an assertion with a key it
-    /// does not know, or no evidence where its mode requires one: the device's key was invalid), restores
-    /// the anonymous installation with a new key's attestation, which only an anonymous start can carry,
-    /// so that the identify can be sent again with an assertion of it. Nil when that cannot help: App
-    /// Attest off, another refusal, or a caller that is not this installation's anonymous session.
-    private func restoreForAttestation(
-        after error: TesseraError, evidence: AppAttestEvidence?, previous: StoredSession, generation gen: UInt64
-    ) async throws -> StoredSession? {
-        let refusedForEvidence: Bool
-        switch evidence {
-        case .assertion: refusedForEvidence = Self.isUnknownKey(error)
-        case nil: refusedForEvidence = error.code == .attestationRequired
-        default: refusedForEvidence = false
-        }
-        guard refusedForEvidence, appAttestation.mode == .automatic, previous.capabilities.kind == .anonymous,
-            let current = state, !current.installationConsumed, current.session?.token == previous.token,
-            previous.session.installationID == current.installationID.uuidString.lowercased()
-        else { return nil }
-        try check(gen)
-        log(.info, "App Attest: restoring the installation with a new key before identifying again")
-        let session = try await establishSession(replacing: previous)
-        try check(gen)
-        return session
     }
 }
 

@@ -70,8 +70,8 @@ public struct TesseraConfiguration: Sendable {
     public var deviceKeyProvider: any DeviceKeyProvider = SystemDeviceKeyProvider()
     /// Whether starts and identifies carry App Attest evidence: ``AppAttestMode/off`` by default, so an
     /// app whose project does not use App Attest makes no challenge request and no call to Apple.
-    /// Set ``AppAttestMode/automatic`` in the app version shipped before the project's `app_attest`
-    /// setting leaves `off` (see <doc:AppAttest>).
+    /// Set ``AppAttestMode/automatic`` in any app version, whatever the project's `app_attest` setting:
+    /// keys the server did not keep are replaced once it asks for them (see <doc:AppAttest>).
     public var appAttest: AppAttestMode = .off
     /// Makes, attests and asserts with the installation's App Attest key: ``SystemAppAttestProvider``
     /// where DeviceCheck exists; elsewhere a provider that is never supported (requests then say

@@ -150,16 +150,17 @@ struct AppAttestTests {
         #expect(provider.calls.withLock { $0.filter { $0 == "generateKey" }.count } == 3)
     }
 
-    @Test("An identify whose key the device calls invalid goes without evidence; the next restore attests anew")
+    @Test("An identify whose key the device calls invalid attests a new key in the same request")
     func invalidKeyAtIdentify() async throws {
         let provider = FakeAppAttestProvider()
         let harness = Self.harness(provider, server: .off)
         try await harness.client.start()
+        let installation = try #require(await Self.installation(harness))
         provider.invalidateKeys()
         _ = try await harness.client.identify(userID: "alice")
-        #expect(harness.server.appAttest.received.last == "identify none")
-        #expect(harness.client.appAttestStatus == .failed(.invalidKey))
-        #expect(try Self.record(harness.store) == nil, "the key is forgotten")
+        #expect(harness.server.appAttest.received.last == "identify attestation key-2")
+        #expect(harness.client.appAttestStatus == .attested)
+        #expect(try Self.record(harness.store) == .init(installationID: installation, keyID: "key-2", attested: true))
         #expect(await harness.client.profile?.externalID == "alice", "the identify went through")
     }
 
@@ -235,7 +236,7 @@ struct AppAttestTests {
 }
 
 extension AppAttestTests {
-    @Test("Enforce: an identify refused for its key restores the installation with a new key, then identifies")
+    @Test("Enforce: an identify refused for its key (unknown to the server) attests a new key and is sent again, once")
     func identifyRefusedForItsKeyReattests() async throws {
         let provider = FakeAppAttestProvider()
         let harness = Self.harness(provider)
@@ -246,33 +247,28 @@ extension AppAttestTests {
         _ = try await harness.client.identify(userID: "alice")
         #expect(
             harness.server.appAttest.received == [
-                "anonymous attestation key-1", "identify assertion key-1", "anonymous attestation key-2",
-                "identify assertion key-2",
+                "anonymous attestation key-1", "identify assertion key-1", "identify attestation key-2",
             ])
         #expect(await harness.client.profile?.externalID == "alice")
-        #expect(harness.server.session(token: anonymous)?.endCode != nil, "the replaced anonymous session ended")
+        #expect(harness.server.session(token: anonymous)?.endCode != nil, "the anonymous session ended")
         #expect(harness.server.liveSessions.count == 1)
         #expect(harness.server.devices.count == 1, "the push token moved to the identified session")
         #expect(harness.client.appAttestStatus == .attested)
     }
 
-    @Test("Enforce: an identify whose key the device calls invalid restores with a new key, then identifies")
+    @Test("Enforce: an identify whose key the device calls invalid attests a new key at once")
     func identifyWithInvalidKeyInEnforce() async throws {
         let provider = FakeAppAttestProvider()
         let harness = Self.harness(provider)
         try await harness.client.start()
         provider.invalidateKeys()
         _ = try await harness.client.identify(userID: "alice")
-        #expect(
-            harness.server.appAttest.received == [
-                "anonymous attestation key-1", "identify none", "anonymous attestation key-2",
-                "identify assertion key-2",
-            ])
+        #expect(harness.server.appAttest.received == ["anonymous attestation key-1", "identify attestation key-2"])
         #expect(await harness.client.profile?.externalID == "alice")
     }
 
-    @Test("An identify refused again after the restore is the answer: one restore, never a loop")
-    func identifyRestoresOnce() async throws {
+    @Test("An identify refused again after its new key is the answer: one retry, never a loop")
+    func identifyRetriesOnce() async throws {
         let provider = FakeAppAttestProvider()
         let harness = Self.harness(provider)
         try await harness.client.start()
@@ -282,7 +278,157 @@ extension AppAttestTests {
         await #expect { try await harness.client.identify(userID: "alice") } throws: {
             ($0 as? TesseraError)?.code == .attestationInvalid
         }
-        #expect(harness.server.appAttest.received.filter { $0.hasPrefix("anonymous") }.count == 2)
+        #expect(harness.transport.log.filter { $0.hasSuffix("/v1/sessions/identify") }.count == 2)
+        #expect(provider.calls.withLock { $0.filter { $0 == "generateKey" }.count } == 2)
         #expect(await harness.client.profile?.externalID == nil, "still the anonymous user")
+    }
+
+    @Test("Identified while the server's mode was off: under enforce the identified user's identify attests once")
+    func identifiedWhileOff() async throws {
+        let provider = FakeAppAttestProvider()
+        let harness = Self.harness(provider, server: .off)
+        try await harness.client.start()
+        _ = try await harness.client.identify(userID: "alice")
+        #expect(harness.server.appAttest.keys.isEmpty, "off: the server kept no key")
+        harness.server.setAppAttest(.enforce)
+        _ = try await harness.client.identify(userID: "alice")
+        _ = try await harness.client.identify(userID: "alice")
+        #expect(
+            harness.server.appAttest.received == [
+                "anonymous attestation key-1", "identify assertion key-1", "identify assertion key-1",
+                "identify attestation key-2", "identify assertion key-2",
+            ])
+        #expect(await harness.client.profile?.externalID == "alice")
+        #expect(harness.client.appAttestStatus == .attested)
+    }
+
+    @Test("An identify that carried nothing where the server requires evidence attests a new key, once")
+    func identifyWithoutEvidenceAttests() async throws {
+        // Apple's service was unreachable at the first start: the start went without evidence (off).
+        let provider = FakeAppAttestProvider(.init(attestKey: [.serverUnavailable]))
+        let harness = Self.harness(provider, server: .off)
+        try await harness.client.start()
+        harness.server.setAppAttest(.enforce)
+        // The identify attests the key kept from then: accepted.
+        _ = try await harness.client.identify(userID: "alice")
+        #expect(harness.server.appAttest.received == ["anonymous none", "identify attestation key-1"])
+        // An identify that went without evidence (the device failed to make a key) is refused under
+        // enforce: the SDK attests a new key and sends it again, once.
+        let failing = FakeAppAttestProvider(.init(generateKey: [.failed("busy"), .failed("busy")]))
+        let bare = Self.harness(failing, server: .off)
+        try await bare.client.start()
+        bare.server.setAppAttest(.enforce)
+        _ = try await bare.client.identify(userID: "bob")
+        #expect(
+            bare.server.appAttest.received == ["anonymous none", "identify none", "identify attestation key-1"])
+        #expect(await bare.client.profile?.externalID == "bob")
+    }
+
+    @Test("A server older than contract 1.5.0 refuses an identify's attestation: the identify goes again without it")
+    func olderServerRefusesAttestationAtIdentify() async throws {
+        let provider = FakeAppAttestProvider()
+        let harness = Self.harness(provider, server: .off)
+        try await harness.client.start()
+        provider.invalidateKeys()
+        harness.server.script("POST /v1/sessions/identify", .reply(.error(400, "invalid_request")))
+        _ = try await harness.client.identify(userID: "alice")
+        #expect(harness.server.appAttest.received.last == "identify none")
+        #expect(await harness.client.profile?.externalID == "alice")
+    }
+}
+
+extension AppAttestTests {
+    static func expired() -> Outcome {
+        .reply(.json(400, ["error": ["code": "challenge_invalid", "message": "scripted", "reason": "expired"]]))
+    }
+
+    @Test("A challenge that expired on its way: the start attests a new key with a fresh challenge, once")
+    func expiredChallengeAtStart() async throws {
+        let provider = FakeAppAttestProvider()
+        let harness = Self.harness(provider)
+        harness.server.script("POST /v1/sessions/anonymous", Self.expired())
+        try await harness.client.start()
+        #expect(harness.server.appAttest.received == ["anonymous attestation key-2"])
+        #expect(provider.calls.withLock { $0 } == ["generateKey", "attestKey key-1", "generateKey", "attestKey key-2"])
+        #expect(harness.transport.log.filter { $0.hasSuffix("/v1/attestations/challenge") }.count == 2)
+        #expect(harness.client.appAttestStatus == .attested)
+
+        // An assertion: asserted again with the same key over a fresh challenge.
+        try await harness.client.sessions.revoke()
+        harness.server.script("POST /v1/sessions/anonymous", Self.expired())
+        try await harness.client.refreshSession()
+        #expect(harness.server.appAttest.received.last == "anonymous assertion key-2")
+        #expect(provider.calls.withLock { $0.suffix(2) } == ["generateAssertion key-2", "generateAssertion key-2"])
+
+        // Expired twice: the second refusal is the answer.
+        try await harness.client.sessions.revoke()
+        harness.server.script("POST /v1/sessions/anonymous", Self.expired(), Self.expired())
+        await #expect { try await harness.client.refreshSession() } throws: {
+            ($0 as? TesseraError)?.code == .challengeInvalid && ($0 as? TesseraError)?.reason == "expired"
+        }
+        #expect(provider.calls.withLock { $0.suffix(2) } == ["generateAssertion key-2", "generateAssertion key-2"])
+    }
+
+    @Test("A challenge that expired on its way: the identify asserts again with a fresh challenge, once")
+    func expiredChallengeAtIdentify() async throws {
+        let provider = FakeAppAttestProvider()
+        let harness = Self.harness(provider)
+        try await harness.client.start()
+        // The server's own refusal: the challenge it issued is expired when the assertion comes back.
+        let challenges = Locked(0)
+        provider.onAssertion.withLock {
+            $0 = { [server = harness.server] in
+                if challenges.withLock({ count in
+                    count += 1
+                    return count == 1
+                }) {
+                    server.expireAppAttestChallenges()
+                }
+            }
+        }
+        _ = try await harness.client.identify(userID: "alice")
+        #expect(
+            harness.server.appAttest.received == [
+                "anonymous attestation key-1", "identify assertion key-1", "identify assertion key-1",
+            ])
+        #expect(await harness.client.profile?.externalID == "alice")
+        #expect(harness.server.appAttest.keys.values.first?.counter == 2)
+    }
+
+    @Test("Two requests with assertions at once: the second assertion is made once the first was answered")
+    func assertionsInOrder() async throws {
+        let provider = FakeAppAttestProvider()
+        let (signals, signal) = AsyncStream<String>.makeStream()
+        let clock = ManualClock()
+        let server = FakeServer(clock: clock)
+        let harness = Harness(clock: clock, server: server) {
+            $0.appAttest = .automatic
+            $0.appAttestProvider = provider
+            $0.logHandler = { line in
+                if line.message.contains("waiting for the previous request with evidence") { signal.yield("waited") }
+            }
+        }
+        try await harness.client.start()
+        harness.server.hold("POST /v1/sessions/identify")
+        let first = Task { try await harness.client.identify(userID: "alice") }
+        let held = await harness.transport.next()
+        #expect(provider.calls.withLock { $0.last } == "generateAssertion key-1")
+        // Either the second identify waits for its turn (and says so), or it makes its assertion while
+        // the first request is still on its way: the fault the turn prevents (its counter could reach
+        // the server first, and the first request's would then be refused).
+        provider.onAssertion.withLock { $0 = { signal.yield("assertion made while the first is on its way") } }
+        let second = Task { try await harness.client.identify(userID: "alice") }
+        var iterator = signals.makeAsyncIterator()
+        #expect(await iterator.next() == "waited")
+        provider.onAssertion.withLock { $0 = nil }
+        harness.server.release("POST /v1/sessions/identify")
+        held.respond(harness.server.reply(to: held.request))
+        _ = try await first.value
+        _ = try await second.value
+        #expect(
+            provider.calls.withLock { $0.filter { $0.hasPrefix("generateAssertion") } } == [
+                "generateAssertion key-1", "generateAssertion key-1",
+            ])
+        #expect(await harness.client.profile?.externalID == "alice")
     }
 }

@@ -26,14 +26,23 @@ struct AppAttestEndToEndTests {
     static func withServer(
         authority: DeviceAttestationAuthority, _ body: @escaping @Sendable (EndToEndTests.Harness) async throws -> Void
     ) async throws {
+        try await withServer(authority: authority, mode: .enforce) { server, _ in try await body(server) }
+    }
+
+    /// Runs `body` with a live node whose project is in `mode` for ``appID`` and trusts `authority`, and its store.
+    static func withServer(
+        authority: DeviceAttestationAuthority, mode: AppAttestSettings.Mode,
+        _ body: @escaping @Sendable (EndToEndTests.Harness, SQLiteStore) async throws -> Void
+    ) async throws {
         var settings = ProjectSettings()
-        settings.appAttest.mode = .enforce
+        settings.appAttest.mode = mode
         settings.appAttest.appIDs = [appID]
         var configuration = LiveNode.quiet
         // The test's root, through the in-process configuration only.
         configuration.appAttestTrustAnchors = [authority.root]
-        try await LiveNode.run(project: "E2E", settings: settings, configuration: configuration) { port, project in
-            try await body(EndToEndTests.Harness(port: port, project: project))
+        try await LiveNode.run(project: "E2E", settings: settings, configuration: configuration) {
+            port, project, store in
+            try await body(EndToEndTests.Harness(port: port, project: project), store)
         }
     }
 
@@ -130,7 +139,7 @@ struct AppAttestEndToEndTests {
 }
 
 extension AppAttestEndToEndTests {
-    @Test("Enforce: an identify whose key the device invalidated restores with a new key, then identifies")
+    @Test("Enforce: an identify whose key the device invalidated attests a new key in the identify")
     func identifyAfterTheKeyWasInvalidated() async throws {
         let authority = try DeviceAttestationAuthority()
         try await Self.withServer(authority: authority) { server in
@@ -148,7 +157,7 @@ extension AppAttestEndToEndTests {
             #expect(await client.profile?.id == anonymous.id, "promoted: the anonymous profile carried over")
             #expect(
                 device.calls.withLock { $0 } == [
-                    "generateKey", "attestKey", "generateAssertion", "generateKey", "attestKey", "generateAssertion",
+                    "generateKey", "attestKey", "generateAssertion", "generateKey", "attestKey",
                 ])
             let after = try #require(try await Self.verdict(server, installation: installation))
             let firstKey = (first["key"] as? [String: Any])?["key_id"] as? String
@@ -158,6 +167,123 @@ extension AppAttestEndToEndTests {
             #expect(try await client.sessions.list().count == 1, "the replaced anonymous session ended")
             await client.stop()
         }
+    }
+}
+
+extension AppAttestEndToEndTests {
+    /// Sets the project's `app_attest.mode` through the admin API, as an operator would.
+    static func setMode(_ server: EndToEndTests.Harness, _ mode: String) async throws {
+        var request = URLRequest(url: URL(string: "\(server.baseURL.absoluteString)/v1/admin/project")!)
+        request.httpMethod = "PATCH"
+        request.setValue("Bearer \(server.project.secretKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"app_attest":{"mode":"\#(mode)"}}"#.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    /// An anonymous start without any attestation, as a script holding the publishable key sends it.
+    static func scriptStart(_ server: EndToEndTests.Harness) async throws -> (status: Int?, code: String?) {
+        var request = URLRequest(url: URL(string: "\(server.baseURL.absoluteString)/v1/sessions/anonymous")!)
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(server.project.publishableKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let body: [String: String] = [
+            "installation_id": UUID().uuidString.lowercased(),
+            "installation_secret": Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) }),
+        ]
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        return ((response as? HTTPURLResponse)?.statusCode, (json?["error"] as? [String: Any])?["code"] as? String)
+    }
+
+    @Test("Rollout: installations started and identified while off keep working under monitor, then enforce")
+    func rolloutWithoutLockouts() async throws {
+        let authority = try DeviceAttestationAuthority()
+        try await Self.withServer(authority: authority, mode: .off) { server, store in
+            // Off: the app already attests (its keys are not kept); one user identifies, one stays anonymous.
+            var clients: [(client: TesseraClient, device: AuthorityBackedAppAttestProvider, user: String?)] = []
+            var states: [URL] = []
+            defer { for state in states { try? FileManager.default.removeItem(at: state) } }
+            for user in ["early-user", nil] {
+                let state = EndToEndTests.temporaryDirectory()
+                states.append(state)
+                let device = AuthorityBackedAppAttestProvider(authority: authority, appID: Self.appID)
+                let client = Self.client(server, state: state, provider: device)
+                try await client.start()
+                if let user { _ = try await client.identify(signedIdentityToken: server.identityToken(sub: user)) }
+                clients.append((client, device, user))
+            }
+            let profiles = try await clients.asyncMap { try #require(await $0.client.profile?.id) }
+            let installations = try await clients.asyncMap {
+                try #require(await $0.client.installationID?.uuidString.lowercased())
+            }
+            for installation in installations {
+                #expect(try await Self.verdict(server, installation: installation) == nil, "off: nothing recorded")
+            }
+
+            // Each mode in turn: every user identifies or restores again; none is refused.
+            var lockouts = 0
+            for mode in ["monitor", "enforce"] {
+                try await Self.setMode(server, mode)
+                for entry in clients {
+                    do {
+                        if let user = entry.user {
+                            _ = try await entry.client.identify(signedIdentityToken: server.identityToken(sub: user))
+                        } else {
+                            try await entry.client.sessions.revoke()
+                            try await entry.client.refreshSession()
+                        }
+                    } catch {
+                        lockouts += 1
+                        Issue.record("\(mode): \(entry.user ?? "anonymous") refused: \(error)")
+                    }
+                }
+                if mode == "monitor" {
+                    let record = try await Self.verdict(server, installation: installations[0])
+                    #expect(record?["verdict"] as? String == "failed: key_id", "monitor: recorded, not refused")
+                }
+            }
+            #expect(lockouts == 0)
+            let profilesAfter = await clients.asyncMap { await $0.client.profile?.id }
+            #expect(profilesAfter == profiles, "the same users")
+            for installation in installations {
+                let record = try #require(try await Self.verdict(server, installation: installation))
+                #expect(record["verdict"] as? String == "attested")
+                #expect(record["key"] is [String: Any], "a key the server keeps now")
+            }
+            // The identified user's identify attested a new key once (after its unknown key was refused),
+            // and asserts with it from then on.
+            _ = try await clients[0].client.identify(signedIdentityToken: server.identityToken(sub: "early-user"))
+            #expect(
+                clients[0].device.calls.withLock { $0 } == [
+                    "generateKey", "attestKey", "generateAssertion", "generateAssertion", "generateAssertion",
+                    "generateKey", "attestKey", "generateAssertion",
+                ])
+            for entry in clients { await entry.client.stop() }
+
+            // A script holding the publishable key, without any attestation, creates nothing.
+            let before = try await store.projectCounts(
+                projectID: server.project.project.id, now: Int64(Date().timeIntervalSince1970))
+            for _ in 0..<5 {
+                let refused = try await Self.scriptStart(server)
+                #expect(refused.status == 403)
+                #expect(refused.code == "attestation_required")
+            }
+            let after = try await store.projectCounts(
+                projectID: server.project.project.id, now: Int64(Date().timeIntervalSince1970))
+            #expect(after.profiles == before.profiles)
+        }
+    }
+}
+
+extension Array {
+    /// The values of `transform` over the elements, in order.
+    func asyncMap<Value>(_ transform: (Element) async throws -> Value) async rethrows -> [Value] {
+        var values: [Value] = []
+        for element in self { values.append(try await transform(element)) }
+        return values
     }
 }
 

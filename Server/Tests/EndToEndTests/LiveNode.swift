@@ -56,6 +56,17 @@ enum LiveNode {
         project name: String, settings: ProjectSettings = ProjectSettings(), configuration: ServerConfiguration = quiet,
         _ body: (Int, ProvisionedProject) async throws -> Void
     ) async throws {
+        try await run(project: name, settings: settings, configuration: configuration) { port, project, _ in
+            try await body(port, project)
+        }
+    }
+
+    /// Runs `body` with the port of a node on a fresh SQLite store in a temporary directory, holding one
+    /// project made with `settings`, and the store, then stops the node and removes the directory.
+    static func run(
+        project name: String, settings: ProjectSettings = ProjectSettings(), configuration: ServerConfiguration = quiet,
+        _ body: (Int, ProvisionedProject, SQLiteStore) async throws -> Void
+    ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-e2e-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -65,6 +76,6 @@ enum LiveNode {
         try await store.migrate()
         let project = try await ProjectProvisioner.create(
             name: name, slug: name.lowercased(), settings: settings, store: store, now: Date())
-        try await run(configuration: configuration, store: store) { port in try await body(port, project) }
+        try await run(configuration: configuration, store: store) { port in try await body(port, project, store) }
     }
 }

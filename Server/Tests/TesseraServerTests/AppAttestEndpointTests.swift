@@ -140,14 +140,16 @@ struct AppAttestEndpointTests {
             #expect(second.started.status == .badRequest)
             #expect(second.started.errorCode == "challenge_invalid")
             let late = try await client.challenge()
+            _ = try await client.challenge()
             environment.clock.advance(seconds: 300)
             let expired = try await AttestedDevice.start(client, authority: authority, challenge: late)
             #expect(expired.started.errorCode == "challenge_invalid")
+            #expect(expired.started["error"]["reason"] as? String == "expired")
             let unknown = try await AttestedDevice.start(
                 client, authority: authority,
                 challenge: (Base64URL.encode([UInt8](repeating: 7, count: 32)), [UInt8](repeating: 7, count: 32)))
             #expect(unknown.started.errorCode == "challenge_invalid")
-            // The cleanup forgets expired challenges.
+            // The cleanup forgets expired challenges (the one never used; the one that came back is gone).
             environment.clock.advance(seconds: 1)
             let cleaned = try await environment.store.deleteExpired(now: environment.clock.seconds, batchSize: 100)
             #expect(cleaned.appAttestChallenges == 1)
@@ -258,7 +260,7 @@ struct AppAttestEndpointTests {
         }
     }
 
-    @Test("Evidence members are checked for shape and length whatever the mode; identify attests only as unsupported")
+    @Test("Evidence members are checked for shape and length whatever the mode, and otherwise ignored while off")
     func shapes() async throws {
         try await TestEnvironment.withApp { environment, client in
             let long = String(repeating: "A", count: 129)
@@ -276,9 +278,15 @@ struct AppAttestEndpointTests {
             let attesting = try await client.identify(
                 token: token, bearer: session,
                 extra: #","attestation":{"key_id":"AAAA","attestation_object":"AAAA","challenge":"AAAA"}"#)
-            #expect(attesting.errorCode == "invalid_request")
+            #expect(attesting.status == .ok, "an identify may attest a new key (ignored while the mode is off)")
+            let next = try #require(attesting.sessionToken)
+            let empty = try await client.identify(
+                token: environment.identityToken(sub: "shape"), bearer: next,
+                extra: #","attestation":{"key_id":"","attestation_object":"AAAA","challenge":"AAAA"}"#)
+            #expect(empty.errorCode == "invalid_request")
             let unsupported = try await client.identify(
-                token: token, bearer: session, extra: #","attestation":{"unsupported":true}"#)
+                token: environment.identityToken(sub: "shape"), bearer: next,
+                extra: #","attestation":{"unsupported":true}"#)
             #expect(unsupported.status == .ok)
         }
     }

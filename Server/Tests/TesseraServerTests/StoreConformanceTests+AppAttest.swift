@@ -22,15 +22,28 @@ extension StoreConformanceTests {
         let now = environment.clock.seconds
         let hash = Array(repeating: UInt8(1), count: 32)
         try await store.createAppAttestChallenge(projectID: projectID, challengeHash: hash, expiresAt: now + 300)
-        #expect(try await !store.consumeAppAttestChallenge(projectID: other, challengeHash: hash, now: now))
-        #expect(try await store.consumeAppAttestChallenge(projectID: projectID, challengeHash: hash, now: now))
-        #expect(try await !store.consumeAppAttestChallenge(projectID: projectID, challengeHash: hash, now: now))
+        #expect(try await store.consumeAppAttestChallenge(projectID: other, challengeHash: hash, now: now) == .unknown)
+        #expect(
+            try await store.consumeAppAttestChallenge(projectID: projectID, challengeHash: hash, now: now) == .spent)
+        #expect(
+            try await store.consumeAppAttestChallenge(projectID: projectID, challengeHash: hash, now: now) == .unknown)
         let unknown = Array(repeating: UInt8(2), count: 32)
-        #expect(try await !store.consumeAppAttestChallenge(projectID: projectID, challengeHash: unknown, now: now))
+        #expect(
+            try await store.consumeAppAttestChallenge(projectID: projectID, challengeHash: unknown, now: now)
+                == .unknown
+        )
 
+        // An expired challenge is told apart, and deleted: spending it again finds nothing.
         let late = Array(repeating: UInt8(3), count: 32)
         try await store.createAppAttestChallenge(projectID: projectID, challengeHash: late, expiresAt: now + 300)
-        #expect(try await !store.consumeAppAttestChallenge(projectID: projectID, challengeHash: late, now: now + 300))
+        #expect(
+            try await store.consumeAppAttestChallenge(projectID: projectID, challengeHash: late, now: now + 300)
+                == .expired)
+        #expect(
+            try await store.consumeAppAttestChallenge(projectID: projectID, challengeHash: late, now: now + 300)
+                == .unknown)
+        let lapsed = Array(repeating: UInt8(4), count: 32)
+        try await store.createAppAttestChallenge(projectID: projectID, challengeHash: lapsed, expiresAt: now + 300)
         #expect(try await store.deleteExpired(now: now + 299, batchSize: 10).appAttestChallenges == 0)
         #expect(try await store.deleteExpired(now: now + 300, batchSize: 10).appAttestChallenges == 1)
     }

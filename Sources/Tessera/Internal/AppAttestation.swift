@@ -6,12 +6,16 @@ import TesseraTokens
 /// or asserted with, what `clientDataHash` covers, and what a failure becomes. The
 /// ``AppAttestProvider`` only talks to the device.
 ///
-/// - An anonymous start of an installation without an attested key attests one (a new key, or the
+/// - A start or identify of an installation without an attested key attests one (a new key, or the
 ///   key made earlier whose attestation Apple's service could not do then); once the server accepted
-///   that start, the key is recorded as attested.
+///   that request, the key is recorded as attested.
 /// - Restores and identifies assert with the attested key. A key the device calls invalid (a backup
-///   restored onto another device) is replaced: at a restore a new key is attested at once; at an
-///   identify, which takes no attestation, it goes without evidence and the next restore attests.
+///   restored onto another device) is replaced by a new key attested in the same request.
+/// - A request the server refused because it does not know the key (`attestation_invalid`, reason
+///   `key_id`: attested while the project's mode was `off`), because its challenge expired, or (at an
+///   identify) because it carried nothing is sent again once with new evidence (``retry(after:sent:atIdentify:)``).
+/// - One request with evidence at a time (``AppAttestTurn``): assertions reach the server in the
+///   order of their counters.
 /// - A device that cannot attest says `{"unsupported": true}`.
 /// - A failure on the device's side never fails the request: it goes without evidence, and
 ///   ``TesseraClient/appAttestStatus`` and the log say why.
@@ -21,6 +25,8 @@ struct AppAttestation: Sendable {
     let keyring: AppAttestKeyring
     let status: StateBroadcaster<AppAttestStatus>
     let log: @Sendable (TesseraLogMessage.Level, String) -> Void
+    /// One request with evidence at a time.
+    let turn = AppAttestTurn()
 
     /// Fetches a challenge from the server.
     typealias Challenge = @Sendable () async throws(TesseraError) -> String
@@ -34,7 +40,7 @@ struct AppAttestation: Sendable {
         log = { level, message in handler(TesseraLogMessage(level: level, message: "App Attest: \(message)")) }
     }
 
-    /// The evidence of one anonymous start, and the key to record as attested once the server accepts it.
+    /// The evidence of one start or identify, and the key to record as attested once the server accepts it.
     struct Prepared: Sendable, Equatable {
         var evidence: AppAttestEvidence?
         var attestedKeyID: String?
@@ -44,6 +50,14 @@ struct AppAttestation: Sendable {
             if case .assertion(let keyID, _, _) = evidence { return keyID }
             return nil
         }
+    }
+
+    /// How to send a refused request again, once.
+    struct Retry: Sendable, Equatable {
+        /// Attest a new key rather than assert with (or attest again) the current one.
+        var newKey: Bool
+        /// Send evidence at all (false: a server older than contract 1.5.0 refused an identify's attestation).
+        var withEvidence = true
     }
 
     private enum Failure: Error {
@@ -73,7 +87,16 @@ struct AppAttestation: Sendable {
         }
     }
 
-    // MARK: Starts
+    /// Runs `body` (which prepares evidence and sends its request) in its turn: after every earlier
+    /// request with evidence was answered. Without App Attest, at once.
+    func inTurn<Value: Sendable>(
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws(TesseraError) -> Value
+    ) async throws(TesseraError) -> Value {
+        guard mode == .automatic else { return try await body() }
+        return try await turn.run(waiting: { log(.debug, "waiting for the previous request with evidence") }, body)
+    }
+
+    // MARK: Starts and identifies
 
     /// The evidence for an anonymous start of `installationID`; `newKey` attests a new key even when the
     /// installation has an attested one (the server does not know it).
@@ -108,8 +131,12 @@ struct AppAttestation: Sendable {
         return await attest(keyID: reuse, replacing: stored, installationID: installationID, challenge: challenge)
     }
 
-    /// The server accepted a start that carried `prepared`.
-    func startSucceeded(_ prepared: Prepared, installationID: String) {
+    /// The server accepted a start or identify that carried `prepared`.
+    func succeeded(_ prepared: Prepared, installationID: String?) {
+        guard let installationID else {
+            if prepared.assertedKeyID != nil { status.publish(.attested) }
+            return
+        }
         if let keyID = prepared.attestedKeyID {
             do { try keyring.markAttested(keyID: keyID, installationID: installationID) } catch {
                 log(.warning, "could not record the attested key (\(error)); the next restore attests again")
@@ -121,35 +148,47 @@ struct AppAttestation: Sendable {
         }
     }
 
-    // MARK: Identifies
-
-    /// The evidence for an identify from `installationID` (nil with the publishable key): an assertion
-    /// with the installation's attested key, `unsupported`, or nothing.
-    func forIdentify(installationID: String?, challenge: Challenge) async -> AppAttestEvidence? {
-        guard mode == .automatic else { return nil }
-        guard provider.isSupported else {
-            status.publish(.unsupported)
-            return .unsupported
-        }
-        guard let installationID, let record = try? keyring.load(), record.installationID == installationID,
-            record.attested
-        else { return nil }
-        do {
-            return try await assert(keyID: record.keyID, installationID: installationID, challenge: challenge)
-        } catch .device(.invalidKey) {
-            log(.warning, "the device says the key cannot be used any more (invalidKey): the next restore attests anew")
-            forget(keyID: record.keyID)
-            status.publish(.failed(.invalidKey))
-            return nil
-        } catch {
-            _ = failed(error, keyID: nil, during: "assertion")
-            return nil
-        }
+    /// The evidence for an identify from `installationID` (nil with the publishable key, which has no
+    /// installation to prove): as for a start, an assertion with the installation's attested key, or a
+    /// new key's attestation when it has none (attested while the server did not keep it, or invalid).
+    func forIdentify(installationID: String?, newKey: Bool, challenge: Challenge) async -> Prepared {
+        guard mode == .automatic else { return Prepared() }
+        guard let installationID else { return provider.isSupported ? Prepared() : Prepared(evidence: .unsupported) }
+        return await forStart(installationID: installationID, newKey: newKey, challenge: challenge)
     }
 
-    /// The server accepted an identify that carried `evidence`.
-    func identifySucceeded(_ evidence: AppAttestEvidence?) {
-        if case .assertion = evidence { status.publish(.attested) }
+    /// Whether a request refused with `error` after carrying `prepared` is sent again with new evidence,
+    /// and how: at most once per request (the caller keeps count), never in a loop.
+    ///
+    /// - A challenge that expired on its way (`challenge_invalid`, reason `expired`): a fresh challenge,
+    ///   and a new key if the evidence was an attestation (a key is attested once).
+    /// - An assertion with a key the server does not know (`attestation_invalid`, reason `key_id`): the
+    ///   key is forgotten and a new one attested.
+    /// - An identify that carried nothing where the mode requires evidence (`attestation_required`): a
+    ///   new key's attestation. (A start that carried nothing failed on the device; trying again would too.)
+    /// - An identify's attestation refused as `invalid_request` by a server older than contract 1.5.0:
+    ///   the identify goes again without it.
+    func retry(after error: TesseraError, sent prepared: Prepared, atIdentify: Bool) -> Retry? {
+        guard mode == .automatic else { return nil }
+        switch prepared.evidence {
+        case .attestation where error.code == .challengeInvalid && error.reason == "expired":
+            log(.info, "the challenge expired on its way: attesting a new key with a fresh challenge")
+            return Retry(newKey: true)
+        case .assertion where error.code == .challengeInvalid && error.reason == "expired":
+            log(.info, "the challenge expired on its way: asserting again with a fresh challenge")
+            return Retry(newKey: false)
+        case .assertion(let keyID, _, _) where TesseraClient.isUnknownKey(error):
+            keyUnknownToServer(keyID)
+            return Retry(newKey: true)
+        case nil where atIdentify && error.code == .attestationRequired && provider.isSupported:
+            log(.info, "the server requires evidence: attesting a new key")
+            return Retry(newKey: true)
+        case .attestation where atIdentify && error.code == .invalidRequest:
+            log(.warning, "the server does not take an attestation at identify (before contract 1.5.0): sending none")
+            return Retry(newKey: false, withEvidence: false)
+        default:
+            return nil
+        }
     }
 
     /// The server refused an assertion of `keyID` as a key it does not know: it is forgotten, and the

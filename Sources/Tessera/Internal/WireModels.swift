@@ -77,7 +77,7 @@ struct IdentifyRequest: Encodable, Sendable {
     var sessionDurationMinutes: Int?
     /// Where the key of the request's proof lives (set by ``APIClient``).
     var keyTier: DeviceKeyTier?
-    /// App Attest evidence: an `assertion`, or `{"unsupported": true}`.
+    /// App Attest evidence: `attestation` (a new key of the session's installation) or `assertion`.
     var evidence: AppAttestEvidence?
 
     enum CodingKeys: String, CodingKey {
@@ -99,7 +99,7 @@ struct IdentifyRequest: Encodable, Sendable {
 
 /// The App Attest member of a start or identify body (API.md, "Attested installations").
 enum AppAttestEvidence: Encodable, Sendable, Equatable {
-    /// `attestation: {key_id, attestation_object, challenge}`: a new key, at an anonymous start.
+    /// `attestation: {key_id, attestation_object, challenge}`: a new key, at a start or identify.
     case attestation(keyID: String, object: Data, challenge: String)
     /// `assertion: {key_id, assertion, challenge}`: the installation's attested key.
     case assertion(keyID: String, assertion: Data, challenge: String)

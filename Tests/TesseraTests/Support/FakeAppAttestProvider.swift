@@ -48,8 +48,12 @@ final class FakeAppAttestProvider: AppAttestProvider {
         ])
     }
 
+    /// Called at each `generateAssertion`, before it answers.
+    let onAssertion = Locked<(@Sendable () -> Void)?>(nil)
+
     func generateAssertion(_ keyID: String, clientDataHash: Data) async throws -> Data {
         calls.withLock { $0.append("generateAssertion \(keyID)") }
+        onAssertion.withLock { $0 }?()
         if let fault = faults.withLock({ $0.generateAssertion.isEmpty ? nil : $0.generateAssertion.removeFirst() }) {
             throw fault
         }

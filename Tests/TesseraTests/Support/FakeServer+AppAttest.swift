@@ -14,6 +14,8 @@ struct AppAttestModel: Sendable {
     var mode = Mode.off
     var allowUnsupported = false
     var challenges: Set<String> = []
+    /// Challenges the server answers as expired (`challenge_invalid`, reason `expired`) when they come back.
+    var expired: Set<String> = []
     /// Installation → its attested key ID and the last counter.
     var keys: [String: (keyID: String, counter: Int)] = [:]
     /// What each start and identify carried: `anonymous attestation key-1`, `identify assertion key-1`,
@@ -30,6 +32,11 @@ extension FakeServer {
     }
 
     var appAttest: AppAttestModel { state.withLock { $0.appAttest } }
+
+    /// The challenges issued so far expire: the server refuses them with reason `expired`.
+    func expireAppAttestChallenges() {
+        state.withLock { $0.appAttest.expired.formUnion($0.appAttest.challenges) }
+    }
 
     /// Forgets the installation's key, as a server whose mode was `off` when it attested would not know it.
     func forgetAppAttestKeys() { state.withLock { $0.appAttest.keys = [:] } }
@@ -63,10 +70,13 @@ extension FakeServer {
             kind = "none"
         }
         state.appAttest.received.append("\(endpoint) \(kind)")
-        if endpoint == "identify", attestation != nil, kind != "unsupported" { return .error(400, "invalid_request") }
         guard state.appAttest.mode == .enforce else { return nil }
         if kind == "unsupported" { return state.appAttest.allowUnsupported ? nil : .error(403, "attestation_required") }
         guard let evidence = attestation ?? assertion else { return .error(403, "attestation_required") }
+        if let challenge = evidence["challenge"] as? String, state.appAttest.expired.remove(challenge) != nil {
+            state.appAttest.challenges.remove(challenge)
+            return .json(400, ["error": ["code": "challenge_invalid", "message": "scripted", "reason": "expired"]])
+        }
         guard let challenge = evidence["challenge"] as? String, state.appAttest.challenges.remove(challenge) != nil,
             let challengeBytes = Base64URL.decode(challenge)
         else { return .error(400, "challenge_invalid") }

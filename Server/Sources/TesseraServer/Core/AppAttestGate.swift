@@ -56,6 +56,10 @@ struct AppAttestGate: Sendable {
 
     /// Gates an identify from `installationID` (the caller's installation, nil for a publishable-key
     /// caller, which has no key to assert with); nil when the project's mode is `off`.
+    ///
+    /// An identify may attest a new key for its installation, as a restore may: an installation whose
+    /// key the server never stored (attested while the mode was `off`) or that the device called
+    /// invalid proves itself at its next identify instead of being locked out, identified or not.
     func checkIdentify(
         _ evidence: AppAttestEvidence?, settings: AppAttestSettings, projectID: String, installationID: String?,
         now: Date
@@ -97,8 +101,11 @@ struct AppAttestGate: Sendable {
         case .unsupported:
             outcome = .unsupported
         case .attestation(let keyID, let object, let challenge):
-            if !(try await spend(challenge, projectID: projectID, now: now)) {
-                outcome = .challengeInvalid
+            if let refused = try await spend(challenge, projectID: projectID, now: now) {
+                outcome = refused
+            } else if installationID == nil {
+                // An identify with the publishable key has no installation to keep the key for.
+                outcome = .failed(.keyID)
             } else if let keyID, let object, let challenge {
                 do {
                     let attested = try await verifier.verifyAttestation(
@@ -116,8 +123,8 @@ struct AppAttestGate: Sendable {
                 outcome = .failed(.format)
             }
         case .assertion(let keyID, let assertion, let challenge):
-            if !(try await spend(challenge, projectID: projectID, now: now)) {
-                outcome = .challengeInvalid
+            if let refused = try await spend(challenge, projectID: projectID, now: now) {
+                outcome = refused
             } else if let keyID, let assertion, let challenge {
                 outcome = try await assert(
                     assertion, keyID: keyID, challenge: challenge, verifier: verifier, stored: stored,
@@ -138,15 +145,22 @@ struct AppAttestGate: Sendable {
         case .attestationRequired: throw CoreError.attestationRequired
         case .attestationInvalid(let reason): throw CoreError.attestationInvalid(reason: reason.rawValue)
         case .challengeInvalid: throw CoreError.challengeInvalid
+        case .challengeExpired: throw CoreError.challengeExpired
         }
     }
 
-    /// Spends a challenge; false when it does not decode or is unknown, used or expired.
-    private func spend(_ challenge: [UInt8]?, projectID: String, now: Date) async throws -> Bool {
-        guard let challenge else { return false }
-        return try await store.consumeAppAttestChallenge(
+    /// Spends a challenge; nil when it was valid, else the outcome of a challenge that does not decode,
+    /// is unknown or used (``AppAttestPolicy/Outcome/challengeInvalid``) or expired.
+    private func spend(_ challenge: [UInt8]?, projectID: String, now: Date) async throws -> AppAttestPolicy.Outcome? {
+        guard let challenge else { return .challengeInvalid }
+        switch try await store.consumeAppAttestChallenge(
             projectID: projectID, challengeHash: Array(SHA256.hash(data: challenge)),
             now: CredentialResolver.seconds(now))
+        {
+        case .spent: return nil
+        case .expired: return .challengeExpired
+        case .unknown: return .challengeInvalid
+        }
     }
 
     /// Verifies an assertion with the installation's stored key, then raises its stored counter (the

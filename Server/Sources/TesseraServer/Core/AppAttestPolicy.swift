@@ -57,8 +57,10 @@ struct AppAttestPolicy: Sendable {
         case asserted
         /// The verifier refused the evidence with this reason.
         case failed(AppAttestError.Reason)
-        /// The challenge is unknown, used or expired.
+        /// The challenge is unknown or used (or not 32 bytes).
         case challengeInvalid
+        /// The challenge was issued but expired before it came back.
+        case challengeExpired
     }
 
     /// The verdict recorded for an installation (admin lookups, the console, the metric's label).
@@ -91,8 +93,10 @@ struct AppAttestPolicy: Sendable {
         case attestationRequired
         /// `attestation_invalid`, with the reason as `error.reason`.
         case attestationInvalid(AppAttestError.Reason)
-        /// `challenge_invalid`: the challenge is unknown, used or expired.
+        /// `challenge_invalid`: the challenge is unknown or used.
         case challengeInvalid
+        /// `challenge_invalid` with reason `expired`: the client may ask for a new challenge and retry.
+        case challengeExpired
     }
 
     struct Decision: Sendable, Hashable {
@@ -137,6 +141,9 @@ struct AppAttestPolicy: Sendable {
         case .challengeInvalid:
             verdict = .failed(.challenge)
             refusal = .challengeInvalid
+        case .challengeExpired:
+            verdict = .failed(.challenge)
+            refusal = .challengeExpired
         }
         return Decision(
             refusal: Self.requires(settings.mode, at: gate) ? refusal : nil,

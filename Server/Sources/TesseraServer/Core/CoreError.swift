@@ -64,6 +64,13 @@ extension CoreError {
         "This project requires an App Attest attestation (first start) or assertion (restores and identifies).")
     static let challengeInvalid = CoreError(
         .challengeInvalid, "The App Attest challenge is unknown, already used or expired; ask for a new one.")
+    /// `challenge_invalid` with `error.reason` `expired`: the challenge was issued but is too old, so
+    /// the client asks for a new one and retries (the SDK does, once).
+    static var challengeExpired: CoreError {
+        var error = CoreError(.challengeInvalid, "The App Attest challenge expired; ask for a new one.")
+        error.reason = "expired"
+        return error
+    }
     /// `attestation_invalid` with the failed check as `error.reason`.
     static func attestationInvalid(reason: String) -> CoreError {
         var error = CoreError(.attestationInvalid, "The App Attest evidence was refused (\(reason)).")

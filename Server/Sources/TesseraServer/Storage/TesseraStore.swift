@@ -86,9 +86,11 @@ public protocol TesseraStore: SchemaStore {
 
     /// Stores an App Attest challenge (its SHA-256) for the project until `expiresAt`.
     func createAppAttestChallenge(projectID: String, challengeHash: [UInt8], expiresAt: Int64) async throws
-    /// Spends a challenge of the project in one atomic delete that every node shares: true once, when it
-    /// was stored and not expired at `now`; false (nothing changed) when unknown, used or expired.
-    func consumeAppAttestChallenge(projectID: String, challengeHash: [UInt8], now: Int64) async throws -> Bool
+    /// Spends a challenge of the project in one atomic delete that every node shares: ``AppAttestChallengeSpend/spent``
+    /// once, when it was stored and not expired at `now`; ``AppAttestChallengeSpend/expired`` (deleted) when it
+    /// expired; ``AppAttestChallengeSpend/unknown`` (nothing changed) when never stored or already spent.
+    func consumeAppAttestChallenge(projectID: String, challengeHash: [UInt8], now: Int64) async throws
+        -> AppAttestChallengeSpend
     /// Whether the installation exists, and its recorded App Attest verdict and key.
     func appAttestState(projectID: String, installationID: String) async throws -> AppAttestState
     /// Raises the installation's counter to `counter` if its stored key is `keyID` and its stored

@@ -33,7 +33,7 @@ private struct IdentifyBody: RequestBody {
     var userID: String?
     var sessionDurationMinutes: Int64?
     var keyTier: String?
-    /// Only `{"unsupported": true}`: an installation attests (again) at an anonymous start.
+    /// A new key of the caller's installation, or `{"unsupported": true}`.
     var attestation: AppAttestBody?
     var assertion: AppAttestBody?
 
@@ -160,11 +160,6 @@ struct SessionsController: Sendable {
             verified = false
         default:
             throw CoreError.invalidRequest("Send exactly one of identity_token and user_id.")
-        }
-        if let attestation = body.attestation, attestation.unsupported != true {
-            throw CoreError.invalidRequest(
-                "identify takes attestation only as {\"unsupported\": true}; an installation attests at an anonymous start."
-            )
         }
         let evidence = try AppAttestBody.evidence(attestation: body.attestation, assertion: body.assertion)
         let installationID = caller?.context.session.installationID

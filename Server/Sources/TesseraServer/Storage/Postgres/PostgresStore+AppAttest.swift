@@ -30,17 +30,23 @@ extension PostgresStore {
         }
     }
 
-    public func consumeAppAttestChallenge(projectID: String, challengeHash: [UInt8], now: Int64) async throws -> Bool {
+    public func consumeAppAttestChallenge(projectID: String, challengeHash: [UInt8], now: Int64) async throws
+        -> AppAttestChallengeSpend
+    {
         let logger = logger
-        // One DELETE: of two nodes spending the same challenge, the second finds the row gone.
-        return try await statement { client in
+        // One DELETE: of two nodes spending the same challenge, the second finds the row gone. An expired
+        // challenge is deleted too (the cleanup would): its expiry tells the two refusals apart.
+        let expiresAt = try await statement { client in
             try await client.first(
                 """
                 DELETE FROM app_attest_challenges
-                WHERE challenge_hash = \(challengeHash.bytea) AND project_id = \(projectID) AND expires_at > \(now)
-                RETURNING 1
-                """, logger: logger) != nil
+                WHERE challenge_hash = \(challengeHash.bytea) AND project_id = \(projectID)
+                RETURNING expires_at
+                """, logger: logger
+            ).map { try $0.int(0) }
         }
+        guard let expiresAt else { return .unknown }
+        return expiresAt > now ? .spent : .expired
     }
 
     public func appAttestState(projectID: String, installationID: String) async throws -> AppAttestState {

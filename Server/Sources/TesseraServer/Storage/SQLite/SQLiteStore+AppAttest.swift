@@ -24,12 +24,18 @@ extension SQLiteStore {
         }
     }
 
-    public func consumeAppAttestChallenge(projectID: String, challengeHash: [UInt8], now: Int64) async throws -> Bool {
-        try await writer.write { connection in
-            try connection.run(
-                "DELETE FROM app_attest_challenges WHERE challenge_hash = ? AND project_id = ? AND expires_at > ?",
-                [.init(challengeHash), .init(projectID), .init(now)]) == 1
+    public func consumeAppAttestChallenge(projectID: String, challengeHash: [UInt8], now: Int64) async throws
+        -> AppAttestChallengeSpend
+    {
+        // An expired challenge is deleted too (the cleanup would): its expiry tells the two refusals apart.
+        let expiresAt = try await writer.write { connection in
+            try connection.queryFirst(
+                "DELETE FROM app_attest_challenges WHERE challenge_hash = ? AND project_id = ? RETURNING expires_at",
+                [.init(challengeHash), .init(projectID)]
+            )?.int(0)
         }
+        guard let expiresAt else { return .unknown }
+        return expiresAt > now ? .spent : .expired
     }
 
     public func appAttestState(projectID: String, installationID: String) async throws -> AppAttestState {
