@@ -55,7 +55,7 @@ extension SessionActions {
             attest = try await core.appAttest.checkStart(
                 evidence, settings: runtime.settings.appAttest, projectID: runtime.id,
                 installationID: input.installationID, now: date)
-        } catch let error as CoreError where error.code != .serviceUnavailable {
+        } catch let error as CoreError where error.code != ErrorCode.serviceUnavailable {
             // A refused start counts against the address's limit as a start would: a script sending
             // no evidence is limited like one that starts.
             guard let charge else { throw error }
