@@ -57,3 +57,119 @@ public enum IdentifyPlan: Sendable, Equatable {
         }
     }
 }
+
+/// An identify's transaction, written once for every backend: from the rows as the transaction
+/// found them (on PostgreSQL, as it locked them), the writes to make, in order, and the answer.
+///
+/// A backend reads (and locks) the caller's session with its profile and the profile holding the
+/// external ID, asks ``make(_:caller:existing:)``, writes ``steps`` in order and answers
+/// ``result(profile:)`` with the profile its ``IdentifyStep/updateClaims(profileID:name:avatarURL:email:)``
+/// read back.
+struct IdentifyProcedure: Sendable {
+    /// The writes, in order.
+    var steps: [IdentifyStep]
+    /// The new session, with its profile and installation.
+    var session: SessionRecord
+    /// The merge identify answers, if any.
+    var merge: (outcome: MergeOutcome, fromProfileID: String)?
+    /// Whether identify created the profile.
+    var createdProfile: Bool
+
+    /// Decides an identify's writes.
+    ///
+    /// - Parameters:
+    ///   - caller: the calling session with its profile, as the transaction found them.
+    ///   - existing: the profile that already has the external ID (same verification level), if any.
+    /// - Throws: why the caller's session is no longer alive; what ``IdentifyPlan/decide(caller:existing:externalID:verified:)``
+    ///   throws.
+    static func make(_ command: IdentifyCommand, caller: SessionContext?, existing: ProfileRecord?)
+        throws -> IdentifyProcedure
+    {
+        if let caller { try CredentialResolver.checkAlive(caller.session, now: command.now) }
+        let plan = try IdentifyPlan.decide(
+            caller: caller?.profile, existing: existing, externalID: command.externalID, verified: command.verified)
+        var steps: [IdentifyStep] = []
+        let profileID: String
+        var merge: (outcome: MergeOutcome, fromProfileID: String)?
+        var created = false
+        // The profile whose name, avatar and email the claims may change (nil: a new one).
+        var before: ProfileRecord?
+        switch plan {
+        case .create:
+            let profile = newProfile(command)
+            steps += [.insertProfile(profile), .event(.profileCreated(profileID: profile.id, kind: .identified))]
+            profileID = profile.id
+            created = true
+        case .useExisting(let profile):
+            profileID = profile.id
+            before = profile
+        case .unchanged(let profile):
+            profileID = profile.id
+            merge = (.unchanged, profile.id)
+            before = profile
+        case .promote(let anonymous):
+            before = anonymous
+            // Only the new session may hold the identified profile: every other session of the
+            // anonymous one (an orphan of a dropped answer, another tab) never proved the identity.
+            // They end (reason `replaced`) with their devices, the caller's included.
+            steps += [
+                .promoteProfile(id: anonymous.id, externalID: command.externalID, verified: command.verified),
+                .event(.profilePromoted(profileID: anonymous.id, externalID: command.externalID)),
+                .endProfileSessions(profileID: anonymous.id),
+            ]
+            profileID = anonymous.id
+            merge = (.promoted, anonymous.id)
+        case .merge(let anonymous, let target):
+            before = target
+            steps.append(.fold(source: anonymous.id, target: target.id, projectID: command.projectID))
+            profileID = target.id
+            merge = (.merged, anonymous.id)
+        case .upgrade(let unverified):
+            let profile = newProfile(command)
+            steps += [
+                .insertProfile(profile), .event(.profileCreated(profileID: profile.id, kind: .identified)),
+                .fold(source: unverified.id, target: profile.id, projectID: command.projectID),
+            ]
+            profileID = profile.id
+            merge = (.merged, unverified.id)
+            created = true
+        }
+        if let caller, caller.profile.id.utf8.elementsEqual(profileID.utf8) {
+            steps.append(.endSession(id: caller.session.id))
+        }
+        if let before {
+            let changed = EventRules.changedProfileFields(
+                before, name: command.name, avatarURL: command.avatarURL, email: command.email)
+            if !changed.isEmpty { steps.append(.event(.profileUpdated(profileID: profileID, changed: changed))) }
+        }
+        if let kid = command.recordSecretUse {
+            steps.append(.recordSecretUse(projectID: command.projectID, kid: kid))
+        }
+        steps.append(
+            .updateClaims(profileID: profileID, name: command.name, avatarURL: command.avatarURL, email: command.email))
+        var session = command.newSession
+        session.profileID = profileID
+        session.installationID = caller?.session.installationID
+        if let limit = command.maxSessionsPerProfile {
+            steps.append(.evictSessions(profileID: profileID, limit: limit))
+        }
+        steps += [.insertSession(session, tokenHash: command.sessionTokenHash), .event(.sessionCreated(session))]
+        if session.kind == .verified, let jkt = session.jkt {
+            steps.append(.rememberKey(session, jkt: jkt))
+        }
+        return IdentifyProcedure(steps: steps, session: session, merge: merge, createdProfile: created)
+    }
+
+    /// The profile identify creates (as the user's, or to upgrade an unverified one into).
+    private static func newProfile(_ command: IdentifyCommand) -> ProfileRecord {
+        ProfileRecord(
+            id: command.newProfileID, projectID: command.projectID, kind: .identified, externalID: command.externalID,
+            verified: command.verified, createdAt: command.now, updatedAt: command.now)
+    }
+
+    /// What identify answers, with the profile as its steps left it.
+    func result(profile: ProfileRecord) -> IdentifyResult {
+        IdentifyResult(
+            context: SessionContext(session: session, profile: profile), merge: merge, createdProfile: createdProfile)
+    }
+}

@@ -22,6 +22,17 @@ struct SessionIssuer: Sendable {
         return (record, token, OpaqueToken.sha256(token))
     }
 
+    /// A new session (as ``newSession(projectID:kind:minutes:now:)``) bound to the request's device
+    /// key (RFC 9449), with the key tier the client declares.
+    func newSession(
+        runtime: ProjectRuntime, kind: SessionRecord.Kind, minutes: Int64, now: Int64, proof: DPoPProof?,
+        keyTier: String?
+    ) throws -> (record: SessionRecord, token: String, tokenHash: [UInt8]) {
+        var session = newSession(projectID: runtime.id, kind: kind, minutes: minutes, now: now)
+        try Self.bind(&session.record, proof: proof, runtime: runtime, keyTier: keyTier)
+        return session
+    }
+
     /// The session length to use — the requested minutes (validated) capped by the project, or the
     /// project's — and whether the requested one was above the project's maximum
     /// (answered as `extension_capped`); nil `capped` when no duration was requested.
@@ -61,5 +72,33 @@ struct SessionIssuer: Sendable {
     /// Forgets what this node keeps of an ended session (its shared JWT).
     func ended(sessionID: String) {
         jwtCache.remove(sessionID: sessionID)
+    }
+
+    /// Binds `session` to the request's device key, with the declared `key_tier` (kept only for a
+    /// bound session); `invalid_request` for an unknown tier.
+    private static func bind(
+        _ session: inout SessionRecord, proof: DPoPProof?, runtime: ProjectRuntime, keyTier: String?
+    ) throws {
+        var tier: SessionRecord.KeyTier?
+        if let keyTier {
+            guard let value = SessionRecord.KeyTier(rawValue: keyTier) else {
+                throw CoreError.invalidRequest("key_tier must be secure_enclave or software.")
+            }
+            tier = value
+        }
+        session.jkt = try bindingKey(proof: proof, runtime: runtime)
+        session.keyTier = session.jkt == nil ? nil : tier
+    }
+
+    /// The device key a new session is bound to: the request's proof's, unless the project ignores
+    /// proofs; `dpop_proof_required` when the project requires binding and none was sent.
+    private static func bindingKey(proof: DPoPProof?, runtime: ProjectRuntime) throws -> String? {
+        switch runtime.settings.sessionBinding {
+        case .off: return nil
+        case .optional: return proof?.thumbprint
+        case .required:
+            guard let proof else { throw CoreError.dpopProofRequired(onSession: false) }
+            return proof.thumbprint
+        }
     }
 }

@@ -17,12 +17,6 @@ struct ClientAddressReader: Sendable {
 }
 
 extension ClientAddressReader {
-    /// The origin of an SDK call's events: the calling session (if any) and the client address.
-    func sdkOrigin(_ request: Request, context: TesseraRequestContext) -> EventOrigin {
-        EventOrigin(
-            actor: .sdk(sessionID: context.caller?.context.session.id), clientAddress: key(request, context: context))
-    }
-
     /// The origin of an admin call's events: the secret key and the client address.
     func secretKeyOrigin(_ request: Request, context: TesseraRequestContext) -> EventOrigin {
         EventOrigin(actor: .secretKey, clientAddress: key(request, context: context))

@@ -32,22 +32,10 @@ struct MeController: Sendable {
     func registerDevice(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let caller = try context.session()
         let body = try await bodies.decode(DeviceBody.self, from: request)
-        guard body.platform == "apns" || body.platform == "fcm" else {
-            throw CoreError.invalidRequest("platform must be apns or fcm.")
-        }
-        let environment = body.environment ?? "production"
-        guard environment == "sandbox" || environment == "production" else {
-            throw CoreError.invalidRequest("environment must be sandbox or production.")
-        }
-        guard InputRules.isPushToken(body.token) else {
-            throw CoreError.invalidRequest("token must be 1 to 4096 printable ASCII characters.")
-        }
-        let device = try await core.store.registerDevice(
-            DeviceRecord(
-                id: TimeOrderedID.make(prefix: "dev_"), projectID: caller.runtime.id,
-                sessionID: caller.context.session.id, profileID: caller.context.profile.id, platform: body.platform,
-                environment: environment, token: body.token, createdAt: core.currentTime().seconds),
-            origin: addresses.sdkOrigin(request, context: context))
+        let device = try await SessionActions(core: core).registerDevice(
+            caller: caller,
+            input: DeviceInput(platform: body.platform, token: body.token, environment: body.environment),
+            clientAddress: addresses.key(request, context: context), now: core.currentTime().date)
         return .json(.created) { writer in
             writer.objectStart()
             writer.key("device")
@@ -57,24 +45,11 @@ struct MeController: Sendable {
     }
 
     /// `DELETE /v1/devices/{device_id}`
-    ///
-    /// An unverified session removes only the devices it registered itself (as it lists only itself
-    /// among sessions: ``SessionsController/listSessions(_:context:)``).
     func deleteDevice(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let deviceID = try context.parameters.require("device_id")
-        let caller = try context.session()
-        let now = core.currentTime().seconds
-        // The caller's session is checked alive under its lock in the removal's transaction.
-        guard
-            let removed = try await core.store.deleteDevice(
-                deviceID: deviceID, callerSessionID: caller.context.session.id,
-                ownSessionOnly: caller.context.session.kind == .unverified, now: now,
-                origin: addresses.sdkOrigin(request, context: context))
-        else {
-            _ = try await core.credentials.liveSession(id: caller.context.session.id, now: now)
-            throw CoreError.sessionNotFound
-        }
-        guard removed else { throw CoreError.notFound }
+        try await SessionActions(core: core).deleteDevice(
+            deviceID, caller: try context.session(), clientAddress: addresses.key(request, context: context),
+            now: core.currentTime().date)
         return .noContent
     }
 }

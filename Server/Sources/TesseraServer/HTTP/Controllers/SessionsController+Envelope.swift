@@ -2,6 +2,15 @@ import HTTPTypes
 import Hummingbird
 
 extension SessionsController {
+    /// The session envelope of a ``SessionGrant``.
+    func envelope(
+        _ status: HTTPResponse.Status, _ grant: SessionGrant, runtime: ProjectRuntime, shareSecond: Bool = false
+    ) -> Response {
+        envelope(
+            status, context: grant.context, token: grant.token, runtime: runtime, now: grant.now, merge: grant.merge,
+            shareSecond: shareSecond, extensionCapped: grant.extensionCapped)
+    }
+
     /// The session envelope: session, token, JWT, profile, capabilities, server time (and merge).
     func envelope(
         _ status: HTTPResponse.Status, context: SessionContext, token: String?, runtime: ProjectRuntime, now: Int64,

@@ -38,6 +38,29 @@ struct MigrationPlan: Sendable {
         }
     }
 
+    /// The steps `request` applies on a database with `applied`, checked as every backend checks
+    /// them inside its migration lock: this build may run on it, and a contract request finds no
+    /// expand step pending. Contract steps are then checked against the live nodes
+    /// (``checkContract(_:request:applied:nodes:)``).
+    func steps(for request: MigrationRequest, applied: [AppliedMigration]) throws -> [MigrationStep] {
+        try checkCompatible(with: applied)
+        if request.kind == .contract {
+            let expand = pending(.expand, applied: applied)
+            guard expand.isEmpty else { throw MigrationError.expandPending(expand.map(\.version)) }
+        }
+        return pending(request.kind, applied: applied)
+    }
+
+    /// Refuses contract `steps` while a node alive at the request's time is older than a step's
+    /// release; nothing for expand steps.
+    func checkContract(
+        _ steps: [MigrationStep], request: MigrationRequest, applied: [AppliedMigration], nodes: [NodeRecord]
+    ) throws {
+        guard request.kind == .contract, !steps.isEmpty else { return }
+        let live = nodes.filter { $0.heartbeatAt >= request.now - request.aliveSeconds }
+        try checkContract(steps, applied: applied, liveNodes: live)
+    }
+
     /// The readiness of a node of this build on a database with these steps: `behind` while one of
     /// its expand steps is missing, `ahead` once a contract step for a newer release ran.
     func readiness(applied: [AppliedMigration]) -> Readiness.State {

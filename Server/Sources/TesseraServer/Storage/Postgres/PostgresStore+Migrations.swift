@@ -69,17 +69,10 @@ extension PostgresStore {
         }
         try await prepareMigrationTable(connection, logger: logger)
         let applied = try await appliedMigrations(connection, logger: logger)
-        try plan.checkCompatible(with: applied)
-        if request.kind == .contract {
-            let expand = plan.pending(.expand, applied: applied)
-            guard expand.isEmpty else { throw MigrationError.expandPending(expand.map(\.version)) }
-        }
-        let steps = plan.pending(request.kind, applied: applied)
+        let steps = try plan.steps(for: request, applied: applied)
         if request.kind == .contract, !steps.isEmpty {
-            let live = try await nodes(connection, logger: logger).filter {
-                $0.heartbeatAt >= request.now - request.aliveSeconds
-            }
-            try plan.checkContract(steps, applied: applied, liveNodes: live)
+            let nodes = try await nodes(connection, logger: logger)
+            try plan.checkContract(steps, request: request, applied: applied, nodes: nodes)
         }
         for step in steps {
             for statement in step.sql.split(separator: ";") where !statement.allSatisfy({ $0.isWhitespace }) {

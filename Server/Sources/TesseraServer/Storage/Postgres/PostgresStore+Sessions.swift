@@ -96,160 +96,6 @@ extension PostgresStore {
         }
     }
 
-    public func identify(_ command: IdentifyCommand) async throws -> IdentifyResult {
-        let logger = logger
-        return try await transaction { connection in
-            let now = command.now
-            if let tokenID = command.tokenID {
-                // A concurrent use of the same jti waits for this row and then finds it taken.
-                let inserted = try await connection.rows(
-                    """
-                    INSERT INTO used_token_ids (project_id, jti, expires_at)
-                    VALUES (\(command.projectID), \(tokenID.value), \(tokenID.expiresAt))
-                    ON CONFLICT DO NOTHING RETURNING jti
-                    """, logger: logger)
-                guard !inserted.isEmpty else {
-                    throw CoreError.identityTokenReplayed
-                }
-            }
-            let (caller, existing) = try await Self.lockIdentifyTargets(command, in: connection, logger: logger)
-            if let caller {
-                if caller.session.revokedAt != nil { throw CoreError.sessionRevoked }
-                if caller.session.expiresAt <= now { throw CoreError.sessionExpired }
-            }
-            let plan = try IdentifyPlan.decide(
-                caller: caller?.profile, existing: existing, externalID: command.externalID, verified: command.verified)
-
-            var profileID: String
-            var merge: (outcome: MergeOutcome, fromProfileID: String)?
-            var created = false
-            var batch = EventBatch(projectID: command.projectID, origin: command.origin, now: now)
-            // The profile whose name, avatar and email the claims may change (nil: a new one).
-            var before: ProfileRecord?
-            switch plan {
-            case .create:
-                // Two nodes creating the same user race on profiles_external_id; the loser runs again
-                // and signs in to the winner's profile.
-                let profile = ProfileRecord(
-                    id: command.newProfileID, projectID: command.projectID, kind: .identified,
-                    externalID: command.externalID, verified: command.verified, createdAt: now, updatedAt: now)
-                try await Self.insert(profile: profile, into: connection, logger: logger)
-                batch.append(.profileCreated(profileID: profile.id, kind: .identified))
-                profileID = profile.id
-                created = true
-            case .useExisting(let profile):
-                profileID = profile.id
-                before = profile
-            case .unchanged(let profile):
-                profileID = profile.id
-                merge = (.unchanged, profile.id)
-                before = profile
-            case .promote(let anonymous):
-                before = anonymous
-                try await connection.rows(
-                    """
-                    UPDATE profiles SET kind = 'identified', external_id = \(command.externalID),
-                        verified = \(command.verified), updated_at = \(now)
-                    WHERE id = \(anonymous.id)
-                    """, logger: logger)
-                try await connection.rows(
-                    """
-                    UPDATE installations SET previous_profile_id = profile_id, profile_id = NULL
-                    WHERE profile_id = \(anonymous.id)
-                    """, logger: logger)
-                // Only the new session may hold the identified profile: every other session of the
-                // anonymous one (an orphan of a dropped answer, another tab) never proved the identity.
-                // They end (reason `replaced`) with their devices; the UPDATE first, so a concurrent
-                // device registration (FOR SHARE on its session) is waited for or sees the revoke.
-                batch.append(.profilePromoted(profileID: anonymous.id, externalID: command.externalID))
-                try await Self.endSessions(
-                    """
-                    UPDATE sessions SET revoked_at = \(now) WHERE profile_id = \(anonymous.id) AND revoked_at IS NULL
-                    RETURNING id, profile_id
-                    """, reason: .replaced,
-                    devices: """
-                        DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = \(anonymous.id))
-                        RETURNING id, profile_id, session_id
-                        """, batch: &batch, in: connection, logger: logger)
-                profileID = anonymous.id
-                merge = (.promoted, anonymous.id)
-            case .merge(let anonymous, let target):
-                before = target
-                try await Self.fold(
-                    anonymous.id, into: target.id, projectID: command.projectID, now: now, batch: &batch,
-                    in: connection, logger: logger)
-                profileID = target.id
-                merge = (.merged, anonymous.id)
-            case .upgrade(let unverified):
-                let profile = ProfileRecord(
-                    id: command.newProfileID, projectID: command.projectID, kind: .identified,
-                    externalID: command.externalID, verified: command.verified, createdAt: now, updatedAt: now)
-                try await Self.insert(profile: profile, into: connection, logger: logger)
-                batch.append(.profileCreated(profileID: profile.id, kind: .identified))
-                try await Self.fold(
-                    unverified.id, into: profile.id, projectID: command.projectID, now: now, batch: &batch,
-                    in: connection, logger: logger)
-                profileID = profile.id
-                merge = (.merged, unverified.id)
-                created = true
-            }
-            if let caller, caller.profile.id.utf8.elementsEqual(profileID.utf8) {
-                let callerID = caller.session.id
-                try await Self.endSessions(
-                    """
-                    UPDATE sessions SET revoked_at = \(now) WHERE id = \(callerID) AND revoked_at IS NULL
-                    RETURNING id, profile_id
-                    """, reason: .replaced,
-                    devices: "DELETE FROM devices WHERE session_id = \(callerID) RETURNING id, profile_id, session_id",
-                    batch: &batch, in: connection, logger: logger)
-            }
-            if let before {
-                let changed = EventRules.changedProfileFields(
-                    before, name: command.name, avatarURL: command.avatarURL, email: command.email)
-                if !changed.isEmpty { batch.append(.profileUpdated(profileID: profileID, changed: changed)) }
-            }
-            if let kid = command.recordSecretUse {
-                try await connection.rows(
-                    """
-                    UPDATE identity_secrets SET last_used_at = GREATEST(COALESCE(last_used_at, 0), \(now))
-                    WHERE project_id = \(command.projectID) AND kid = \(kid)
-                    """, logger: logger)
-            }
-            guard
-                let profile = try await connection.first(
-                    """
-                    UPDATE profiles SET name = COALESCE(\(command.name), name),
-                        avatar_url = COALESCE(\(command.avatarURL), avatar_url),
-                        email = COALESCE(\(command.email), email), updated_at = \(now)
-                    WHERE id = \(profileID)
-                    RETURNING \(unescaped: Self.profileColumns)
-                    """, logger: logger
-                ).map(Self.profile)
-            else { throw PostgresFailureVanished() }
-            var session = command.newSession
-            session.profileID = profileID
-            session.installationID = caller?.session.installationID
-            try await Self.evictSessions(
-                profileID: profileID, limit: command.maxSessionsPerProfile, now: now, batch: &batch, in: connection,
-                logger: logger)
-            try await Self.insert(
-                session: session, tokenHash: command.sessionTokenHash, into: connection, logger: logger)
-            batch.append(.sessionCreated(session))
-            if session.kind == .verified, let jkt = session.jkt,
-                try await connection.first(
-                    """
-                    INSERT INTO profile_keys (profile_id, jkt, created_at) VALUES (\(profileID), \(jkt), \(now))
-                    ON CONFLICT DO NOTHING RETURNING 1
-                    """, logger: logger) != nil
-            {
-                batch.append(.profileNewKey(session, jkt: jkt))
-            }
-            try await Self.append(batch, in: connection, logger: logger)
-            return IdentifyResult(
-                context: SessionContext(session: session, profile: profile), merge: merge, createdProfile: created)
-        }
-    }
-
     public func sessionContext(tokenHash: [UInt8]) async throws -> SessionContext? {
         try await contextsByTokenHash.load(tokenHash)
     }
@@ -485,6 +331,22 @@ extension PostgresStore {
         return (sessions, Int(count))
     }
 
+    /// Ends every live session of a profile (`replaced`) with their devices: the UPDATE first, so
+    /// a concurrent device registration (FOR SHARE on its session) is waited for or sees the revoke.
+    static func endProfileSessions(
+        _ profileID: String, now: Int64, batch: inout EventBatch, in connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await endSessions(
+            """
+            UPDATE sessions SET revoked_at = \(now) WHERE profile_id = \(profileID) AND revoked_at IS NULL
+            RETURNING id, profile_id
+            """, reason: .replaced,
+            devices: """
+                DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = \(profileID))
+                RETURNING id, profile_id, session_id
+                """, batch: &batch, in: connection, logger: logger)
+    }
+
     /// Folds profile `source` into `target`: its aliases move, it becomes an alias, and it is deleted
     /// with its sessions and their devices (ON DELETE CASCADE).
     static func fold(
@@ -505,15 +367,7 @@ extension PostgresStore {
             VALUES (\(source), \(projectID), \(target), \(now))
             """, logger: logger)
         // Its sessions end (`replaced`, the caller's included) with their devices, then go with it.
-        try await endSessions(
-            """
-            UPDATE sessions SET revoked_at = \(now) WHERE profile_id = \(source) AND revoked_at IS NULL
-            RETURNING id, profile_id
-            """, reason: .replaced,
-            devices: """
-                DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = \(source))
-                RETURNING id, profile_id, session_id
-                """, batch: &batch, in: connection, logger: logger)
+        try await endProfileSessions(source, now: now, batch: &batch, in: connection, logger: logger)
         try await connection.rows("DELETE FROM profiles WHERE id = \(source)", logger: logger)
         let externalID = try await connection.first(
             "SELECT external_id FROM profiles WHERE id = \(target)", logger: logger)?.optionalText(0)

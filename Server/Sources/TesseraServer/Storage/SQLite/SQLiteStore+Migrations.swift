@@ -24,15 +24,9 @@ extension SQLiteStore {
         report.applied = try await writer.write { connection in
             try Self.prepareMigrationTable(connection)
             let applied = try Self.appliedMigrations(connection)
-            try plan.checkCompatible(with: applied)
-            if request.kind == .contract {
-                let expand = plan.pending(.expand, applied: applied)
-                guard expand.isEmpty else { throw MigrationError.expandPending(expand.map(\.version)) }
-            }
-            let steps = plan.pending(request.kind, applied: applied)
+            let steps = try plan.steps(for: request, applied: applied)
             if request.kind == .contract, !steps.isEmpty {
-                let live = try Self.nodes(connection).filter { $0.heartbeatAt >= request.now - request.aliveSeconds }
-                try plan.checkContract(steps, applied: applied, liveNodes: live)
+                try plan.checkContract(steps, request: request, applied: applied, nodes: try Self.nodes(connection))
             }
             for step in steps {
                 try connection.execute(step.sql)

@@ -85,150 +85,6 @@ extension SQLiteStore {
         }
     }
 
-    public func identify(_ command: IdentifyCommand) async throws -> IdentifyResult {
-        try await writer.write { connection in
-            let now = command.now
-            if let tokenID = command.tokenID {
-                do {
-                    try connection.run(
-                        "INSERT INTO used_token_ids (project_id, jti, expires_at) VALUES (?, ?, ?)",
-                        [.init(command.projectID), .init(tokenID.value), .init(tokenID.expiresAt)])
-                } catch let error as SQLiteError where error.isUniqueViolation {
-                    throw CoreError.identityTokenReplayed
-                }
-            }
-            var caller: SessionContext?
-            if let callerSessionID = command.callerSessionID {
-                guard
-                    let context = try connection.queryFirst(
-                        Self.contextByIDSQL,
-                        [.init(callerSessionID)]
-                    ).map(Self.context)
-                else { throw CoreError.sessionNotFound }
-                if context.session.revokedAt != nil { throw CoreError.sessionRevoked }
-                if context.session.expiresAt <= now { throw CoreError.sessionExpired }
-                caller = context
-            }
-            let existing = try connection.queryFirst(
-                """
-                SELECT \(Self.profileColumns) FROM profiles
-                WHERE project_id = ? AND verified = ? AND external_id = ?
-                """,
-                [.init(command.projectID), .init(command.verified), .init(command.externalID)]
-            ).map { Self.profile($0) }
-            let plan = try IdentifyPlan.decide(
-                caller: caller?.profile, existing: existing, externalID: command.externalID, verified: command.verified)
-
-            var profileID: String
-            var merge: (outcome: MergeOutcome, fromProfileID: String)?
-            var created = false
-            var batch = EventBatch(projectID: command.projectID, origin: command.origin, now: now)
-            // The profile whose name, avatar and email the claims may change (nil: a new one).
-            var before: ProfileRecord?
-            switch plan {
-            case .create:
-                let profile = ProfileRecord(
-                    id: command.newProfileID, projectID: command.projectID, kind: .identified,
-                    externalID: command.externalID, verified: command.verified, createdAt: now, updatedAt: now)
-                try Self.insert(profile: profile, into: connection)
-                batch.append(.profileCreated(profileID: profile.id, kind: .identified))
-                profileID = profile.id
-                created = true
-            case .useExisting(let profile):
-                profileID = profile.id
-                before = profile
-            case .unchanged(let profile):
-                profileID = profile.id
-                merge = (.unchanged, profile.id)
-                before = profile
-            case .promote(let anonymous):
-                before = anonymous
-                try connection.run(
-                    "UPDATE profiles SET kind = 'identified', external_id = ?, verified = ?, updated_at = ? WHERE id = ?",
-                    [.init(command.externalID), .init(command.verified), .init(now), .init(anonymous.id)])
-                try connection.run(
-                    "UPDATE installations SET previous_profile_id = profile_id, profile_id = NULL WHERE profile_id = ?",
-                    [.init(anonymous.id)])
-                // Only the new session may hold the identified profile: every other session of the
-                // anonymous one (an orphan of a dropped answer, another tab) never proved the identity.
-                // They end (reason `replaced`) with their devices, the caller's included.
-                batch.append(.profilePromoted(profileID: anonymous.id, externalID: command.externalID))
-                try Self.endSessions(
-                    where: "profile_id = ?", [.init(anonymous.id)], reason: .replaced, now: now,
-                    devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ?)", [.init(anonymous.id)],
-                    batch: &batch, in: connection)
-                profileID = anonymous.id
-                merge = (.promoted, anonymous.id)
-            case .merge(let anonymous, let target):
-                before = target
-                try Self.fold(
-                    anonymous.id, into: target.id, projectID: command.projectID, now: now, batch: &batch,
-                    in: connection)
-                profileID = target.id
-                merge = (.merged, anonymous.id)
-            case .upgrade(let unverified):
-                let profile = ProfileRecord(
-                    id: command.newProfileID, projectID: command.projectID, kind: .identified,
-                    externalID: command.externalID, verified: command.verified, createdAt: now, updatedAt: now)
-                try Self.insert(profile: profile, into: connection)
-                batch.append(.profileCreated(profileID: profile.id, kind: .identified))
-                try Self.fold(
-                    unverified.id, into: profile.id, projectID: command.projectID, now: now, batch: &batch,
-                    in: connection)
-                profileID = profile.id
-                merge = (.merged, unverified.id)
-                created = true
-            }
-            if let caller, caller.profile.id.utf8.elementsEqual(profileID.utf8) {
-                try Self.endSessions(
-                    where: "id = ?", [.init(caller.session.id)], reason: .replaced, now: now,
-                    devicesWhere: "session_id = ?", [.init(caller.session.id)], batch: &batch, in: connection)
-            }
-            if let before {
-                let changed = EventRules.changedProfileFields(
-                    before, name: command.name, avatarURL: command.avatarURL, email: command.email)
-                if !changed.isEmpty { batch.append(.profileUpdated(profileID: profileID, changed: changed)) }
-            }
-            if let kid = command.recordSecretUse {
-                try connection.run(
-                    """
-                    UPDATE identity_secrets SET last_used_at = MAX(COALESCE(last_used_at, 0), ?)
-                    WHERE project_id = ? AND kid = ?
-                    """,
-                    [.init(now), .init(command.projectID), .init(kid)])
-            }
-            try connection.run(
-                """
-                UPDATE profiles SET name = COALESCE(?, name), avatar_url = COALESCE(?, avatar_url),
-                    email = COALESCE(?, email), updated_at = ?
-                WHERE id = ?
-                """,
-                [.init(command.name), .init(command.avatarURL), .init(command.email), .init(now), .init(profileID)])
-            var session = command.newSession
-            session.profileID = profileID
-            session.installationID = caller?.session.installationID
-            try Self.evictSessions(
-                profileID: profileID, limit: command.maxSessionsPerProfile, now: now, batch: &batch, in: connection)
-            try Self.insert(session: session, tokenHash: command.sessionTokenHash, into: connection)
-            batch.append(.sessionCreated(session))
-            if session.kind == .verified, let jkt = session.jkt,
-                try connection.run(
-                    "INSERT OR IGNORE INTO profile_keys (profile_id, jkt, created_at) VALUES (?, ?, ?)",
-                    [.init(profileID), .init(jkt), .init(now)]) == 1
-            {
-                batch.append(.profileNewKey(session, jkt: jkt))
-            }
-            guard
-                let profile = try connection.queryFirst(
-                    "SELECT \(Self.profileColumns) FROM profiles WHERE id = ?", [.init(profileID)]
-                ).map({ Self.profile($0) })
-            else { throw SQLiteError(code: 1, message: "profile vanished") }
-            try Self.append(batch, in: connection)
-            return IdentifyResult(
-                context: SessionContext(session: session, profile: profile), merge: merge, createdProfile: created)
-        }
-    }
-
     /// Ends the live sessions of a profile beyond the `limit - 1` most recently authenticated
     /// (`session.ended`, reason `evicted`), with their devices, to make room for a new one; nothing
     /// without a limit.
@@ -247,6 +103,16 @@ extension SQLiteStore {
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
         try endSessions(
             where: "id IN (\(marks))", ids, reason: .evicted, now: now, devicesWhere: "session_id IN (\(marks))", ids,
+            batch: &batch, in: connection)
+    }
+
+    /// Ends every live session of a profile (`replaced`) with their devices.
+    static func endProfileSessions(
+        _ profileID: String, now: Int64, batch: inout EventBatch, in connection: SQLiteConnection
+    ) throws {
+        try endSessions(
+            where: "profile_id = ?", [.init(profileID)], reason: .replaced, now: now,
+            devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ?)", [.init(profileID)],
             batch: &batch, in: connection)
     }
 
@@ -269,10 +135,7 @@ extension SQLiteStore {
             "INSERT INTO profile_aliases (alias_id, project_id, profile_id, created_at) VALUES (?, ?, ?, ?)",
             [.init(source), .init(projectID), .init(target), .init(now)])
         // The folded profile's sessions (`replaced`, the caller's included) and their devices go with it.
-        try endSessions(
-            where: "profile_id = ?", [.init(source)], reason: .replaced, now: now,
-            devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ?)", [.init(source)],
-            batch: &batch, in: connection)
+        try endProfileSessions(source, now: now, batch: &batch, in: connection)
         try connection.run("DELETE FROM profiles WHERE id = ?", [.init(source)])
         let externalID = try connection.queryFirst(
             "SELECT external_id FROM profiles WHERE id = ?", [.init(target)])?.optionalText(0)
