@@ -112,7 +112,7 @@ struct WebhookWakeTests {
         try await environment.store.close()
     }
 
-    @Test("A wait returns at once for a raise it has not seen, and parks for one it has")
+    @Test("A wait returns at once for a raise it has not seen, and parks for one it has", .timeLimit(.minutes(1)))
     func generations() async throws {
         let signal = EventSignal()
         let seen = signal.generation
