@@ -37,6 +37,24 @@ struct WebhookWakeTests {
         }
     }
 
+    /// The next element of `stream`, or nil when none comes within 30 s: a dispatcher that is never
+    /// woken fails the test instead of hanging it (the deadline is a guard, not what the test waits for).
+    private func next<Element: Sendable>(_ stream: AsyncStream<Element>) async -> Element? {
+        await withTaskGroup(of: Element?.self) { group in
+            group.addTask {
+                var iterator = stream.makeAsyncIterator()
+                return await iterator.next()
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(30))
+                return nil
+            }
+            let element = await group.next() ?? nil
+            group.cancelAll()
+            return element
+        }
+    }
+
     private func start(_ environment: TestEnvironment, _ arrivals: Arrivals) -> Task<Void, any Error> {
         let clock = environment.clock
         let dispatcher = WebhookDispatcher(
@@ -72,17 +90,15 @@ struct WebhookWakeTests {
         try await webhook(environment)
         let arrivals = Arrivals()
         let parks = Parks(environment.store.eventSignal)
-        var parked = parks.stream.makeAsyncIterator()
-        var arrived = arrivals.stream.makeAsyncIterator()
         let running = start(environment, arrivals)
         // The first pass delivers the webhook's own `webhook.created`, the next finds nothing: parked.
-        _ = await arrived.next()
-        _ = await parked.next()
+        _ = await next(arrivals.stream)
+        _ = await next(parks.stream)
         #expect(environment.store.eventSignal.parked == 1)
 
         let id = try await event(environment)
-        #expect(await arrived.next() == id, "delivered with the fallback interval a day away")
-        _ = await parked.next()
+        #expect(await next(arrivals.stream) == id, "delivered with the fallback interval a day away")
+        _ = await next(parks.stream)
         running.cancel()
         _ = try? await running.value
         try await environment.store.close()
@@ -94,9 +110,8 @@ struct WebhookWakeTests {
         let environment = try await TestEnvironment.make(backend: backend)
         let arrivals = Arrivals()
         let parks = Parks(environment.store.eventSignal)
-        var parked = parks.stream.makeAsyncIterator()
         let running = start(environment, arrivals)
-        #expect(await parked.next() == 1)
+        #expect(await next(parks.stream) == 1)
         // Give a looping dispatcher every chance to run again: it does not.
         for _ in 0..<2_000 { await Task.yield() }
         #expect(parks.total == 1)
@@ -104,7 +119,7 @@ struct WebhookWakeTests {
 
         // A commit without any webhook: one pass (nothing to send), then parked again.
         _ = try await event(environment)
-        #expect(await parked.next() == 2)
+        #expect(await next(parks.stream) == 2)
         for _ in 0..<2_000 { await Task.yield() }
         #expect(parks.total == 2)
         running.cancel()
@@ -119,10 +134,9 @@ struct WebhookWakeTests {
         signal.raise()
         await signal.wait(after: seen, timeout: .seconds(86_400))  // returns: the raise came after `seen`
         let parks = Parks(signal)
-        var parked = parks.stream.makeAsyncIterator()
         let current = signal.generation
         let waiting = Task { await signal.wait(after: current, timeout: .seconds(86_400)) }
-        _ = await parked.next()
+        _ = await next(parks.stream)
         #expect(signal.parked == 1)
         signal.raise()
         await waiting.value
