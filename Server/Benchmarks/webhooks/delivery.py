@@ -54,6 +54,7 @@ class Receiver:
 
     def __init__(self) -> None:
         self.arrivals: list[tuple[float, str, bytes]] = []
+        self.connections = 0
         self.lock = threading.Lock()
         self.loop = asyncio.new_event_loop()
         self.ready = threading.Event()
@@ -69,6 +70,8 @@ class Receiver:
         self.loop.run_forever()
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with self.lock:
+            self.connections += 1
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
@@ -212,6 +215,7 @@ def main() -> int:
 
         # 2. Delivery rate from a backlog: replay everything.
         before = len(receiver.snapshot())
+        connections_before = receiver.connections
         cpu_before = cpu_seconds([server.pid])
         data = cluster.directory / "data" if cluster is not None and cluster.directory else None
         pg_before = postgres_cpu_seconds(data) if data else 0.0
@@ -225,6 +229,7 @@ def main() -> int:
         cpu_us = (cpu_seconds([server.pid]) - cpu_before) * 1e6 / max(1, len(replayed))
         pg_us = (postgres_cpu_seconds(data) - pg_before) * 1e6 / max(1, len(replayed)) if data else None
         replay_seconds = (replayed[-1][0] - replay_started) if replayed else float("nan")
+        replay_connections = receiver.connections - connections_before
 
         # 3. The receiver alone, for reference.
         reference = receiver_reference(receiver.port, 3)
@@ -239,6 +244,7 @@ def main() -> int:
                   f"max {max(latencies) * 1000:.1f} ms, mean {statistics.fmean(latencies) * 1000:.1f} ms")
         print(f"  replay of {expected:,} events: {len(replayed):,} delivered in {replay_seconds:.2f} s = "
               f"{len(replayed) / replay_seconds:,.0f} events/s")
+        print(f"  connections the receiver accepted during the replay: {replay_connections:,}")
         print(f"  CPU per delivered event during the replay: tessera serve {cpu_us:.1f} µs"
               + (f", PostgreSQL {pg_us:.1f} µs" if pg_us is not None else ""))
         if reference is not None:

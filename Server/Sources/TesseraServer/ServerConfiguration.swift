@@ -62,8 +62,10 @@ public struct ServerConfiguration: Sendable {
     /// Webhooks may use `http` URLs and loopback, link-local and private addresses (development
     /// and tests only).
     public var allowInsecureWebhooks = false
-    /// How often the webhook dispatcher looks for new events and due retries when it has nothing to do.
-    public var webhookPollInterval = Duration.seconds(1)
+    /// The longest an idle webhook dispatcher sleeps: its fallback for other nodes' work (the events
+    /// of a node that died before delivering them, the deliveries whose lease expired). This node's
+    /// commits and the retries it scheduled wake it at once, whatever this interval.
+    public var webhookPollInterval = Duration.seconds(30)
     /// Whether this node runs the webhook dispatcher (off: it only serves requests, and other nodes
     /// deliver; tests that drive a dispatcher by hand turn it off).
     public var deliverWebhooks = true

@@ -2,19 +2,29 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Writes the active users and tallies ``ActivityRecorder`` queued, every `interval`, and once more
-/// at a graceful shutdown; once an hour it deletes activity older than
+/// Writes the active users and tallies ``ActivityRecorder`` queued, every `interval` while there is
+/// traffic, and once more at a graceful shutdown; once an hour it deletes activity older than
 /// ``ActivityRecorder/retentionDays``.
+///
+/// While nothing is queued it waits twice as long after each empty look, up to `idleInterval`, so
+/// an idle server wakes it a few times a minute rather than every two seconds; the first look that
+/// finds something queued brings the interval back to `interval`. (Waiting for the first mark
+/// itself would need a signal on the recorder's request path.)
 struct ActivityFlushService: Service {
     let recorder: ActivityRecorder
     var interval: Duration = .seconds(2)
+    /// The longest wait between two looks at an empty queue.
+    var idleInterval: Duration = .seconds(32)
     var batchSize = 1_000
     let now: @Sendable () -> Date
     let logger: Logger
 
     func run() async throws {
         var lastRetention: Int64?
+        var wait = interval
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            // Marks only: a tally alone waits for the next look (it needs no promptness).
+            wait = recorder.queued > 0 ? interval : min(wait * 2, idleInterval)
             await flush()
             let seconds = Int64(now().timeIntervalSince1970.rounded(.down))
             if lastRetention.map({ seconds - $0 >= 3_600 }) ?? true {
@@ -22,7 +32,7 @@ struct ActivityFlushService: Service {
                 await deleteOld(today: ActivitySQL.day(of: seconds))
             }
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+                try await cancelWhenGracefulShutdown { [wait] in try await Task.sleep(for: wait) }
             } catch {
                 break
             }

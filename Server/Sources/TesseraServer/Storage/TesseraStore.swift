@@ -329,6 +329,9 @@ public protocol TesseraStore: SchemaStore {
 
     /// The events this store committed since it opened, by type (for `/metrics`).
     var eventTally: EventTally { get }
+    /// Raised after each commit of this process that wrote events or queued webhook deliveries
+    /// (a replay, a test event): the webhook dispatcher waits on it instead of polling.
+    var eventSignal: EventSignal { get }
 
     /// The feed: a project's events after `query.after`, in sequence order, at most `query.limit`.
     func events(_ query: EventQuery) async throws -> [EventRecord]

@@ -17,8 +17,8 @@ struct WebhookDispatcher: Service {
     let transport: Transport
     var policy = WebhookRetryPolicy()
     let now: @Sendable () -> Date
-    /// How long the dispatcher rests when a pass found nothing to do.
-    var interval = Duration.seconds(1)
+    /// The longest the dispatcher rests when a pass found nothing to do (see ``rest(after:until:)``).
+    var interval = Duration.seconds(30)
     /// How many deliveries one claim takes (and sends at once).
     var claimSize = 128
     /// How many events the fan-out reads per endpoint per step (at most ten endpoints a step, so one
@@ -40,27 +40,30 @@ struct WebhookDispatcher: Service {
     let logger: Logger
 
     func run() async throws {
-        var passes = 0
+        var lastLogCleanup: Int64?
+        var nextRetry: Int64?
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let attempts = await finishingOnShutdown { await runOnce() }
-            passes += 1
-            if passes % 600 == 1 { await deleteOldLog() }
-            if attempts > 0 { continue }
-            do {
-                try await rest()
-            } catch {
-                return
+            // Read before the pass: a commit during the pass wakes the next rest at once.
+            let seen = store.eventSignal.generation
+            if let due = nextRetry, due <= seconds { nextRetry = nil }
+            let done = await finishingOnShutdown { await pass() }
+            if let due = done.nextRetry { nextRetry = min(nextRetry ?? due, due) }
+            if lastLogCleanup.map({ seconds - $0 >= 3_600 }) ?? true {
+                lastLogCleanup = seconds
+                await deleteOldLog()
             }
+            if done.attempts > 0 { continue }
+            guard !Task.isShuttingDownGracefully && !Task.isCancelled else { return }
+            await rest(after: seen, until: nextRetry)
         }
     }
-
     /// Runs a pass; a graceful shutdown lets the attempts in flight finish and be recorded (the pass
     /// claims nothing more), for at most ``shutdownGrace``. Past it the pass is cancelled: the
     /// attempts still in flight are dropped unrecorded, and their leases expire so that another node
     /// (or this one, restarted) sends them again.
-    private func finishingOnShutdown(_ pass: @escaping @Sendable () async -> Int) async -> Int {
+    private func finishingOnShutdown(_ pass: @escaping @Sendable () async -> Pass) async -> Pass {
         let grace = shutdownGrace
-        return await withTaskGroup(of: Int?.self) { group in
+        return await withTaskGroup(of: Pass?.self) { group in
             group.addTask { await pass() }
             group.addTask {
                 // Ends without a value when the pass finished first (the group cancels this task).
@@ -72,56 +75,67 @@ struct WebhookDispatcher: Service {
             }
             let first = await group.next() ?? nil
             group.cancelAll()
-            return first ?? 0
+            return first ?? Pass()
         }
     }
 
-    /// How often a resting dispatcher looks at the store's tally of committed events.
-    static let glance = Duration.milliseconds(50)
-
-    /// Waits for `interval` (another node's events, retries coming due), or less when this node
-    /// commits an event: the store's in-memory tally changes, without a query.
-    private func rest() async throws {
-        let committed = { store.eventTally.snapshot().values.reduce(0, +) }
-        let before = committed()
-        var waited = Duration.zero
-        while waited < interval {
-            try await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.glance) }
-            waited += Self.glance
-            if committed() != before { return }
+    /// Parks until this process commits events or queues deliveries (the store's ``EventSignal``),
+    /// a retry this dispatcher scheduled comes due, ``interval`` passes (work of other nodes: the
+    /// events of a node that died before delivering them, its expired leases), or a shutdown.
+    private func rest(after seen: UInt64, until nextRetry: Int64?) async {
+        var timeout = interval
+        if let nextRetry {
+            // Just past the due second: a claim takes what is due at `now` in whole seconds.
+            let due = Date(timeIntervalSince1970: TimeInterval(nextRetry)).timeIntervalSince(now()) + 0.01
+            timeout = min(timeout, .milliseconds(Int64(max(0.01, due) * 1_000)))
         }
+        let (signal, limit) = (store.eventSignal, timeout)
+        await cancelWhenGracefulShutdown { await signal.wait(after: seen, timeout: limit) }
     }
 
     private var seconds: Int64 { Int64(now().timeIntervalSince1970.rounded(.down)) }
+
+    /// What one pass did: how many attempts it made, and the earliest retry it scheduled (or the
+    /// lease expiry of attempts it could not record).
+    struct Pass: Sendable {
+        var attempts = 0
+        var nextRetry: Int64?
+    }
 
     /// One pass: queues the new events, then claims and sends what is due; returns how many
     /// attempts it made.
     @discardableResult
     func runOnce() async -> Int {
+        await pass().attempts
+    }
+
+    private func pass() async -> Pass {
         do {
             for _ in 0..<10 {
                 if try await store.fanOutWebhookDeliveries(now: seconds, batchSize: fanOutBatch) == 0 { break }
             }
-            var attempts = 0
+            var pass = Pass()
             // A shutdown stops the claims: what was claimed is sent, nothing more.
             for _ in 0..<10 where !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let lease = "\(node):\(OpaqueToken.identifier(prefix: "lease_"))"
                 let claimed = try await store.claimWebhookDeliveries(
                     lease: lease, now: seconds, leaseSeconds: leaseSeconds, limit: claimSize)
-                attempts += claimed.count
-                await deliver(claimed)
+                pass.attempts += claimed.count
+                if let due = await deliver(claimed) { pass.nextRetry = min(pass.nextRetry ?? due, due) }
                 if claimed.count < claimSize { break }
             }
-            return attempts
+            return pass
         } catch {
             if !Task.isCancelled { logger.warning("webhook delivery pass failed", metadata: ["error": "\(error)"]) }
-            return 0
+            return Pass()
         }
     }
 
-    /// Sends the claimed deliveries at once and records each attempt.
-    func deliver(_ claimed: [ClaimedWebhookDelivery]) async {
-        guard !claimed.isEmpty else { return }
+    /// Sends the claimed deliveries at once and records each attempt; returns when the earliest of
+    /// them is due again (a retry, or the lease of one that was not sent or not recorded), if any.
+    @discardableResult
+    func deliver(_ claimed: [ClaimedWebhookDelivery]) async -> Int64? {
+        guard !claimed.isEmpty else { return nil }
         activity?.deliveriesStarted(claimed.count)
         defer { activity?.deliveriesFinished(claimed.count) }
         // Each endpoint's secrets are read once per claim.
@@ -145,8 +159,14 @@ struct WebhookDispatcher: Service {
             }
             return results
         }
-        guard !Task.isCancelled else { return }
-        await record(results)
+        guard !Task.isCancelled else { return nil }
+        let leaseExpiry = seconds + leaseSeconds
+        var due = results.count < claimed.count ? leaseExpiry : nil
+        for result in results where result.state == .pending {
+            if let next = result.nextAttemptAt { due = min(due ?? next, next) }
+        }
+        if await !record(results) { due = leaseExpiry }
+        return due
     }
 
     /// Makes one attempt; nil when a shutdown cancelled it.
@@ -188,8 +208,8 @@ struct WebhookDispatcher: Service {
 
     /// Records the attempts; one whose lease was lost meanwhile (another node took the delivery
     /// over) records nothing.
-    private func record(_ results: [WebhookAttemptResult]) async {
-        guard !results.isEmpty else { return }
+    private func record(_ results: [WebhookAttemptResult]) async -> Bool {
+        guard !results.isEmpty else { return true }
         do {
             let recorded = try await store.recordWebhookAttempts(results)
             for (result, kept) in zip(results, recorded) where !kept {
@@ -197,9 +217,11 @@ struct WebhookDispatcher: Service {
                     "webhook lease lost before the attempt was recorded",
                     metadata: ["webhook_id": "\(result.webhookID)", "event_id": "\(result.eventID)"])
             }
+            return true
         } catch {
             logger.warning(
                 "webhook attempts not recorded", metadata: ["attempts": "\(results.count)", "error": "\(error)"])
+            return false
         }
     }
 

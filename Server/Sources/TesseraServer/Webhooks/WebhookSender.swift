@@ -95,13 +95,28 @@ public struct WebhookSender: Sendable {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.timeout = .init(connect: Self.timeAmount(timeout), read: Self.timeAmount(timeout))
         configuration.httpVersion = .http1Only
-        if IPAddressBytes(target.host) == nil {
+        let pinned = IPAddressBytes(target.host) == nil ? address.description : nil
+        if let pinned {
             // Connect to the address checked above; the URL keeps the name for Host, SNI and the certificate.
-            configuration.dnsOverride = [target.host: address.description]
+            configuration.dnsOverride = [target.host: pinned]
         }
-        let client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration)
-        let result = await post(delivery, to: target.url, secrets: secrets, with: client)
-        try? await client.shutdown()
+        let result: Attempt
+        if eventLoopGroup === MultiThreadedEventLoopGroup.singleton {
+            // Keep-alive connections, reused by the next deliveries to the same host and address.
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit =
+                WebhookClients.shared.connectionsPerHost
+            let key = WebhookClients.Key(
+                host: target.host, address: pinned, timeout: Self.timeAmount(timeout).nanoseconds)
+            let (group, settings) = (eventLoopGroup, configuration)
+            let make = { HTTPClient(eventLoopGroupProvider: .shared(group), configuration: settings) }
+            result = await WebhookClients.shared.with(key, make: make) { client in
+                await post(delivery, to: target.url, secrets: secrets, with: client)
+            }
+        } else {
+            let client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration)
+            result = await post(delivery, to: target.url, secrets: secrets, with: client)
+            try? await client.shutdown()
+        }
         switch result {
         case .answered(let status, let body):
             var answered: WebhookOutcome

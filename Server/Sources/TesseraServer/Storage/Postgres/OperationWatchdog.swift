@@ -7,6 +7,8 @@ import Synchronization
 /// cost more CPU than the query itself (two tasks and a dispatch timer per call); here an operation
 /// costs one locked insert and one locked removal, and ``run()`` wakes every ``resolution`` to
 /// expire the overdue ones. An operation therefore answers at most one resolution after its deadline.
+/// With no operation registered the sweeper parks until the next one is (an idle server does not
+/// wake ten times a second).
 final class OperationWatchdog: Sendable {
     private struct Entry {
         var deadline: ContinuousClock.Instant
@@ -16,6 +18,9 @@ final class OperationWatchdog: Sendable {
     private struct State {
         var nextID: UInt64 = 0
         var entries: [UInt64: Entry] = [:]
+        /// The sweeper, parked while no operation is registered.
+        var parked: CheckedContinuation<Void, Never>?
+        var cancelled = false
     }
 
     private let state = Mutex(State())
@@ -29,11 +34,14 @@ final class OperationWatchdog: Sendable {
     /// Registers an operation; `expire` is called once, from the sweeper, if it is still registered
     /// after `deadline`. Returns the ID that ``finish(_:)`` takes.
     func register(deadline: ContinuousClock.Instant, expire: @escaping @Sendable () -> Void) -> UInt64 {
-        state.withLock { state in
+        let (id, parked) = state.withLock { state in
             state.nextID &+= 1
             state.entries[state.nextID] = Entry(deadline: deadline, expire: expire)
-            return state.nextID
+            defer { state.parked = nil }
+            return (state.nextID, state.parked)
         }
+        parked?.resume()
+        return id
     }
 
     /// Unregisters a finished operation (nothing happens if it had already expired).
@@ -58,9 +66,30 @@ final class OperationWatchdog: Sendable {
     /// Sweeps every ``resolution`` until the task is cancelled, then expires whatever is left.
     func run() async {
         while !Task.isCancelled {
+            await parkWhileIdle()
             do { try await Task.sleep(for: resolution) } catch { break }
             sweep()
         }
         sweep(now: .now + .seconds(86_400 * 365))
+    }
+
+    /// Returns at once while operations are registered; otherwise when one is, or on cancellation.
+    private func parkWhileIdle() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resume = state.withLock { state -> Bool in
+                    if !state.entries.isEmpty || state.cancelled { return true }
+                    state.parked = continuation
+                    return false
+                }
+                if resume { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.cancelled = true
+                defer { state.parked = nil }
+                return state.parked
+            }?.resume()
+        }
     }
 }

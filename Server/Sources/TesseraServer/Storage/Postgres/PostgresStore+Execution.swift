@@ -28,6 +28,7 @@ extension PostgresStore {
             if !appended.isEmpty {
                 self.eventTally.add(appended)
                 self.sequencerSignal.yield()
+                self.eventSignal.raise()
             }
             return value
         }

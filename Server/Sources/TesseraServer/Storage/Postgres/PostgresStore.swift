@@ -19,6 +19,7 @@ import Synchronization
 public final class PostgresStore: TesseraStore {
     let client: PostgresClient
     public let eventTally = EventTally()
+    public let eventSignal = EventSignal()
     let configuration: PostgresConfiguration
     let logger: Logger
     public let masterKeys: MasterKeyring
@@ -31,9 +32,11 @@ public final class PostgresStore: TesseraStore {
     let dedicatedConnections: [PostgresDedicatedConnection]
     private let runner: Task<Void, Never>
     private let sweeper: Task<Void, Never>
-    /// Wakes the sequencer: after a commit that wrote events, and every second for the events a
-    /// node committed and could not sequence before it died.
+    /// Wakes the sequencer: after a commit that wrote events, a second after a failed run, and
+    /// every ``sequencerTick`` for the events a node committed and could not sequence before it died.
     let sequencerSignal: AsyncStream<Void>.Continuation
+    /// How often the sequencer runs without a commit of this node.
+    static let sequencerTick = Duration.seconds(30)
     /// Moves committed events from the outbox into the feed (``sequenceEvents(projectID:)``).
     private let sequencer = Mutex<Task<Void, Never>?>(nil)
 
@@ -98,7 +101,10 @@ public final class PostgresStore: TesseraStore {
             await withDiscardingTaskGroup { group in
                 group.addTask { await watchdog.run() }
                 group.addTask {
-                    while (try? await Task.sleep(for: .seconds(1))) != nil { signal.yield() }
+                    // Feed reads and the dispatcher's fan-out number what committed before them, so
+                    // this tick only moves the events a node committed and could not number before
+                    // it died: rarely, so an idle server sleeps.
+                    while (try? await Task.sleep(for: Self.sequencerTick)) != nil { signal.yield() }
                 }
                 group.addTask {
                     while (try? await Task.sleep(for: .seconds(5))) != nil {
@@ -118,6 +124,10 @@ public final class PostgresStore: TesseraStore {
                         try await self.sequenceEvents()
                     } catch {
                         self.logger.warning("event sequencer failed; it runs again within a second")
+                        Task {
+                            try await Task.sleep(for: .seconds(1))
+                            signal.yield()
+                        }
                     }
                 }
             }

@@ -15,13 +15,16 @@ import Synchronization
 /// copied everything); the writer does not truncate it, because the truncation of a large file
 /// stalled the commit that did it. When a second passes without a commit and the file is larger
 /// than `walSizeLimit`, this thread truncates it with a `TRUNCATE` checkpoint instead (a write that
-/// arrives meanwhile waits for it, up to the busy timeout).
+/// arrives meanwhile waits for it, up to the busy timeout). After such a quiet second the thread
+/// sleeps without a timeout until the next commit wakes it, so an idle server does not wake it.
 final class SQLiteCheckpointer: Sendable {
     private let connection: SQLiteConnection
     private let commitsPerCheckpoint: Int
     private let walSizeLimit: Int
     private let commits = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
+    /// The thread sleeps until the next commit (nothing was committed for a second).
+    private let parked = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
@@ -38,7 +41,10 @@ final class SQLiteCheckpointer: Sendable {
 
     /// Called by the writer after each commit.
     func committed() {
-        if commits.add(1, ordering: .relaxed).newValue == commitsPerCheckpoint {
+        let count = commits.add(1, ordering: .sequentiallyConsistent).newValue
+        if count == commitsPerCheckpoint
+            || (parked.load(ordering: .relaxed) && parked.exchange(false, ordering: .sequentiallyConsistent))
+        {
             wake.signal()
         }
     }
@@ -53,16 +59,27 @@ final class SQLiteCheckpointer: Sendable {
     }
 
     private func loop() {
+        var quiet = false
         while true {
-            _ = wake.wait(timeout: .now() + .seconds(1))
+            if quiet {
+                // Parked: the next commit (or `stop()`) signals. A commit counted before the flag was
+                // set is seen here; one counted after it sees the flag and signals.
+                parked.store(true, ordering: .sequentiallyConsistent)
+                if commits.load(ordering: .sequentiallyConsistent) == 0 { wake.wait() }
+                parked.store(false, ordering: .sequentiallyConsistent)
+            } else {
+                _ = wake.wait(timeout: .now() + .seconds(1))
+            }
             if stopped.load(ordering: .acquiring) {
                 finished.signal()
                 return
             }
-            guard commits.exchange(0, ordering: .relaxed) > 0 else {
+            guard commits.exchange(0, ordering: .sequentiallyConsistent) > 0 else {
                 if walSize() > walSizeLimit { try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+                quiet = true
                 continue
             }
+            quiet = false
             try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
         }
     }

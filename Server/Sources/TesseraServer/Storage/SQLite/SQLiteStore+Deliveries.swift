@@ -213,7 +213,9 @@ extension SQLiteStore {
     public func replayWebhookEvent(projectID: String, webhookID: String, eventID: String, now: Int64) async throws
         -> Bool?
     {
-        try await writer.write { connection -> Bool? in
+        // The dispatcher waits for this (a spurious wake when the write failed costs one pass).
+        defer { eventSignal.raise() }
+        return try await writer.write { connection -> Bool? in
             guard
                 try connection.queryFirst(
                     "SELECT 1 FROM webhooks WHERE project_id = ? AND id = ?", [.init(projectID), .init(webhookID)])
@@ -234,7 +236,9 @@ extension SQLiteStore {
     public func replayWebhookEvents(projectID: String, webhookID: String, afterSequence: Int64, now: Int64)
         async throws -> Int?
     {
-        try await writer.write { connection -> Int? in
+        // The dispatcher waits for this (a spurious wake when the write failed costs one pass).
+        defer { eventSignal.raise() }
+        return try await writer.write { connection -> Int? in
             guard
                 let webhook = try connection.queryFirst(
                     "SELECT types, cursor_sequence FROM webhooks WHERE project_id = ? AND id = ?",
@@ -267,7 +271,9 @@ extension SQLiteStore {
     public func queueWebhookTest(projectID: String, webhookID: String, event: EventRecord, body: String, now: Int64)
         async throws -> Bool
     {
-        try await writer.write { connection in
+        // The dispatcher waits for this (a spurious wake when the write failed costs one pass).
+        defer { eventSignal.raise() }
+        return try await writer.write { connection in
             guard
                 try connection.queryFirst(
                     "SELECT 1 FROM webhooks WHERE project_id = ? AND id = ?", [.init(projectID), .init(webhookID)])

@@ -8,6 +8,7 @@ public final class SQLiteStore: TesseraStore {
     let readers: SQLiteReaderPool
     public let masterKeys: MasterKeyring
     public var eventTally: EventTally { writer.eventTally }
+    public var eventSignal: EventSignal { writer.eventSignal }
     /// The database file.
     public let path: String
     /// Where the store reports what it did on its own (a backup before a migration).

@@ -29,6 +29,8 @@ final class SQLiteWriter: Sendable {
     private let logger: Logger
     /// Where the events of committed jobs are counted.
     let eventTally = EventTally()
+    /// Raised after each commit that wrote events (the webhook dispatcher waits on it).
+    let eventSignal = EventSignal()
 
     /// - Parameters:
     ///   - connection: the read-write connection this writer owns.
@@ -150,6 +152,7 @@ final class SQLiteWriter: Sendable {
         do {
             try connection.run("COMMIT")
             eventTally.add(events)
+            if !events.isEmpty { eventSignal.raise() }
             for entry in succeeded { entry.complete() }
             checkpointer?.committed()
         } catch {
