@@ -181,7 +181,7 @@ extension PostgresStore {
     }
 
     /// Records a pass's attempts with a fixed number of statements (three, plus the endpoint
-    /// bookkeeping of each failed attempt): one per attempt made a pass of 128 deliveries ~400 round
+    /// bookkeeping of each failed attempt): one per attempt made a pass of 128 deliveries some four hundred round
     /// trips, the dispatcher's largest cost on PostgreSQL. Each delivery is updated only while
     /// `lease` still holds it (the row locked by the update), and only those get an attempt row.
     static func record(_ results: [WebhookAttemptResult], in connection: PostgresConnection, logger: Logger)
@@ -243,7 +243,7 @@ extension PostgresStore {
         return recorded
     }
 
-    /// The endpoint's side of a failed attempt: its failing time, and disabling it (for `410 Gone`,
+    /// The endpoint's side of a failed attempt: its failing time, and disabling it (for a receiver that answered Gone,
     /// or after failing long enough).
     static func failed(_ result: WebhookAttemptResult, in connection: PostgresConnection, logger: Logger)
         async throws
