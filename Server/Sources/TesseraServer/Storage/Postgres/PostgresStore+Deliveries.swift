@@ -181,8 +181,8 @@ extension PostgresStore {
     }
 
     /// Records a pass's attempts with a fixed number of statements (three, plus the endpoint
-    /// bookkeeping of each failed attempt): one per attempt made a pass of 128 deliveries some four hundred round
-    /// trips, the dispatcher's largest cost on PostgreSQL. Each delivery is updated only while
+    /// bookkeeping of each failed attempt): one per attempt made a pass of 128 deliveries some four
+    /// hundred round trips, the dispatcher's largest cost on PostgreSQL. Each delivery is updated only while
     /// `lease` still holds it (the row locked by the update), and only those get an attempt row.
     static func record(_ results: [WebhookAttemptResult], in connection: PostgresConnection, logger: Logger)
         async throws -> [Bool]
@@ -243,8 +243,8 @@ extension PostgresStore {
         return recorded
     }
 
-    /// The endpoint's side of a failed attempt: its failing time, and disabling it (for a receiver that answered Gone,
-    /// or after failing long enough).
+    /// The endpoint's side of a failed attempt: its failing time, and disabling it (for a receiver that
+    /// answered Gone, or after failing long enough).
     static func failed(_ result: WebhookAttemptResult, in connection: PostgresConnection, logger: Logger)
         async throws
     {
