@@ -154,7 +154,13 @@ public struct ServerConfiguration: Sendable {
             }
         }
         if try ServerTracing.enabled(in: environment) {
-            configuration.tracing = try ServerTracing.otlp()
+            do {
+                configuration.tracing = try ServerTracing.otlp()
+            } catch {
+                throw ConfigurationError(
+                    "Tracing cannot start (\(error)): Tessera exports OTLP over HTTP with protobuf only "
+                        + "(OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf); see docs/OPERATIONS.md, \"Tracing\"")
+            }
         }
         return configuration
     }

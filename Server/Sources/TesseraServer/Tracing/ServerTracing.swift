@@ -41,8 +41,21 @@ public struct ServerTracing: Sendable {
     public static func otlp(configuration: OTel.Configuration = defaultOTelConfiguration) throws -> ServerTracing {
         let traces = try OTel.makeTracingBackend(configuration: configuration)
         let metrics = try OTel.makeMetricsBackend(configuration: configuration)
-        return ServerTracing(
-            tracer: traces.factory, metrics: metrics.factory, services: [traces.service, metrics.service])
+        let tracing = ServerTracing(
+            tracer: traces.factory, metrics: metrics.factory,
+            services: [OffLoopService(traces.service), OffLoopService(metrics.service)])
+        // swift-otel's OTLP/HTTP exporter shuts its HTTP client down synchronously in its deinit, which
+        // traps on an event loop thread, and `tessera serve` runs its tasks on NIO's event loops. So the
+        // tracer and the metrics factory (one set per process) live as long as the process, and the
+        // services, which release their exporters when they stop, run off the event loops.
+        _ = Unmanaged.passRetained(ProcessLifetime(tracing))
+        return tracing
+    }
+
+    /// Holds the OTLP backends until the process exits (see ``otlp(configuration:)``).
+    private final class ProcessLifetime: Sendable {
+        let tracing: ServerTracing
+        init(_ tracing: ServerTracing) { self.tracing = tracing }
     }
 
     /// The OpenTelemetry configuration Tessera starts from: service `tessera` with its release,
