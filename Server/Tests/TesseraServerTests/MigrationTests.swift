@@ -273,7 +273,7 @@ struct MigrationTests {
         let report = try await store.migrate(MigrationRequest(now: Self.now))
         #expect(report.applied == [latest])
         let backup = try #require(report.backupPath)
-        let before = try #require(previous.steps.last).version
+        let before = try #require(previous.steps?.last).version
         #expect(backup == path + ".schema-\(before)-20261118T110640Z.backup")
         let mode = try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)
@@ -310,7 +310,7 @@ struct MigrationTests {
         let expand = try TesseraExecutable.run(["migrate", "expand"] + options)
         #expect(expand.status == 0, "\(expand.errors)")
         #expect(expand.output.contains("Applied expand steps \(latest)."))
-        let before = try #require(previous.steps.last).version
+        let before = try #require(previous.steps?.last).version
         #expect(expand.output.contains("Copied the database to \(database).schema-\(before)-"))
         let again = try TesseraExecutable.run(["migrate", "expand"] + options)
         #expect(again.output == "No pending expand step.\n")

@@ -173,6 +173,13 @@ struct TracingTests {
             try ServerTracing.enabled(in: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_SDK_DISABLED": "true"])
                 == false)
         #expect(throws: ConfigurationError.self) { try ServerTracing.enabled(in: ["TESSERA_TRACING": "yes please"]) }
+        #expect(throws: ConfigurationError.self) {
+            try ServerTracing.enabled(in: ["TESSERA_TRACING": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"])
+        }
+        #expect(
+            try ServerTracing.enabled(in: [
+                "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+            ]))
     }
 
     @Test("An event keeps the trace state beside the traceparent, and reads both back")

@@ -75,17 +75,33 @@ public struct ServerTracing: Sendable {
 
     /// Whether the environment turns tracing on: `TESSERA_TRACING=otlp`, or an OTLP endpoint
     /// (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) without
-    /// `TESSERA_TRACING=off`; `OTEL_SDK_DISABLED=true` turns it off.
+    /// `TESSERA_TRACING=off`; `OTEL_SDK_DISABLED=true` turns it off. A protocol other than
+    /// `http/protobuf` is refused.
     static func enabled(in environment: [String: String]) throws -> Bool {
         if environment["OTEL_SDK_DISABLED"]?.lowercased() == "true" { return false }
         switch environment["TESSERA_TRACING"]?.lowercased() {
-        case "otlp", "on": return true
+        case "otlp", "on": return try checkedProtocol(in: environment)
         case "off": return false
         case nil, "": break
         case let value?: throw ConfigurationError("TESSERA_TRACING must be otlp or off, not \(value)")
         }
-        return ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"].contains {
+        let enabled = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"].contains {
             !(environment[$0] ?? "").isEmpty
         }
+        return try enabled && checkedProtocol(in: environment)
+    }
+
+    /// Refuses an OTLP protocol other than `http/protobuf`: swift-otel stops the process on one that
+    /// is not built in (gRPC is left out, for the build time).
+    private static func checkedProtocol(in environment: [String: String]) throws -> Bool {
+        for name in [
+            "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+        ] {
+            if let value = environment[name], !value.isEmpty, value != "http/protobuf" {
+                throw ConfigurationError(
+                    "\(name) must be http/protobuf (Tessera exports OTLP over HTTP only), not \(value)")
+            }
+        }
+        return true
     }
 }
