@@ -79,6 +79,9 @@ public struct ServerConfiguration: Sendable {
     /// The roots App Attest attestation chains must lead to; nil (the default) trusts Apple's App
     /// Attestation Root CA only. Tests set a root of their own.
     public var appAttestTrustAnchors: [Certificate]? = nil
+    /// Tracing and per-route request metrics (OpenTelemetry); nil (the default) traces nothing and
+    /// costs nothing. ``fromEnvironment(_:)`` turns it on with an OTLP endpoint; see ``ServerTracing``.
+    public var tracing: ServerTracing? = nil
 
     public init() {}
 
@@ -88,8 +91,8 @@ public struct ServerConfiguration: Sendable {
     /// `TESSERA_ANONYMOUS_RETENTION_DAYS` and `TESSERA_EVENT_RETENTION_DAYS` (0: keep forever), `TESSERA_CONSOLE` (on|off),
     /// `TESSERA_MASTER_KEY_FILE`, `TESSERA_PREVIOUS_MASTER_KEY_FILES` (comma-separated) and
     /// `TESSERA_ALLOW_INSECURE_WEBHOOKS` (true or false), `TESSERA_DRAIN_SECONDS` and
-    /// `TESSERA_NODE_ALIVE_SECONDS`; unset variables keep
-    /// the defaults.
+    /// `TESSERA_NODE_ALIVE_SECONDS`, and tracing with `TESSERA_TRACING` (otlp or off) or the
+    /// OpenTelemetry `OTEL_EXPORTER_OTLP_ENDPOINT`; unset variables keep the defaults.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> ServerConfiguration
     {
@@ -150,6 +153,15 @@ public struct ServerConfiguration: Sendable {
             case "on", "1", "true", "yes": configuration.consoleEnabled = true
             case "off", "0", "false", "no": configuration.consoleEnabled = false
             default: throw ConfigurationError("TESSERA_CONSOLE must be on or off, not \(value)")
+            }
+        }
+        if try ServerTracing.enabled(in: environment) {
+            do {
+                configuration.tracing = try ServerTracing.otlp()
+            } catch {
+                throw ConfigurationError(
+                    "Tracing cannot start (\(error)): Tessera exports OTLP over HTTP with protobuf only "
+                        + "(OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf); see docs/OPERATIONS.md, \"Tracing\"")
             }
         }
         return configuration

@@ -11,6 +11,6 @@ public enum TesseraRelease {
     /// SQLite and PostgreSQL). A node is ready only when its database is at this version.
     public static var schemaVersion: Int64 { Int64(SQLiteMigrations.all.map(\.version).max() ?? 0) }
 
-    /// The line `tessera --version` prints: `0.3.0-dev (schema 10)`.
+    /// The line `tessera --version` prints: `0.3.0-dev (schema 17)`.
     public static var description: String { "\(version) (schema \(schemaVersion))" }
 }

@@ -194,21 +194,31 @@ struct MigrationTests {
         // The database as the release before the registry left it: the registry's step and every
         // later one undone (their ledger rows, and what they made).
         let registry = try #require(SQLiteMigrations.all.first { $0.sql.contains("CREATE TABLE nodes") }).version
-        let laterTables = ["profile_activity", "daily_tallies"]  // made by the step after the registry's
-        #expect(latest == registry + 1, "a new step after the registry's: undo what it makes here too")
+        // What each step after the registry's made, undone (a new step adds its line here).
+        let later: [Int64: [String]] = [
+            registry + 1: ["DROP TABLE profile_activity", "DROP TABLE daily_tallies"],
+            17: ["ALTER TABLE events DROP COLUMN trace_context"]
+                + (backend == .postgres ? ["ALTER TABLE event_outbox DROP COLUMN trace_context"] : []),
+        ]
+        #expect(
+            Set(later.keys) == Set(SQLiteMigrations.all.map(\.version).filter { $0 > registry }),
+            "a new step after the registry's: undo what it makes here too")
+        #expect(latest == later.keys.max())
         for sql in [
             "DELETE FROM schema_migrations WHERE version >= \(registry)", "DROP TABLE nodes",
             "ALTER TABLE schema_migrations DROP COLUMN kind",
             "ALTER TABLE schema_migrations DROP COLUMN required_release",
             "ALTER TABLE schema_migrations DROP COLUMN applied_by",
-        ] + laterTables.map({ "DROP TABLE \($0)" }) {
+        ] + later.sorted(by: { $0.key < $1.key }).flatMap(\.value) {
             try await HealthTests.run(sql, on: store)
         }
         let before = try await store.appliedMigrations()
         #expect(before.map(\.version) == Array(1..<registry))
         #expect(before.allSatisfy { $0.kind == .expand && $0.appliedBy == nil })
         #expect(try await store.nodes().isEmpty)
-        #expect(try await store.migrate(MigrationRequest(now: Self.now)).applied == Array(registry...latest))
+        #expect(
+            try await store.migrate(MigrationRequest(now: Self.now)).applied
+                == SQLiteMigrations.all.map(\.version).filter { $0 >= registry })
         let after = try await store.appliedMigrations()
         #expect(after.last?.appliedBy == TesseraRelease.version)
         #expect(after.first?.appliedBy == nil)
@@ -265,12 +275,13 @@ struct MigrationTests {
         let report = try await store.migrate(MigrationRequest(now: Self.now))
         #expect(report.applied == [latest])
         let backup = try #require(report.backupPath)
-        #expect(backup == path + ".schema-\(latest - 1)-20261118T110640Z.backup")
+        let before = try #require(previous.steps?.last).version
+        #expect(backup == path + ".schema-\(before)-20261118T110640Z.backup")
         let mode = try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)
         // The copy is the database before the step.
         let copy = try SQLiteStore(path: backup, masterKeys: TestMasterKeys.keyring)
-        #expect(try await copy.appliedMigrations().map(\.version).max() == latest - 1)
+        #expect(try await copy.appliedMigrations().map(\.version).max() == before)
         try await copy.close()
         // Nothing pending: no copy.
         #expect(try await store.migrate(MigrationRequest(now: Self.now)) == MigrationReport())
@@ -301,7 +312,8 @@ struct MigrationTests {
         let expand = try TesseraExecutable.run(["migrate", "expand"] + options)
         #expect(expand.status == 0, "\(expand.errors)")
         #expect(expand.output.contains("Applied expand steps \(latest)."))
-        #expect(expand.output.contains("Copied the database to \(database).schema-\(latest - 1)-"))
+        let before = try #require(previous.steps?.last).version
+        #expect(expand.output.contains("Copied the database to \(database).schema-\(before)-"))
         let again = try TesseraExecutable.run(["migrate", "expand"] + options)
         #expect(again.output == "No pending expand step.\n")
         let contract = try TesseraExecutable.run(["migrate", "contract"] + options)

@@ -19,7 +19,8 @@ struct SchemaParityTests {
         "column event_outbox.data text not null", "column event_outbox.id text not null",
         "column event_outbox.position integer not null", "column event_outbox.profile_id text null",
         "column event_outbox.project_id text not null", "column event_outbox.reason text null",
-        "column event_outbox.type text not null", "index event_outbox unique (position)",
+        "column event_outbox.trace_context text null", "column event_outbox.type text not null",
+        "index event_outbox unique (position)",
         // The migration ledger: a primary key on PostgreSQL, where nodes migrating at once insert
         // their versions under an advisory lock; SQLite's one writer needs no index there.
         "index schema_migrations unique (version)",

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import TesseraTokens
+import Tracing
 
 /// Delivers the webhooks: queues each enabled endpoint's new events from the feed, claims the due
 /// deliveries under a lease, signs and sends them, and records each attempt with its next retry.
@@ -36,6 +37,8 @@ struct WebhookDispatcher: Service {
     /// How long a graceful shutdown waits for the deliveries in flight to be answered and recorded
     /// (an attempt's own limit is 15 s).
     var shutdownGrace = Duration.seconds(15)
+    /// Traces each attempt in the trace of the request that produced its event (nil: tracing is off).
+    var tracer: (any Tracer)? = nil
 
     let logger: Logger
 
@@ -185,8 +188,8 @@ struct WebhookDispatcher: Service {
         }
         let sentAt = seconds
         let secrets = webhook.signingSecrets(now: sentAt).compactMap { try? WebhookSecret($0) }
-        let outcome = await transport(
-            WebhookSender.Delivery(id: delivery.eventID, timestamp: sentAt, body: body), webhook.url, secrets)
+        let outcome = await send(
+            WebhookSender.Delivery(id: delivery.eventID, timestamp: sentAt, body: body), delivery, webhook, secrets)
         // Cancelled by a shutdown: not the endpoint's failure; the lease runs out instead.
         if Task.isCancelled { return nil }
         let finishedAt = seconds
@@ -204,6 +207,23 @@ struct WebhookDispatcher: Service {
         metrics?.webhookAttempt(
             result, latencySeconds: outcome.kind == .delivered ? finishedAt - delivery.eventCreatedAt : nil)
         return result
+    }
+
+    /// Sends one attempt with the trace context of its event: in a span of that trace when tracing is on.
+    private func send(
+        _ message: WebhookSender.Delivery, _ delivery: ClaimedWebhookDelivery, _ webhook: WebhookRecord,
+        _ secrets: [WebhookSecret]
+    ) async -> WebhookOutcome {
+        var message = message
+        let stored = delivery.traceContext.flatMap(TraceHeaders.init(stored:))
+        guard let tracer else {
+            message.traceParent = stored?.traceParent
+            message.traceState = stored?.traceState
+            return await transport(message, webhook.url, secrets)
+        }
+        return await WebhookTracing.attempt(
+            message, stored: stored, delivery: delivery, tracer: tracer
+        ) { await transport($0, webhook.url, secrets) }
     }
 
     /// Records the attempts; one whose lease was lost meanwhile (another node took the delivery

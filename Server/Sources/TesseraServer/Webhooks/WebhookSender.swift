@@ -19,11 +19,19 @@ public struct WebhookSender: Sendable {
         /// Unix seconds, the `webhook-timestamp` header.
         public var timestamp: Int64
         public var body: [UInt8]
+        /// The W3C `traceparent` and `tracestate` headers the delivery carries (nil: none), in the trace
+        /// of the request that produced the event.
+        public var traceParent: String?
+        public var traceState: String?
 
-        public init(id: String, timestamp: Int64, body: [UInt8]) {
+        public init(
+            id: String, timestamp: Int64, body: [UInt8], traceParent: String? = nil, traceState: String? = nil
+        ) {
             self.id = id
             self.timestamp = timestamp
             self.body = body
+            self.traceParent = traceParent
+            self.traceState = traceState
         }
     }
 
@@ -51,9 +59,9 @@ public struct WebhookSender: Sendable {
     }
 
     /// The three `webhook-` headers and the content type of a delivery signed with `secrets`
-    /// (one `v1,` signature each).
+    /// (one `v1,` signature each), and its trace context when it has one.
     public static func headers(for delivery: Delivery, secrets: [WebhookSecret]) -> [(String, String)] {
-        [
+        var headers = [
             ("webhook-id", delivery.id),
             ("webhook-timestamp", String(delivery.timestamp)),
             (
@@ -63,6 +71,11 @@ public struct WebhookSender: Sendable {
             ),
             ("content-type", "application/json"),
         ]
+        if let traceParent = delivery.traceParent {
+            headers.append(("traceparent", traceParent))
+            if let traceState = delivery.traceState { headers.append(("tracestate", traceState)) }
+        }
+        return headers
     }
 
     /// POSTs `delivery` to `url`, signed with each of `secrets`.

@@ -76,11 +76,15 @@ public struct ClaimedWebhookDelivery: Sendable, Hashable {
     public var body: String?
     /// When the event was committed (for the delivery latency).
     public var eventCreatedAt: Int64
+    /// The trace context of the request that produced the event (`traceparent`, and `tracestate` on a
+    /// second line); nil when it was not traced.
+    public var traceContext: String?
 
     public init(
         webhookID: String, projectID: String, eventID: String, attempt: Int, lease: String, event: EventRecord?,
-        body: String?, eventCreatedAt: Int64
+        body: String?, eventCreatedAt: Int64, traceContext: String? = nil
     ) {
+        self.traceContext = traceContext
         self.webhookID = webhookID
         self.projectID = projectID
         self.eventID = eventID

@@ -96,12 +96,14 @@ func makeNode(
             now: configuration.now, logger: logger),
         ActivityFlushService(recorder: core.activeUsers, now: configuration.now, logger: logger),
     ]
+    // First, so they stop last: the spans of the drained requests are exported.
+    services.insert(contentsOf: configuration.tracing?.services ?? [], at: 0)
     if configuration.deliverWebhooks {
         services.append(
             WebhookDispatcher(
                 store: store, transport: WebhookSender(allowInsecure: configuration.allowInsecureWebhooks).send,
                 now: configuration.now, interval: configuration.webhookPollInterval, metrics: core.metrics,
-                activity: activity, logger: logger))
+                activity: activity, tracer: configuration.tracing?.tracer, logger: logger))
     }
     let application = Application(
         router: router,

@@ -14,6 +14,7 @@ enum TesseraRouter {
             } : []
         let router = Router(context: TesseraRequestContext.self)
         // Added first: Hummingbird wraps each route in the middleware added before it.
+        if let tracing = core.configuration.tracing { router.add(middleware: TracingMiddleware(tracing)) }
         router.add(
             middleware: TesseraMiddleware(
                 routes: RouteTable(endpoints + console), metrics: core.metrics,

@@ -471,5 +471,14 @@ enum PostgresMigrations {
             );
             """
         ),
+        .expand(
+            17,
+            // Tracing (issue 29): see SQLiteMigrations' version 17; the outbox keeps it until the
+            // sequencer moves the event.
+            """
+            ALTER TABLE events ADD COLUMN trace_context TEXT;
+            ALTER TABLE event_outbox ADD COLUMN trace_context TEXT;
+            """
+        ),
     ]
 }

@@ -53,23 +53,26 @@ enum PostgresPreparedQueries {
     /// statement every change runs, prepared once per connection rather than parsed and planned
     /// each time.
     struct AppendEvents: PostgresPreparedStatement {
-        static let name = "tessera_append_events_v2"
+        static let name = "tessera_append_events_v3"
         static let sql = """
             INSERT INTO event_outbox
-                (project_id, id, type, created_at, actor_type, actor_id, client_address, profile_id, data, reason)
-            SELECT $1, e.id, e.type, $2, $3, $4, $5, NULLIF(e.profile_id, ''), e.data, $10
+                (project_id, id, type, created_at, actor_type, actor_id, client_address, profile_id, data, reason,
+                    trace_context)
+            SELECT $1, e.id, e.type, $2, $3, $4, $5, NULLIF(e.profile_id, ''), e.data, $10, $11
             FROM unnest($6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY AS e(id, type, profile_id, data, n)
             ORDER BY e.n
             """
         static let bindingDataTypes: [PostgresDataType] = [
-            .text, .int8, .text, .text, .text, .textArray, .textArray, .textArray, .textArray, .text,
+            .text, .int8, .text, .text, .text, .textArray, .textArray, .textArray, .textArray, .text, .text,
         ]
         typealias Row = PostgresRow
 
         let batch: EventBatch
+        /// The trace context of the request writing the events (``TraceScope``); nil when not traced.
+        var traceContext: String? = nil
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 10)
+            var bindings = PostgresBindings(capacity: 11)
             bindings.append(batch.projectID)
             bindings.append(batch.now)
             bindings.append(batch.origin.actor.kind.rawValue)
@@ -80,6 +83,7 @@ enum PostgresPreparedQueries {
             bindings.append(batch.drafts.map { $0.profileID ?? "" })
             bindings.append(batch.drafts.map(\.data))
             bindings.append(batch.origin.reason)
+            bindings.append(traceContext)
             return bindings
         }
 

@@ -152,7 +152,7 @@ extension PostgresStore {
                     RETURNING d.webhook_id, d.project_id, d.event_id, d.attempt, d.sequence, d.body,
                         d.event_created_at
                 )
-                SELECT claimed.*, \(unescaped: columns) FROM claimed
+                SELECT claimed.*, \(unescaped: columns), e.trace_context FROM claimed
                 LEFT JOIN events e ON e.project_id = claimed.project_id AND e.sequence = claimed.sequence
                 """, logger: logger
             ).map { row in
@@ -160,7 +160,8 @@ extension PostgresStore {
                     webhookID: try row.text(0), projectID: try row.text(1), eventID: try row.text(2),
                     attempt: Int(try row.int(3)), lease: lease,
                     event: try row.optionalText(7) == nil ? nil : Self.event(row, at: 7),
-                    body: try row.optionalText(5), eventCreatedAt: try row.int(6))
+                    body: try row.optionalText(5), eventCreatedAt: try row.int(6),
+                    traceContext: try row.optionalText(18))
             }
         }
     }

@@ -21,7 +21,8 @@ extension PostgresStore {
     static func append(_ batch: EventBatch, in connection: PostgresConnection, logger: Logger) async throws {
         guard !batch.drafts.isEmpty else { return }
         EventCollector.current?.add(batch)
-        _ = try await connection.rows(PostgresPreparedQueries.AppendEvents(batch: batch), logger: logger)
+        _ = try await connection.rows(
+            PostgresPreparedQueries.AppendEvents(batch: batch, traceContext: TraceScope.traceContext), logger: logger)
     }
 
     /// The most events one sequencer transaction moves.
@@ -70,9 +71,9 @@ extension PostgresStore {
                             ), numbered AS (
                                 SELECT moved.*, row_number() OVER (ORDER BY position) AS n FROM moved
                             ), inserted AS (
-                                INSERT INTO events (\(unescaped: Self.eventColumns))
+                                INSERT INTO events (\(unescaped: Self.eventColumns), trace_context)
                                 SELECT id, project_id, \(last) + n, type, created_at, actor_type, actor_id,
-                                    client_address, profile_id, data, reason
+                                    client_address, profile_id, data, reason, trace_context
                                 FROM numbered
                                 RETURNING 1
                             )

@@ -16,6 +16,12 @@ extension PostgresStore {
     /// connection failures and timeouts become ``CoreError/unavailable``.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T
     {
+        try await TraceScope.database("transaction", system: "postgresql") { try await runTransaction(body) }
+    }
+
+    private func runTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         try await retrying {
             // The events of this attempt, counted only once it committed (a retried attempt rolled back).
             let collector = EventCollector()
@@ -36,7 +42,9 @@ extension PostgresStore {
 
     /// Runs one statement (or a read) on a pooled connection, within the operation timeout.
     func statement<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
-        try await retrying { try await body(self.client) }
+        try await TraceScope.database("statement", system: "postgresql") {
+            try await retrying { try await body(self.client) }
+        }
     }
 
     private func retrying<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {

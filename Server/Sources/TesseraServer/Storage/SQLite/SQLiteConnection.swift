@@ -17,6 +17,8 @@ final class SQLiteConnection: @unchecked Sendable {
     /// The event types the current write job appended (the writer's thread only): counted in the
     /// store's ``EventTally`` when the job's transaction commits.
     nonisolated(unsafe) var appendedEvents: [EventType] = []
+    /// The trace context of the write job running (``TraceScope/traceContext``), kept with its events.
+    nonisolated(unsafe) var traceContext: String?
     private var statements: [String: OpaquePointer] = [:]
 
     /// Opens (and creates) the database file at `path` and applies the connection pragmas.

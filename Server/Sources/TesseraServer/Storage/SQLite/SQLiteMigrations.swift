@@ -459,5 +459,13 @@ enum SQLiteMigrations {
             ) WITHOUT ROWID;
             """
         ),
+        .expand(
+            17,
+            // Tracing (issue 29): the W3C `traceparent` (and `tracestate`) of the request that wrote an event, sent on its
+            // webhook deliveries; NULL when tracing is off or the event has no request behind it.
+            """
+            ALTER TABLE events ADD COLUMN trace_context TEXT;
+            """
+        ),
     ]
 }

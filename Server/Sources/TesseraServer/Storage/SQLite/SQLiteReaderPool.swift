@@ -23,7 +23,7 @@ final class SQLiteReaderPool: Sendable {
     /// a failure of the database is thrown as ``CoreError/unavailable``.
     func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         do {
-            return try readOnConnection(body)
+            return try TraceScope.database("read", system: "sqlite") { try readOnConnection(body) }
         } catch {
             throw SQLiteFailure.surfaced(error, logger: logger)
         }

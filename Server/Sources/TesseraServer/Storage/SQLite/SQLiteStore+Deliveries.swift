@@ -118,15 +118,16 @@ extension SQLiteStore {
                 """, [.init(lease), .init(now + leaseSeconds), .init(now), .init(now), .init(limit)])
             return try claimed.map { row in
                 let (projectID, sequence) = (row.text(1), row.optionalInt(4))
-                let event = try sequence.flatMap {
+                let found = try sequence.flatMap {
                     try connection.queryFirst(
-                        "SELECT \(Self.eventColumns) FROM events WHERE project_id = ? AND sequence = ?",
+                        "SELECT \(Self.eventColumns), trace_context FROM events WHERE project_id = ? AND sequence = ?",
                         [.init(projectID), .init($0)]
-                    ).map(Self.event)
+                    ).map { (event: Self.event($0), traceContext: $0.optionalText(11)) }
                 }
                 return ClaimedWebhookDelivery(
                     webhookID: row.text(0), projectID: projectID, eventID: row.text(2), attempt: Int(row.int(3)),
-                    lease: lease, event: event, body: row.optionalText(5), eventCreatedAt: row.int(6))
+                    lease: lease, event: found?.event, body: row.optionalText(5), eventCreatedAt: row.int(6),
+                    traceContext: found?.traceContext)
             }
         }
     }

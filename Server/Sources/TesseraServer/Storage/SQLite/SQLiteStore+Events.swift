@@ -23,14 +23,14 @@ extension SQLiteStore {
                 [.init(batch.projectID), .init(count)])?.int(0)
         else { throw SQLiteError(code: 1, message: "the event counter returned no row") }
         var bindings: [SQLiteValue] = []
-        bindings.reserveCapacity(drafts.count * 11)
+        bindings.reserveCapacity(drafts.count * 12)
         let first = last - count + 1
         for (offset, draft) in drafts.enumerated() {
             bindings += [
                 .init(draft.id), .init(batch.projectID), .init(first + Int64(offset)), .init(draft.type.rawValue),
                 .init(batch.now), .init(batch.origin.actor.kind.rawValue), .init(batch.origin.actor.id),
                 .init(batch.origin.clientAddress), .init(draft.profileID), .init(draft.data),
-                .init(batch.origin.reason),
+                .init(batch.origin.reason), .init(connection.traceContext),
             ]
         }
         try connection.run(insertEvents(drafts.count), bindings)
@@ -44,8 +44,8 @@ extension SQLiteStore {
     private static let insertStatements = (0..<9).map(insertStatement)
 
     private static func insertStatement(_ count: Int) -> String {
-        let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        return "INSERT INTO events (\(eventColumns)) VALUES "
+        let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        return "INSERT INTO events (\(eventColumns), trace_context) VALUES "
             + Array(repeating: row, count: count).joined(separator: ", ")
     }
 

@@ -67,9 +67,21 @@ final class SQLiteWriter: Sendable {
     /// failure of the database is thrown as ``CoreError/unavailable``.
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         let logger = logger
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        guard TraceScope.tracer != nil else { return try await enqueue(body, traceContext: nil, logger: logger) }
+        return try await TraceScope.database("write", system: "sqlite") {
+            try await enqueue(body, traceContext: TraceScope.traceContext, logger: logger)
+        }
+    }
+
+    /// Queues `body` for the writer thread, which writes `traceContext` with its events.
+    private func enqueue<T: Sendable>(
+        _ body: @escaping @Sendable (SQLiteConnection) throws -> T, traceContext: String?, logger: Logger
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let job = Job(
                 run: { connection in
+                    connection.traceContext = traceContext
+                    defer { connection.traceContext = nil }
                     let value = try body(connection)
                     return { continuation.resume(returning: value) }
                 },
