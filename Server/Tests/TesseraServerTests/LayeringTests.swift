@@ -73,6 +73,14 @@ struct LayeringTests {
         #expect(offenders.isEmpty, "\(offenders.map(\.path))")
     }
 
+    @Test("The console's pages (Console/Pages/) are pure renderers: no HTTP module, type or status")
+    func consolePagesKnowNoHTTP() throws {
+        let files = try Self.sources(under: "Console/Pages")
+        #expect(files.contains { $0.path == "Console/Pages/ProfilePage.swift" })
+        let violations = try files.flatMap { try Self.violations(path: $0.path, text: $0.text) }
+        #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
+    }
+
     @Test("The scan sees what it looks for")
     func scanFindsHTTP() throws {
         let samples = [

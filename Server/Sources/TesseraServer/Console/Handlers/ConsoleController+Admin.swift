@@ -44,131 +44,17 @@ extension ConsoleController {
         let apiKeys = try await core.store.apiKeyHashes(projectID: runtime.id, now: now)
         let hints = try await core.store.apiKeyHints(projectID: runtime.id)
         let flash = try await takeFlash(request)
-        let viewer = request.viewer
-        let admin = viewer.may(.admin)
-        let refusal = request.refusal
-        return page(request, title: "Keys", section: .keys, message: flash.message) { html in
-            if let fields = flash.fields, let name = fields["title"], let value = fields["value"] {
-                html.element("div", [("class", "secret"), ("role", "region"), ("aria-label", "New key")]) { html in
-                    html.element("p") { html in
-                        html.element("strong", text: name)
-                        html.text(" — shown once: copy it now. Reloading this page will not show it again.")
-                    }
-                    html.element("p") { $0.element("code", [("id", "revealed-key")], text: value) }
-                }
-            }
-            html.element("section", [("aria-labelledby", "identity-title")]) { html in
-                html.element(
-                    "h2", [("id", "identity-title")], text: "Identity secrets (HS256, your backend signs with them)")
-                let headers = ["Key ID", "Created", "Last used"] + (admin ? ["Action"] : [])
-                Self.table(&html, caption: nil, headers: headers, rows: secrets) { html, secret in
-                    html.element("td") { $0.element("code", text: secret.kid) }
-                    html.element("td") { ConsoleFormat.time(secret.createdAt, in: &$0) }
-                    html.element("td") { ConsoleFormat.time(secret.lastUsedAt, in: &$0) }
-                    if admin {
-                        html.element("td") { html in
-                            Self.passwordForm(
-                                &html, action: "delete-identity-secret", csrf: viewer.csrf,
-                                fields: [("kid", secret.kid)], button: "Delete", id: "delete-\(secret.kid)",
-                                danger: true, refusal: refusal)
-                        }
-                    }
-                }
-                html.element(
-                    "p", [("class", "small")],
-                    text:
-                        "A new identity secret is made with the admin API (POST /v1/admin/identity-secrets with the secret key), so that it goes straight to your backend and never through a browser. Add the new one, deploy it, then delete the old one here."
-                )
-            }
-            html.element("section", [("aria-labelledby", "api-title")]) { html in
-                html.element("h2", [("id", "api-title")], text: "API keys")
-                Self.table(&html, caption: nil, headers: ["Kind", "Key", "State"], rows: apiKeys) { html, key in
-                    html.element("td", text: key.kind.rawValue)
-                    html.element("td") { html in
-                        if let hint = hints[key.hash] {
-                            html.element("code", [("class", "id")], text: hint)
-                        } else {
-                            html.text("(made before this version: not recorded)")
-                        }
-                    }
-                    html.element("td") { html in
-                        if let expiresAt = key.expiresAt {
-                            html.text("rotated out; accepted until ")
-                            ConsoleFormat.time(expiresAt, in: &html)
-                        } else {
-                            html.text("current")
-                        }
-                    }
-                }
-                if admin {
-                    let rotating = refusal?.matching("rotate-api-key", [("kind", "publishable")])
-                    html.element("form", [("method", "post"), ("action", "rotate-api-key"), ("class", "inline-form")]) {
-                        html in
-                        html.hidden("csrf", viewer.csrf)
-                        html.hidden("kind", "publishable")
-                        Self.select(
-                            &html, id: "grace_seconds", label: "The old publishable key keeps working for",
-                            selected: rotating?.form["grace_seconds"] ?? "86400",
-                            options: [
-                                ("0", "no time (stop now)"), ("3600", "1 hour"), ("86400", "24 hours"),
-                                ("604800", "7 days"),
-                            ])
-                        Self.input(
-                            &html, id: "rotate-api-password", name: "password", label: "Your password",
-                            type: "password", autocomplete: "current-password", refusal: rotating)
-                        html.element("button", [("type", "submit")], text: "Rotate the publishable key")
-                    }
-                }
-                if viewer.may(.owner) {
-                    let rotating = refusal?.matching("rotate-api-key", [("kind", "secret")])
-                    html.element("h3", text: "Rotate the secret key (owners)")
-                    html.element(
-                        "p", [("class", "small")],
-                        text:
-                            "For a lost or leaked secret key. The new key is shown once, on the next page; the old one stops working after the time you choose. Or, on the server's machine: tessera projects rotate-key --project \(request.runtime.project.slug) --kind secret"
-                    )
-                    html.element("form", [("method", "post"), ("action", "rotate-api-key"), ("class", "inline-form")]) {
-                        html in
-                        html.hidden("csrf", viewer.csrf)
-                        html.hidden("kind", "secret")
-                        Self.select(
-                            &html, id: "secret_grace_seconds", label: "The old secret key keeps working for",
-                            selected: rotating?.form["secret_grace_seconds"] ?? "0",
-                            options: [
-                                ("0", "no time (stop now)"), ("3600", "1 hour"), ("86400", "24 hours"),
-                                ("604800", "7 days"),
-                            ])
-                        Self.input(
-                            &html, id: "rotate-secret-password", name: "password", label: "Your password",
-                            type: "password", autocomplete: "current-password", refusal: rotating)
-                        html.element(
-                            "button", [("type", "submit"), ("class", "danger")], text: "Rotate the secret key")
-                    }
-                }
-            }
-            html.element("section", [("aria-labelledby", "signing-title")]) { html in
-                html.element(
-                    "h2", [("id", "signing-title")], text: "Session signing keys (ES256, published in the JWKS)")
-                Self.table(&html, caption: nil, headers: ["Key ID", "Created", "State"], rows: signing) { html, key in
-                    html.element("td") { $0.element("code", text: key.kid) }
-                    html.element("td") { ConsoleFormat.time(key.createdAt, in: &$0) }
-                    html.element("td") { html in
-                        if let retiredAt = key.retiredAt {
-                            let until = retiredAt + core.retiredSigningKeyWindow
-                            html.text(until > now ? "retired; in the JWKS until " : "expired; left the JWKS at ")
-                            ConsoleFormat.time(until, in: &html)
-                        } else {
-                            html.text("current: signs every new session JWT")
-                        }
-                    }
-                }
-                if admin {
-                    Self.passwordForm(
-                        &html, action: "rotate-signing-key", csrf: viewer.csrf, fields: [],
-                        button: "Rotate the signing key", id: "rotate-signing", danger: false, refusal: refusal)
-                }
-            }
-        }
+        return page(
+            request,
+            KeysPage(
+                revealed: flash.fields.flatMap { fields in
+                    fields["title"].flatMap { title in fields["value"].map { (title, $0) } }
+                },
+                identitySecrets: secrets, apiKeys: apiKeys, hints: hints, signingKeys: signing,
+                retiredSigningKeyWindow: core.retiredSigningKeyWindow, projectSlug: request.runtime.project.slug,
+                now: now,
+                viewer: request.viewer, refusal: request.refusal),
+            message: flash.message)
     }
 
     /// `POST /console/rotate-api-key`: the publishable key (admins) or the secret key (owners), with
@@ -214,79 +100,7 @@ extension ConsoleController {
         return ConsoleHTTP.redirect(ConsoleURL("keys", [("notice", "secret-deleted")]))
     }
 
-    /// A form of hidden fields, the operator's password and one button; `refusal`, when about this
-    /// form (same action and hidden fields), puts its message beside the password.
-    static func passwordForm(
-        _ html: inout HTML, action: String, csrf: String, fields: [(StaticString, String)], button: String, id: String,
-        danger: Bool, refusal: ConsoleRefusal? = nil
-    ) {
-        let refusal = refusal?.matching(action, fields)
-        html.element("form", [("method", "post"), ("action", action), ("class", "inline-form")]) { html in
-            html.hidden("csrf", csrf)
-            for (name, value) in fields { html.hidden(name, value) }
-            input(
-                &html, id: "\(id)-password", name: "password", label: "Your password", type: "password",
-                autocomplete: "current-password", refusal: refusal)
-            if let refusal, refusal.field == nil { fieldError(&html, id: "\(id)-form", refusal) }
-            html.element("button", [("type", "submit"), ("class", danger ? "danger" : nil)], text: button)
-        }
-    }
-
     // MARK: Settings
-
-    /// One setting as the settings form shows it.
-    private struct SettingField: Sendable {
-        var name: String
-        var label: String
-        var value: @Sendable (ProjectSettings) -> String
-        var kind: Kind
-        enum Kind { case flag, number, text }
-    }
-
-    private static let settingFields: [SettingField] = [
-        SettingField(
-            name: "allow_unverified_identify", label: "Accept the client-asserted user_id form (unverified)",
-            value: { $0.allowUnverifiedIdentify ? "true" : "false" }, kind: .flag),
-        SettingField(
-            name: "require_audience", label: "Identity tokens must name this project in aud",
-            value: { $0.requireAudience ? "true" : "false" }, kind: .flag),
-        SettingField(
-            name: "expected_issuer", label: "Expected iss (empty: any)", value: { $0.expectedIssuer ?? "" },
-            kind: .text),
-        SettingField(
-            name: "max_identity_token_lifetime_seconds", label: "Longest identity-token lifetime (seconds, 1–86400)",
-            value: { String($0.maxIdentityTokenLifetimeSeconds) }, kind: .number),
-        SettingField(
-            name: "leeway_seconds", label: "Clock leeway (seconds, 0–600)", value: { String($0.leewaySeconds) },
-            kind: .number),
-        SettingField(
-            name: "anonymous_session_minutes", label: "Anonymous session length (minutes, 5–525600)",
-            value: { String($0.anonymousSessionMinutes) }, kind: .number),
-        SettingField(
-            name: "identified_session_minutes", label: "Identified session length (minutes, 5–525600)",
-            value: { String($0.identifiedSessionMinutes) }, kind: .number),
-        SettingField(
-            name: "anonymous_starts_per_minute", label: "Anonymous starts per client per minute (empty: unlimited)",
-            value: { $0.rateLimits.anonymousStartsPerMinute.map(String.init) ?? "" }, kind: .number),
-        SettingField(
-            name: "failed_identifies_per_minute", label: "Failed identifies per client per minute (empty: unlimited)",
-            value: { $0.rateLimits.failedIdentifiesPerMinute.map(String.init) ?? "" }, kind: .number),
-        SettingField(
-            name: "failed_identifies_per_installation_per_minute",
-            label: "Failed identifies per installation per minute (empty: unlimited)",
-            value: { $0.rateLimits.failedIdentifiesPerInstallationPerMinute.map(String.init) ?? "" }, kind: .number),
-    ]
-
-    /// What each risky setting does, under its field.
-    private static let settingHelp: [String: String] = [
-        "allow_unverified_identify":
-            "Lets a client sign in as any user_id it names, without a token your backend signed: for development only.",
-        "require_audience": "Refuses identity tokens minted for another project.",
-        "expected_issuer": "Refuses identity tokens whose iss is not this value.",
-        "leeway_seconds": "How far clocks may disagree; more accepts expired tokens for longer.",
-        "max_identity_token_lifetime_seconds":
-            "Refuses identity tokens that live longer: a stolen one is useful for less time.",
-    ]
 
     /// `GET /console/settings`
     func settings(_ request: ConsoleRequest) async throws -> Response {
@@ -297,49 +111,12 @@ extension ConsoleController {
         _ request: ConsoleRequest, settings: ProjectSettings, message: ConsoleMessage?, status: HTTPResponse.Status,
         invalid: (field: String, message: String)? = nil, typed: ConsoleForm? = nil
     ) -> Response {
-        let viewer = request.viewer
-        let admin = viewer.may(.admin)
-        return page(request, title: "Settings", section: .settings, message: message, status: status) { html in
-            html.element("form", [("method", "post"), ("action", "settings"), ("class", "stack")]) { html in
-                html.hidden("csrf", viewer.csrf)
-                html.hidden("base", String(request.runtime.project.updatedAt))
-                for field in Self.settingFields {
-                    let value = field.value(settings)
-                    switch field.kind {
-                    case .flag:
-                        html.element("div") { html in
-                            html.void(
-                                "input",
-                                [
-                                    ("id", field.name), ("name", field.name), ("type", "checkbox"), ("value", "true"),
-                                    ("checked", value == "true" ? "" : nil), ("disabled", admin ? nil : ""),
-                                ])
-                            html.text(" ")
-                            html.element("label", [("for", field.name)], text: field.label)
-                        }
-                    case .number, .text:
-                        let wrong = invalid?.field == field.name
-                        html.element("label", [("for", field.name)], text: field.label)
-                        html.void(
-                            "input",
-                            [
-                                ("id", field.name), ("name", field.name), ("type", "text"),
-                                ("value", typed?[field.name] ?? value),
-                                ("inputmode", field.kind == .number ? "numeric" : nil), ("disabled", admin ? nil : ""),
-                                ("aria-invalid", wrong ? "true" : nil),
-                                ("aria-describedby", wrong ? field.name + "-error" : nil),
-                                ("autofocus", wrong ? "" : nil),
-                            ])
-                        if wrong, let invalid {
-                            html.element(
-                                "p", [("id", field.name + "-error"), ("class", "field-error")], text: invalid.message)
-                        }
-                    }
-                    if let help = Self.settingHelp[field.name] { html.element("p", [("class", "small")], text: help) }
-                }
-                if admin { html.element("button", [("type", "submit")], text: "Review changes") }
-            }
-        }
+        page(
+            request,
+            SettingsPage(
+                settings: settings, base: request.runtime.project.updatedAt, invalid: invalid, typed: typed,
+                viewer: request.viewer),
+            message: message, status: status)
     }
 
     /// `POST /console/settings`: the first post shows what would change; the post with `confirm`
@@ -351,7 +128,7 @@ extension ConsoleController {
             return try await saveSettings(request, proposed: try Self.settings(form, onto: current), current: current)
         } catch let error as CoreError where error.code == .invalidRequest {
             // The refusal beside its field, named by its label, what was typed kept.
-            let field = Self.settingFields.first { error.message.contains($0.name) }
+            let field = SettingsPage.fields.first { error.message.contains($0.name) }
             var message = error.message
             if let field { message = message.replacingOccurrences(of: field.name, with: "“\(field.label)”") }
             return settingsForm(
@@ -414,7 +191,7 @@ extension ConsoleController {
         guard base == String(request.runtime.project.updatedAt) else {
             return settingsChanged(request, settings: current)
         }
-        let changes = Self.settingFields.compactMap { field -> (SettingField, String, String)? in
+        let changes = SettingsPage.fields.compactMap { field -> (SettingsPage.Field, String, String)? in
             let before = field.value(current)
             let after = field.value(proposed)
             return before == after ? nil : (field, before, after)
@@ -433,31 +210,11 @@ extension ConsoleController {
             return ConsoleHTTP.redirect(ConsoleURL("settings", [("notice", "settings-saved")]))
         }
         let viewer = request.viewer
-        return page(request, title: "Review the settings", section: .settings) { html in
-            Self.table(&html, caption: "What will change", headers: ["Setting", "Now", "After saving"], rows: changes) {
-                html, change in
-                html.element("td", text: change.0.label)
-                html.element("td") { $0.element("del", text: change.1.isEmpty ? "(none)" : change.1) }
-                html.element("td") { $0.element("ins", text: change.2.isEmpty ? "(none)" : change.2) }
-            }
-            html.element("form", [("method", "post"), ("action", "settings"), ("class", "inline-form")]) { html in
-                html.hidden("csrf", viewer.csrf)
-                html.hidden("base", String(request.runtime.project.updatedAt))
-                html.hidden("confirm", "1")
-                for field in Self.settingFields {
-                    let value = field.value(proposed)
-                    if field.kind == .flag {
-                        if value == "true" {
-                            html.void("input", [("type", "hidden"), ("name", field.name), ("value", "true")])
-                        }
-                    } else {
-                        html.void("input", [("type", "hidden"), ("name", field.name), ("value", value)])
-                    }
-                }
-                html.element("button", [("type", "submit")], text: "Save these changes")
-                html.link(ConsoleURL("settings"), text: "Cancel")
-            }
-        }
+        return page(
+            request,
+            SettingsReviewPage(
+                changes: changes.map { ($0.0.label, $0.1, $0.2) }, proposed: proposed,
+                base: request.runtime.project.updatedAt, viewer: request.viewer))
     }
 
     // MARK: Audit
@@ -478,56 +235,11 @@ extension ConsoleController {
         // The filters as they were asked for, carried by the pager and the CSV link.
         let filters = query.fields.filter { ["type", "actor", "profile", "from", "to"].contains($0.name) }
             .filter { !$0.value.isEmpty }.map { ($0.name, Optional($0.value)) }
-        return page(request, title: "Audit log", section: .audit) { html in
-            html.element(
-                "p", text: "Every change made with the project's secret key or by an operator, newest first.")
-            html.element("form", [("method", "get"), ("action", "audit"), ("class", "filters")]) { html in
-                Self.field(
-                    &html, id: "type", label: "Type", type: "text", value: query.value("type"), required: false,
-                    extra: [("list", "event-types")])
-                html.element("datalist", [("id", "event-types")]) { html in
-                    for type in EventTypes.all { html.void("option", [("value", type)]) }
-                }
-                Self.select(
-                    &html, id: "actor", label: "Actor", selected: query.value("actor"),
-                    options: [("", "Anyone"), ("secret_key", "Secret API key")]
-                        + operators.map { ($0.id, $0.email) })
-                Self.field(
-                    &html, id: "profile", label: "Profile ID", type: "text", value: query.value("profile"),
-                    required: false)
-                Self.field(
-                    &html, id: "from", label: "From (UTC)", type: "date", value: query.value("from"), required: false)
-                Self.field(
-                    &html, id: "to", label: "To (UTC)", type: "date", value: query.value("to"), required: false)
-                html.element("button", [("type", "submit")], text: "Filter")
-            }
-            html.element("p") { html in
-                html.link(
-                    ConsoleURL("audit.csv", filters), [("id", "audit-csv"), ("download", "")],
-                    text: filters.isEmpty ? "Download every entry as CSV" : "Download the matching entries as CSV")
-            }
-            if shown.isEmpty {
-                html.element("p", text: filters.isEmpty ? "No entry in the event window." : "No entry matches.")
-            } else {
-                Self.eventTable(
-                    &html, shown, caption: "Audit entries", showReason: true, operatorEmails: operatorEmails)
-            }
-            if let next {
-                html.element("p", [("class", "pager")]) { html in
-                    html.link(
-                        ConsoleURL("audit", filters + [("cursor", String(next))]), [("rel", "next")],
-                        text: "Older entries")
-                }
-            }
-            if request.viewer.may(.owner) {
-                html.element("section", [("aria-labelledby", "accounts-audit-title")]) { html in
-                    html.element(
-                        "h2", [("id", "accounts-audit-title")],
-                        text: "Operator accounts: sign-ins, failures, lockouts, invitations, removals (latest 50)")
-                    Self.operatorAuditTable(&html, accounts)
-                }
-            }
-        }
+        return page(
+            request,
+            AuditPage(
+                query: query, filters: filters, entries: shown, next: next, operators: operators,
+                operatorEmails: operatorEmails, accounts: accounts, viewer: request.viewer))
     }
 
     /// `GET /console/audit.csv?type=&actor=&profile=&from=&to=`: every matching entry, newest first,

@@ -35,104 +35,16 @@ extension ConsoleController {
         let flash = try await takeFlash(request)
         let now = core.currentTime().seconds
         let locks = Self.lockedUntil(recent, now: now)
-        let viewer = request.viewer
-        let refusal = request.refusal
-        return page(request, title: "Operators", section: .operators, message: flash.message) { html in
-            if let fields = flash.fields, let email = fields["email"], let token = fields["token"] {
-                html.element("div", [("class", "secret"), ("role", "region"), ("aria-label", "Enrollment link")]) {
-                    html in
-                    html.element("p") { html in
-                        html.text("Send this enrollment link to ")
-                        html.element("strong", text: email)
-                        html.text(". It works once, for 15 minutes, and is shown only now (do not open it yourself):")
-                    }
-                    let relative = ConsoleURL("enroll", [("token", token)]).relative
-                    let absolute = core.configuration.publicURL.map {
-                        OperatorAccounts.enrollmentLink(base: $0, token: token)
-                    }
-                    html.element("p") { html in
-                        html.element(
-                            "code", [("id", "enrollment-link"), ("data-relative", relative)], text: absolute ?? relative
-                        )
-                    }
-                    if absolute == nil {
-                        html.element(
-                            "p", [("class", "small")],
-                            text:
-                                "The link is relative to this page: put this console's address (…/console/) before it, or start the server with --public-url to see it whole."
-                        )
-                    }
-                }
-            }
-            Self.table(
-                &html, caption: "Operators of this deployment",
-                headers: ["Email", "Role", "Enrolled", "Two-step", "Last sign-in", "Sign-in", "Action"], rows: accounts
-            ) { html, account in
-                html.element("td", text: account.email)
-                html.element("td", text: account.role.rawValue)
-                html.element("td") { ConsoleFormat.time(account.enrolledAt, in: &$0) }
-                html.element("td", text: account.totpSecret == nil ? "no" : "TOTP")
-                html.element("td") { ConsoleFormat.time(account.lastLoginAt, in: &$0) }
-                html.element("td") { html in
-                    if let until = locks[account.email] {
-                        html.text("locked until \(OperatorAccounts.clockTime(until)) ")
-                    } else {
-                        html.text("open ")
-                    }
-                    Self.actionForm(
-                        &html, action: "operator-unlock", csrf: viewer.csrf, fields: [("email", account.email)],
-                        button: "Unlock", label: "Unlock sign-in for \(account.email)")
-                }
-                html.element("td") { html in
-                    if account.id == viewer.operatorID {
-                        html.text("you")
-                    } else {
-                        Self.passwordForm(
-                            &html, action: "operator-remove", csrf: viewer.csrf, fields: [("operator_id", account.id)],
-                            button: "Remove", id: "remove-\(account.id)", danger: true, refusal: refusal)
-                    }
-                }
-            }
-            html.element("section", [("aria-labelledby", "new-operator-title")]) { html in
-                html.element("h2", [("id", "new-operator-title")], text: "Invite an operator")
-                let inviting = refusal?.matching("operator-create")
-                html.element("form", [("method", "post"), ("action", "operator-create"), ("class", "inline-form")]) {
-                    html in
-                    html.hidden("csrf", viewer.csrf)
-                    Self.field(&html, id: "email", label: "Email", type: "email", refusal: inviting)
-                    Self.select(
-                        &html, id: "role", label: "Role", selected: inviting?.form["role"] ?? "viewer",
-                        options: OperatorRole.allCases.map { ($0.rawValue, $0.rawValue) })
-                    html.element("button", [("type", "submit")], text: "Create enrollment link")
-                }
-                html.element(
-                    "p", [("class", "small")],
-                    text:
-                        "viewer: reads, emails masked · support: + ends sessions, removes devices · admin: + settings, keys, webhooks, block, erase · owner: + operators"
-                )
-            }
-            html.element("section", [("aria-labelledby", "operator-audit-title")]) { html in
-                html.element("h2", [("id", "operator-audit-title")], text: "Sign-ins and account changes")
-                Self.operatorAuditTable(&html, Array(recent.prefix(50)))
-            }
-        }
-    }
-
-    /// The audit of operator accounts as a table, newest first.
-    static func operatorAuditTable(_ html: inout HTML, _ entries: [OperatorAuditRecord]) {
-        guard !entries.isEmpty else {
-            html.element("p", text: "Nothing yet.")
-            return
-        }
-        table(&html, caption: nil, headers: ["At", "What", "Operator", "By", "Address", "Detail"], rows: entries) {
-            html, entry in
-            html.element("td") { ConsoleFormat.time(entry.createdAt, in: &$0) }
-            html.element("td") { $0.element("code", text: entry.kind.rawValue) }
-            html.element("td", text: entry.operatorEmail)
-            html.element("td", text: entry.actorEmail ?? "—")
-            html.element("td", text: entry.clientAddress ?? "—")
-            html.element("td", text: entry.detail ?? "—")
-        }
+        return page(
+            request,
+            OperatorsPage(
+                enrollment: flash.fields.flatMap { fields in
+                    fields["email"].flatMap { email in fields["token"].map { (email, $0) } }
+                },
+                publicURL: core.configuration.publicURL, accounts: accounts, locks: locks,
+                recent: Array(recent.prefix(50)),
+                viewer: request.viewer, refusal: request.refusal),
+            message: flash.message)
     }
 
     /// The emails locked out of sign-in now (from some address), and until when: a lockout in the
@@ -235,56 +147,9 @@ extension ConsoleController {
     private func inspectorPage(
         _ request: ConsoleRequest, inspection: IdentityTokenInspection?, status: HTTPResponse.Status
     ) -> Response {
-        let viewer = request.viewer
-        return page(request, title: "Identity-token inspector", section: .inspector, status: status) { html in
-            html.element(
-                "p",
-                text:
-                    "Paste an identity token your backend minted: every check identify makes, with its verdict, against this project's secrets and settings. The token is not stored or logged."
-            )
-            html.element("form", [("method", "post"), ("action", "inspector"), ("class", "stack")]) { html in
-                html.hidden("csrf", viewer.csrf)
-                html.element("label", [("for", "token")], text: "Identity token")
-                html.element(
-                    "textarea", [("id", "token"), ("name", "token"), ("required", ""), ("spellcheck", "false")]
-                ) { _ in }
-                html.element("button", [("type", "submit")], text: "Inspect")
-            }
-            guard let inspection else { return }
-            html.element("section", [("aria-labelledby", "verdict-title")]) { html in
-                html.element("h2", [("id", "verdict-title")], text: "Verdict")
-                if let error = inspection.error {
-                    let code = ErrorCode(rawValue: error.code.rawValue)
-                    html.element("p", [("id", "verdict"), ("data-code", code.rawValue)]) { html in
-                        html.text("identify would answer ")
-                        html.element("strong", text: "\(APIError.status(of: code).code) \(code.rawValue)")
-                        html.text(": \(error.message)")
-                    }
-                } else if let claims = inspection.claims {
-                    html.element("p", [("id", "verdict"), ("data-code", "ok")]) { html in
-                        html.text("identify would accept it for ")
-                        html.element("strong", text: claims.subject)
-                        html.text(inspection.keyID.map { ", signed with \($0)." } ?? ".")
-                    }
-                }
-                Self.table(
-                    &html, caption: "Checks, in the verifier's order", headers: ["Check", "Verdict", "Detail"],
-                    rows: inspection.checks
-                ) {
-                    html, check in
-                    html.element("td", text: check.name)
-                    html.element("td", [("class", "verdict-\(check.verdict.rawValue)")], text: check.verdict.rawValue)
-                    html.element("td", text: check.detail)
-                }
-                if let header = inspection.header {
-                    html.element("h3", text: "Header (decoded, not trusted)")
-                    html.element("pre") { $0.element("code", text: header) }
-                }
-                if let payload = inspection.payload {
-                    html.element("h3", text: "Payload (decoded, not trusted)")
-                    html.element("pre") { $0.element("code", text: payload) }
-                }
-            }
-        }
+        let refusalStatus = inspection?.error.map { APIError.status(of: ErrorCode(rawValue: $0.code.rawValue)).code }
+        return page(
+            request, InspectorPage(inspection: inspection, refusalStatus: refusalStatus, viewer: request.viewer),
+            status: status)
     }
 }
