@@ -195,13 +195,15 @@ struct MigrationTests {
         // later one undone (their ledger rows, and what they made).
         let registry = try #require(SQLiteMigrations.all.first { $0.sql.contains("CREATE TABLE nodes") }).version
         let laterTables = ["profile_activity", "daily_tallies"]  // made by the step after the registry's
-        #expect(latest == registry + 1, "a new step after the registry's: undo what it makes here too")
+        // …and the sessions' last clients (the step after that).
+        let laterColumns = ["client_address", "user_agent"].map { "ALTER TABLE sessions DROP COLUMN \($0)" }
+        #expect(latest == registry + 2, "a new step after the registry's: undo what it makes here too")
         for sql in [
             "DELETE FROM schema_migrations WHERE version >= \(registry)", "DROP TABLE nodes",
             "ALTER TABLE schema_migrations DROP COLUMN kind",
             "ALTER TABLE schema_migrations DROP COLUMN required_release",
             "ALTER TABLE schema_migrations DROP COLUMN applied_by",
-        ] + laterTables.map({ "DROP TABLE \($0)" }) {
+        ] + laterTables.map({ "DROP TABLE \($0)" }) + laterColumns {
             try await HealthTests.run(sql, on: store)
         }
         let before = try await store.appliedMigrations()

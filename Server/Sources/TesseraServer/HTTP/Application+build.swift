@@ -94,7 +94,8 @@ func makeNode(
             anonymousRetentionSeconds: configuration.anonymousRetentionDays.map { $0 * 86_400 },
             eventRetentionSeconds: configuration.eventRetentionDays.map { $0 * 86_400 },
             now: configuration.now, logger: logger),
-        ActivityFlushService(recorder: core.activeUsers, now: configuration.now, logger: logger),
+        ActivityFlushService(
+            recorder: core.activeUsers, clients: core.sessionClients, now: configuration.now, logger: logger),
     ]
     if configuration.deliverWebhooks {
         services.append(

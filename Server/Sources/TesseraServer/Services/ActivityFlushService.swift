@@ -4,9 +4,11 @@ import ServiceLifecycle
 
 /// Writes the active users and tallies ``ActivityRecorder`` queued, every `interval`, and once more
 /// at a graceful shutdown; once an hour it deletes activity older than
-/// ``ActivityRecorder/retentionDays``.
+/// ``ActivityRecorder/retentionDays``. It writes the sessions' last clients that
+/// ``SessionClientRecorder`` queued too.
 struct ActivityFlushService: Service {
     let recorder: ActivityRecorder
+    var clients: SessionClientRecorder? = nil
     var interval: Duration = .seconds(2)
     var batchSize = 1_000
     let now: @Sendable () -> Date
@@ -36,6 +38,12 @@ struct ActivityFlushService: Service {
         } catch {
             logger.warning(
                 "Could not record active users; retrying at the next flush.", metadata: ["error": "\(error)"])
+        }
+        do {
+            try await clients?.flush()
+        } catch {
+            logger.warning(
+                "Could not record the sessions' clients; retrying at the next flush.", metadata: ["error": "\(error)"])
         }
     }
 

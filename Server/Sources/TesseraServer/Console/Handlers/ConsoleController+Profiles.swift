@@ -176,6 +176,7 @@ extension ConsoleController {
         let installationIDs = try await core.store.installationIDs(projectID: runtime.id, profileID: profile.id)
         let attestRecords = try await core.store.appAttestRecords(
             projectID: runtime.id, installationIDs: installationIDs)
+        let clients = try await core.store.sessionClients(ids: live.map(\.id) + ended.map(\.sessionID))
         let installations = installationIDs.map { id in
             (id: id, record: attestRecords.first { $0.installationID == id })
         }
@@ -183,8 +184,8 @@ extension ConsoleController {
             request,
             ProfilePage(
                 profile: profile, live: live, liveCount: liveCount, ended: ended, devices: devices,
-                installations: installations, aliases: aliases, events: events, operatorEmails: operatorEmails,
-                viewer: request.viewer, refusal: request.refusal))
+                installations: installations, aliases: aliases, events: events, clients: clients,
+                operatorEmails: operatorEmails, viewer: request.viewer, refusal: request.refusal))
     }
 
     // MARK: Actions

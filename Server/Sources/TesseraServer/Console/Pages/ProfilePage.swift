@@ -15,6 +15,8 @@ struct ProfilePage: ConsolePage {
     var aliases: [ProfileAliasRecord]
     /// The profile's latest events, newest first.
     var events: [EventRecord]
+    /// The last client (address and user agent) of each listed session that has one, by session ID.
+    var clients: [String: SessionClient] = [:]
     /// The emails of the operators who acted on it, by operator ID.
     var operatorEmails: [String: String]
     var viewer: ConsoleViewer
@@ -67,13 +69,17 @@ struct ProfilePage: ConsolePage {
                         "p", text: "The \(live.count) newest of \(liveCount); search finds any other by its ID.")
                 }
                 let headers =
-                    ["Session", "Kind", "Device key", "Installation", "Created", "Last authenticated", "Expires"]
+                    [
+                        "Session", "Kind", "Device key", "Installation", "Last client", "Created", "Last authenticated",
+                        "Expires",
+                    ]
                     + (viewer.may(.support) ? ["Action"] : [])
                 ConsoleParts.table(&html, caption: nil, headers: headers, rows: live) { html, session in
                     html.element("td", [("id", session.id)]) { $0.element("code", text: session.id) }
                     html.element("td", text: session.kind.rawValue)
                     html.element("td") { ConsoleParts.binding(session, in: &$0) }
                     html.element("td", text: session.installationID ?? "—")
+                    html.element("td") { client(session.id, in: &$0) }
                     html.element("td") { ConsoleFormat.time(session.createdAt, in: &$0) }
                     html.element("td") { ConsoleFormat.time(session.lastAuthenticatedAt, in: &$0) }
                     html.element("td") { ConsoleFormat.time(session.expiresAt, in: &$0) }
@@ -93,12 +99,15 @@ struct ProfilePage: ConsolePage {
             if ended.isEmpty {
                 html.element("p", text: "No ended session in the event window.")
             } else {
-                ConsoleParts.table(&html, caption: nil, headers: ["Session", "Reason", "Ended", "By"], rows: ended) {
+                ConsoleParts.table(
+                    &html, caption: nil, headers: ["Session", "Reason", "Ended", "By", "Last client"], rows: ended
+                ) {
                     html, session in
                     html.element("td", [("id", session.sessionID)]) { $0.element("code", text: session.sessionID) }
                     html.element("td", text: session.reason)
                     html.element("td") { ConsoleFormat.time(session.at, in: &$0) }
                     html.element("td", text: session.actor)
+                    html.element("td") { client(session.sessionID, in: &$0) }
                 }
             }
         }
@@ -170,6 +179,20 @@ struct ProfilePage: ConsolePage {
                     &html, events, caption: "The latest \(events.count), newest first",
                     operatorEmails: operatorEmails)
             }
+        }
+    }
+
+    /// A session's last client: its address, then its user agent in small type; "—" when unknown
+    /// (a session made before the server recorded clients).
+    func client(_ sessionID: String, in html: inout HTML) {
+        guard let client = clients[sessionID] else {
+            html.text("—")
+            return
+        }
+        html.element("code", text: client.address)
+        if let agent = client.userAgent {
+            html.void("br")
+            html.element("span", [("class", "small")], text: agent)
         }
     }
 

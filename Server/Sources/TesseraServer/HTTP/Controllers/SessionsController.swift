@@ -83,6 +83,7 @@ struct SessionsController: Sendable {
         var session = core.sessions.newSession(
             projectID: runtime.id, kind: .anonymous, minutes: length.minutes, now: now)
         try bind(&session.record, context, runtime: runtime, keyTier: body.keyTier)
+        recordClient(&session.record, request, context)
         let charge = try anonymousStartCharge(request, runtime: runtime, context: context, now: now)
         var start = AnonymousStart(
             projectID: runtime.id, installationID: body.installationID,
@@ -177,6 +178,7 @@ struct SessionsController: Sendable {
         var session = core.sessions.newSession(
             projectID: runtime.id, kind: kind, minutes: length.minutes, now: now.seconds)
         try bind(&session.record, context, runtime: runtime, keyTier: body.keyTier)
+        recordClient(&session.record, request, context)
         let tokenID = claims?.tokenID.map { jti in
             (
                 value: jti,
@@ -246,6 +248,9 @@ struct SessionsController: Sendable {
             let now = core.currentTime().seconds
             // Once a day per profile and installation a mark is queued; otherwise a set lookup.
             core.activeUsers.saw(caller.context, now: now)
+            core.sessionClients.saw(
+                sessionID: caller.context.session.id, address: addresses.key(request, context: context),
+                userAgent: request.headers[.userAgent])
             return envelope(
                 .ok, context: caller.context, token: caller.sessionToken, runtime: caller.runtime,
                 now: now, shareSecond: true, extensionCapped: nil)

@@ -459,5 +459,15 @@ enum SQLiteMigrations {
             ) WITHOUT ROWID;
             """
         ),
+        .expand(
+            16,
+            // Sessions with their last client (issue 25): the address and user agent that created
+            // the session, then the latest that used it, written only when they change
+            // (SessionClientRecorder). Nullable: an older node inserts sessions without them.
+            """
+            ALTER TABLE sessions ADD COLUMN client_address TEXT;
+            ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+            """
+        ),
     ]
 }
