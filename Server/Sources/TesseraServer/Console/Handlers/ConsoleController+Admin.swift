@@ -209,7 +209,6 @@ extension ConsoleController {
             }
             return ConsoleHTTP.redirect(ConsoleURL("settings", [("notice", "settings-saved")]))
         }
-        let viewer = request.viewer
         return page(
             request,
             SettingsReviewPage(
