@@ -186,6 +186,14 @@ def fill(path: Path, project_id: str, profiles: int, seed: int = 16) -> dict:
         "INSERT INTO sessions (id, project_id, profile_id, token_hash, installation_id, kind, created_at, "
         "last_authenticated_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", session_rows)
     connection.execute("COMMIT")
+    # Each session's last client (schema 16), as the server records it: an address and a user agent.
+    if "client_address" in {row[1] for row in connection.execute("PRAGMA table_info(sessions)")}:
+        connection.execute("BEGIN")
+        connection.execute(
+            "UPDATE sessions SET client_address = '198.51.100.' || (rowid % 250), "
+            "user_agent = 'Demo/' || (rowid % 7) || '.0 (iPhone; iOS 19.' || (rowid % 3) || ')' WHERE project_id = ?",
+            (project_id,))
+        connection.execute("COMMIT")
     print(f"  sessions: {len(session_rows):,} in {time.monotonic() - started:.0f} s", flush=True)
     started = time.monotonic()
     connection.execute("BEGIN")
@@ -477,6 +485,9 @@ def main() -> int:
             ("settings", "/console/settings"),
             ("webhooks", "/console/webhooks"),
             ("audit", "/console/audit"),
+            ("audit type=profile.blocked", "/console/audit?type=profile.blocked"),
+            ("audit actor=secret_key", "/console/audit?actor=secret_key"),
+            ("audit profile=", "/console/audit?profile=" + sample["profile"]),
             ("operators", "/console/operators"),
             ("inspector", "/console/inspector"),
         ]

@@ -61,9 +61,11 @@ struct LayeringTests {
         #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
     }
 
-    @Test("Only HTTP/ imports Hummingbird, HTTPTypes or NIOHTTP1")
+    @Test("Only HTTP/ and the console's handlers (Console/Handlers/) import Hummingbird, HTTPTypes or NIOHTTP1")
     func onlyHTTPImportsHTTP() throws {
-        let files = try Self.sources(under: "").filter { !$0.path.hasPrefix("/HTTP/") }
+        let files = try Self.sources(under: "").filter {
+            !$0.path.hasPrefix("/HTTP/") && !$0.path.hasPrefix("/Console/Handlers/")
+        }
         #expect(files.contains { $0.path == "/Core/CoreError.swift" })
         let imports = try NSRegularExpression(pattern: Self.forbidden[0].pattern)
         let offenders = files.filter {
@@ -148,6 +150,14 @@ struct LayeringTests {
             #expect(
                 imports.firstMatch(in: sample, range: NSRange(sample.startIndex..., in: sample)) != nil, "\(sample)")
         }
+    }
+
+    @Test("The console's pages (Console/Pages/) are pure renderers: no HTTP module, type or status")
+    func consolePagesKnowNoHTTP() throws {
+        let files = try Self.sources(under: "Console/Pages")
+        #expect(files.contains { $0.path == "Console/Pages/ProfilePage.swift" })
+        let violations = try files.flatMap { try Self.violations(path: $0.path, text: $0.text) }
+        #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
     }
 
     @Test("The scan sees what it looks for")

@@ -197,6 +197,7 @@ struct MigrationTests {
         // What each step after the registry's made, undone (a new step adds its line here).
         let later: [Int64: [String]] = [
             registry + 1: ["DROP TABLE profile_activity", "DROP TABLE daily_tallies"],
+            16: ["client_address", "user_agent"].map { "ALTER TABLE sessions DROP COLUMN \($0)" },
             17: ["ALTER TABLE events DROP COLUMN trace_context"]
                 + (backend == .postgres ? ["ALTER TABLE event_outbox DROP COLUMN trace_context"] : []),
         ]

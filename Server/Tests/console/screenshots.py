@@ -5,8 +5,9 @@
 
 Starts `tessera serve` on a temporary SQLite database, makes a few people through the public API (an
 anonymous start, identify with an identity token, a device; one merged anonymous profile), a webhook
-to a local receiver, a few admin actions for the audit log, enrolls an owner and takes the overview,
-profiles, a profile, the token inspector (with a token pasted), keys, webhooks and audit pages, the
+to a local receiver, a few admin actions for the audit log, enrolls an owner and takes the overview
+(with its active-user charts), profiles, a search of them, a profile (timeline, sessions with their
+last client), recent sessions, the token inspector (with a token pasted), keys, webhooks and audit pages, the
 profile again in the dark palette, and an enrollment page with its TOTP QR code.
 Needs .venv's Python (scripts/console-deps).
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import time
 import shutil
 from pathlib import Path
 
@@ -23,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import console_harness as console  # noqa: E402
 from console_harness import harness  # noqa: E402
 
-PAGES = ("overview", "profiles", "profile", "inspector", "keys", "webhooks", "audit", "profile-dark", "enroll")
+PAGES = ("overview", "profiles", "profiles-search", "profile", "sessions", "inspector", "keys", "webhooks", "audit",
+         "profile-dark", "enroll")
 
 
 def shoot(browser, out: Path, name: str) -> None:
@@ -66,10 +69,18 @@ def main() -> int:
         console.log_in(browser, "ops@example.com", console.PASSWORDS["owner"])
         if browser.csrf() is None:
             raise SystemExit(f"screenshots: sign-in failed: {browser.error_code()}")
-        shots = {"overview": "", "profiles": "profiles", "profile": f"profile?id={people[0]['profile_id']}",
+        shots = {"overview": "", "profiles": "profiles", "profiles-search": "profiles?search=ada",
+                 "profile": f"profile?id={people[0]['profile_id']}", "sessions": "sessions",
                  "inspector": "inspector", "keys": "keys", "webhooks": "webhooks", "audit": "audit"}
         for name, relative in shots.items():
             browser.go(relative)
+            # The overview's counts and active users are summed in the background after the first
+            # look (and the active users after the node's next flush): look again until they are.
+            for _ in range(20):
+                if name != "overview" or "Counting" not in browser.driver.page_source:
+                    break
+                time.sleep(0.5)
+                browser.go(relative)
             if name == "inspector" and browser.forms("inspector"):
                 form = browser.forms("inspector")[0]
                 names = [n for n in browser.field_names(form) if n != "csrf"]

@@ -61,7 +61,7 @@ enum ActivityChart {
     static func table(_ days: [ActivityDay], in html: inout HTML) {
         html.element("details") { html in
             html.element("summary", text: "The daily figures as a table")
-            ConsoleController.table(
+            ConsoleParts.table(
                 &html, caption: "Active profiles and installations per day (UTC), newest first",
                 headers: ["Day", "Profiles", "Identified", "Anonymous", "Installations", "Conversions", "Rate"],
                 rows: days.reversed()

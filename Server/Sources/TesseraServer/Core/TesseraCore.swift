@@ -25,6 +25,8 @@ final class TesseraCore: Sendable {
     let appAttest: AppAttestGate
     /// Who was active each day, and the day's tallies (identify outcomes, App Attest checks).
     let activeUsers: ActivityRecorder
+    /// Each session's last client address and user agent, written when they change.
+    let sessionClients: SessionClientRecorder
 
     /// - Parameters:
     ///   - activity: shared with the node's drain, which starts it on shutdown.
@@ -61,6 +63,7 @@ final class TesseraCore: Sendable {
             trustAnchors: configuration.appAttestTrustAnchors ?? [AppAttestVerifier.appleRoot])
         let activeUsers = ActivityRecorder(store: store)
         self.activeUsers = activeUsers
+        self.sessionClients = SessionClientRecorder(store: store)
         metrics.forwardTallies { name, projectID in
             activeUsers.tally(name, projectID: projectID, now: CredentialResolver.seconds(now()))
         }

@@ -2,9 +2,9 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Writes the active users and tallies ``ActivityRecorder`` queued, every `interval` while there is
-/// traffic, and once more at a graceful shutdown; once an hour it deletes activity older than
-/// ``ActivityRecorder/retentionDays``.
+/// Writes the active users and tallies ``ActivityRecorder`` queued, and the sessions' last clients
+/// ``SessionClientRecorder`` queued, every `interval` while there is traffic, and once more at a
+/// graceful shutdown; once an hour it deletes activity older than ``ActivityRecorder/retentionDays``.
 ///
 /// While nothing is queued it waits twice as long after each empty look, up to `idleInterval`, so
 /// an idle server wakes it a few times a minute rather than every two seconds; the first look that
@@ -12,6 +12,7 @@ import ServiceLifecycle
 /// itself would need a signal on the recorder's request path.)
 struct ActivityFlushService: Service {
     let recorder: ActivityRecorder
+    var clients: SessionClientRecorder? = nil
     var interval: Duration = .seconds(2)
     /// The longest wait between two looks at an empty queue.
     var idleInterval: Duration = .seconds(32)
@@ -23,8 +24,9 @@ struct ActivityFlushService: Service {
         var lastRetention: Int64?
         var wait = interval
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            // Marks only: a tally alone waits for the next look (it needs no promptness).
-            wait = recorder.queued > 0 ? interval : min(wait * 2, idleInterval)
+            // Marks and clients only: a tally alone waits for the next look (it needs no promptness).
+            let busy = recorder.queued > 0 || (clients?.queued ?? 0) > 0
+            wait = busy ? interval : min(wait * 2, idleInterval)
             await flush()
             let seconds = Int64(now().timeIntervalSince1970.rounded(.down))
             if lastRetention.map({ seconds - $0 >= 3_600 }) ?? true {
@@ -46,6 +48,12 @@ struct ActivityFlushService: Service {
         } catch {
             logger.warning(
                 "Could not record active users; retrying at the next flush.", metadata: ["error": "\(error)"])
+        }
+        do {
+            try await clients?.flush()
+        } catch {
+            logger.warning(
+                "Could not record the sessions' clients; retrying at the next flush.", metadata: ["error": "\(error)"])
         }
     }
 

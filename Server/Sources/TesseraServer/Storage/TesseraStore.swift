@@ -160,6 +160,12 @@ public protocol TesseraStore: SchemaStore {
     /// The stored sessions (live or ended) with these IDs in the project, in the order of `ids`;
     /// unknown IDs are left out.
     func sessions(projectID: String, ids: [String]) async throws -> [SessionRecord]
+    /// Sets each session's last client (address and user agent), writing only the rows that hold
+    /// another one; unknown sessions are left out. Answers how many rows it wrote.
+    @discardableResult
+    func recordSessionClients(_ clients: [(sessionID: String, client: SessionClient)]) async throws -> Int
+    /// The last clients of the sessions with these IDs, by ID (sessions with none recorded are left out).
+    func sessionClients(ids: [String]) async throws -> [String: SessionClient]
     /// The overview's counts at `now`, from indexes (no full table scan), but still proportional to
     /// the project: on SQLite with 1M profiles and 1M sessions (686k live), the counts by kind took
     /// about 150 ms (covering `profiles_list`), blocked 1 ms, live sessions about 240 ms (the

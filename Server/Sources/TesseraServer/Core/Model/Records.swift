@@ -130,6 +130,9 @@ public struct SessionRecord: Sendable, Hashable {
     /// Where the device says the bound key lives (declared by the client, not proven); nil when
     /// the session is not bound or the client did not say.
     public var keyTier: KeyTier?
+    /// The client that created the session, written with it (then kept by ``SessionClientRecorder``);
+    /// not read back with the session.
+    public var client: SessionClient? = nil
 
     /// Where a device keeps the key a session is bound to, as its client declares it.
     public enum KeyTier: String, Sendable, Hashable, CaseIterable {

@@ -7,6 +7,8 @@ struct IdentifyInput: Sendable {
     var userID: String?
     var sessionDurationMinutes: Int64?
     var keyTier: String?
+    /// The request's `User-Agent`, kept with the new session (``SessionClient``).
+    var userAgent: String?
     /// The App Attest evidence, or why its members were refused: judged where identify judges it.
     var evidence: Result<AppAttestEvidence?, CoreError> = .success(nil)
 }
@@ -77,8 +79,9 @@ extension SessionActions {
         let kind: SessionRecord.Kind = verified ? .verified : .unverified
         let length = try core.sessions.sessionLength(
             requested: body.sessionDurationMinutes, kind: kind, settings: runtime.settings)
-        let session = try core.sessions.newSession(
+        var session = try core.sessions.newSession(
             runtime: runtime, kind: kind, minutes: length.minutes, now: now, proof: proof, keyTier: body.keyTier)
+        recordClient(&session.record, clientAddress: clientAddress, userAgent: body.userAgent)
         let tokenID = claims?.tokenID.map { jti in
             (
                 value: jti,

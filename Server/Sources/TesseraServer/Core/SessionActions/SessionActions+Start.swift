@@ -7,6 +7,8 @@ struct AnonymousStartInput: Sendable {
     var installationSecret: String
     var sessionDurationMinutes: Int64?
     var keyTier: String?
+    /// The request's `User-Agent`, kept with the new session (``SessionClient``).
+    var userAgent: String?
     /// The App Attest evidence, or why its members were refused: judged where the start judges it.
     var evidence: Result<AppAttestEvidence?, CoreError> = .success(nil)
 }
@@ -38,8 +40,9 @@ extension SessionActions {
         let length = try core.sessions.sessionLength(
             requested: input.sessionDurationMinutes, kind: .anonymous, settings: runtime.settings)
         let now = Self.seconds(date)
-        let session = try core.sessions.newSession(
+        var session = try core.sessions.newSession(
             runtime: runtime, kind: .anonymous, minutes: length.minutes, now: now, proof: proof, keyTier: input.keyTier)
+        recordClient(&session.record, clientAddress: clientAddress, userAgent: input.userAgent)
         let charge = try anonymousStartCharge(runtime: runtime, clientAddress: clientAddress, now: now)
         var start = AnonymousStart(
             projectID: runtime.id, installationID: input.installationID,

@@ -94,7 +94,8 @@ func makeNode(
             anonymousRetentionSeconds: configuration.anonymousRetentionDays.map { $0 * 86_400 },
             eventRetentionSeconds: configuration.eventRetentionDays.map { $0 * 86_400 },
             now: configuration.now, logger: logger),
-        ActivityFlushService(recorder: core.activeUsers, now: configuration.now, logger: logger),
+        ActivityFlushService(
+            recorder: core.activeUsers, clients: core.sessionClients, now: configuration.now, logger: logger),
     ]
     // First, so they stop last: the spans of the drained requests are exported.
     services.insert(contentsOf: configuration.tracing?.services ?? [], at: 0)

@@ -73,6 +73,7 @@ struct SessionsController: Sendable {
         let input = AnonymousStartInput(
             installationID: body.installationID, installationSecret: body.installationSecret,
             sessionDurationMinutes: body.sessionDurationMinutes, keyTier: body.keyTier,
+            userAgent: request.headers[.userAgent],
             evidence: Result { () throws(CoreError) in
                 try AppAttestBody.evidence(attestation: body.attestation, assertion: body.assertion)
             })
@@ -93,6 +94,7 @@ struct SessionsController: Sendable {
                 IdentifyInput(
                     identityToken: body.identityToken, userID: body.userID,
                     sessionDurationMinutes: body.sessionDurationMinutes, keyTier: body.keyTier,
+                    userAgent: request.headers[.userAgent],
                     evidence: Result { () throws(CoreError) in
                         try AppAttestBody.evidence(attestation: body.attestation, assertion: body.assertion)
                     }))
@@ -138,6 +140,9 @@ struct SessionsController: Sendable {
             let now = core.currentTime().seconds
             // Once a day per profile and installation a mark is queued; otherwise a set lookup.
             core.activeUsers.saw(caller.context, now: now)
+            core.sessionClients.saw(
+                sessionID: caller.context.session.id, address: addresses.key(request, context: context),
+                userAgent: request.headers[.userAgent])
             return envelope(
                 .ok, context: caller.context, token: caller.sessionToken, runtime: caller.runtime,
                 now: now, shareSecond: true, extensionCapped: nil)

@@ -472,6 +472,14 @@ enum PostgresMigrations {
             """
         ),
         .expand(
+            16,
+            // Sessions with their last client (issue 25): see SQLiteMigrations' version 16. Nullable
+            // columns without a default: a change of the catalog only, no table rewrite.
+            """
+            ALTER TABLE sessions ADD COLUMN client_address TEXT, ADD COLUMN user_agent TEXT;
+            """
+        ),
+        .expand(
             17,
             // Tracing (issue 29): see SQLiteMigrations' version 17; the outbox keeps it until the
             // sequencer moves the event.

@@ -106,10 +106,11 @@ extension PostgresStore {
     ) async throws {
         try await connection.rows(
             """
-            INSERT INTO sessions (\(unescaped: sessionColumns), token_hash)
+            INSERT INTO sessions (\(unescaped: sessionColumns), token_hash, client_address, user_agent)
             VALUES (\(session.id), \(session.projectID), \(session.profileID), \(session.installationID),
                 \(session.kind.rawValue), \(session.createdAt), \(session.lastAuthenticatedAt), \(session.expiresAt),
-                \(session.revokedAt), \(session.jkt), \(session.keyTier?.rawValue), \(tokenHash.bytea))
+                \(session.revokedAt), \(session.jkt), \(session.keyTier?.rawValue), \(tokenHash.bytea),
+                \(session.client?.address), \(session.client?.userAgent))
             """, logger: logger)
     }
 

@@ -460,6 +460,16 @@ enum SQLiteMigrations {
             """
         ),
         .expand(
+            16,
+            // Sessions with their last client (issue 25): the address and user agent that created
+            // the session, then the latest that used it, written only when they change
+            // (SessionClientRecorder). Nullable: an older node inserts sessions without them.
+            """
+            ALTER TABLE sessions ADD COLUMN client_address TEXT;
+            ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+            """
+        ),
+        .expand(
             17,
             // Tracing (issue 29): the W3C `traceparent` (and `tracestate`) of the request that wrote an event, sent on its
             // webhook deliveries; NULL when tracing is off or the event has no request behind it.

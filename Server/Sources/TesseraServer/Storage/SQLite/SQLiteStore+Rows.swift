@@ -95,12 +95,16 @@ extension SQLiteStore {
 
     static func insert(session: SessionRecord, tokenHash: [UInt8], into connection: SQLiteConnection) throws {
         try connection.run(
-            "INSERT INTO sessions (\(sessionColumns), token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            """
+            INSERT INTO sessions (\(sessionColumns), token_hash, client_address, user_agent)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
             [
                 .init(session.id), .init(session.projectID), .init(session.profileID), .init(session.installationID),
                 .init(session.kind.rawValue), .init(session.createdAt), .init(session.lastAuthenticatedAt),
                 .init(session.expiresAt), .init(session.revokedAt), .init(session.jkt),
-                .init(session.keyTier?.rawValue), .init(tokenHash),
+                .init(session.keyTier?.rawValue), .init(tokenHash), .init(session.client?.address),
+                .init(session.client?.userAgent),
             ])
     }
 }

@@ -1,7 +1,7 @@
 /// The overview's sections over time: active users, identify outcomes per day, App Attest.
-extension ConsoleController {
+extension OverviewPage {
     /// Active profiles and installations (1, 7 and 30 days), the daily chart and the conversion.
-    static func activitySection(_ summary: (value: ActivitySummary, at: Int64)?, in html: inout HTML) {
+    static func activity(_ summary: (value: ActivitySummary, at: Int64)?, in html: inout HTML) {
         html.element("section", [("aria-labelledby", "active-title")]) { html in
             html.element("h2", [("id", "active-title")], text: "Active users")
             guard let summary else {
@@ -9,7 +9,7 @@ extension ConsoleController {
                 return
             }
             let windows = ActivitySummary.windowDays.map { ($0, summary.value.windows[$0] ?? ActivityCounts()) }
-            table(
+            ConsoleParts.table(
                 &html, caption: "Distinct profiles and installations seen (heartbeat, start or identify)",
                 headers: [
                     "Window", "Profiles", "Identified", "Anonymous", "Installations", "Identified inst.",
@@ -42,7 +42,7 @@ extension ConsoleController {
 
     /// Identify outcomes and refusals, today and over the last 30 days, from the store's tallies (every
     /// node's).
-    static func identifySection(_ summary: ActivitySummary?, in html: inout HTML) {
+    static func identify(_ summary: ActivitySummary?, in html: inout HTML) {
         html.element("section", [("aria-labelledby", "identify-title")]) { html in
             html.element("h2", [("id", "identify-title")], text: "Identify outcomes, last 30 days")
             let days = summary?.days.suffix(30) ?? []
@@ -58,7 +58,7 @@ extension ConsoleController {
                 html.element("p", text: summary == nil ? "Counting… reload the page in a moment." : "No identify yet.")
                 return
             }
-            table(
+            ConsoleParts.table(
                 &html, caption: nil, headers: ["Outcome", "Today (UTC)", "30 days"],
                 rows: totals.sorted { $0.key < $1.key }
             ) { html, row in
@@ -71,7 +71,7 @@ extension ConsoleController {
 
     /// App Attest: the mode, the installations by their latest verdict, and the share of starts and
     /// identifies `enforce` would have refused over the last 30 days.
-    static func appAttestSection(
+    static func appAttest(
         mode: AppAttestSettings.Mode, counts: AppAttestCounts?, summary: ActivitySummary?, in html: inout HTML
     ) {
         html.element("section", [("aria-labelledby", "attest-title")]) { html in
@@ -90,7 +90,7 @@ extension ConsoleController {
                             + ActivityChart.percent(Double(counts.enforceWouldRefuse) / Double(max(1, installations)))
                             + ").")
                 }
-                table(
+                ConsoleParts.table(
                     &html, caption: "Installations by their latest verdict", headers: ["Verdict", "Installations"],
                     rows: counts.verdicts.sorted { $0.key < $1.key }
                 ) { html, row in
@@ -124,7 +124,7 @@ extension ConsoleController {
                     " checked in the last 30 days would have been refused by enforce (\(refused.formatted()) of \(checks.formatted()))."
                 )
             }
-            table(
+            ConsoleParts.table(
                 &html, caption: "Checks in the last 30 days",
                 headers: ["Request", "Checked", "Enforce would refuse", "Share"],
                 rows: rows
@@ -134,44 +134,6 @@ extension ConsoleController {
                 html.element("td", text: row.refused.formatted())
                 html.element(
                     "td", text: row.checks == 0 ? "—" : ActivityChart.percent(Double(row.refused) / Double(row.checks)))
-            }
-        }
-    }
-}
-
-extension ConsoleController {
-    /// A profile's installations (at most 100, oldest first), each with its App Attest verdict, what
-    /// `enforce` would have done with its latest start or identify, and its attested key.
-    static func installationsSection(_ installations: [(id: String, record: AppAttestRecord?)], in html: inout HTML) {
-        html.element("section", [("aria-labelledby", "installations-title")]) { html in
-            html.element("h2", [("id", "installations-title")], text: "Installations (\(installations.count))")
-            guard !installations.isEmpty else {
-                html.element("p", text: "No installation.")
-                return
-            }
-            table(
-                &html, caption: "App Attest verdict of each installation's latest start or identify",
-                headers: ["Installation", "App Attest", "Enforce would", "Key", "Checked"], rows: installations
-            ) { html, installation in
-                html.element("td") { $0.element("code", text: installation.id) }
-                guard let record = installation.record else {
-                    html.element("td", text: "not checked (mode off)")
-                    html.element("td", text: "—")
-                    html.element("td", text: "—")
-                    html.element("td", text: "—")
-                    return
-                }
-                html.element("td", [("class", record.enforceWouldRefuse ? "refused" : nil)], text: record.verdict)
-                html.element("td", text: record.enforceWouldRefuse ? "refuse" : "allow")
-                html.element("td") { html in
-                    if let key = record.key {
-                        html.text("\(key.appID), \(key.environment), counter \(key.counter), attested ")
-                        ConsoleFormat.time(key.attestedAt, in: &html)
-                    } else {
-                        html.text("none")
-                    }
-                }
-                html.element("td") { ConsoleFormat.time(record.updatedAt, in: &$0) }
             }
         }
     }

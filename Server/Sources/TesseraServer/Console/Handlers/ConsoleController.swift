@@ -299,7 +299,18 @@ struct ConsoleController: Sendable {
         return ConsoleHTTP.html(bytes, status: failure.status, headers: failure.headers)
     }
 
-    /// A page of the signed-in console.
+    /// A page of the signed-in console, rendered from its values (`Console/Pages/`); `message`, when
+    /// nil, is the request's refusal or the notice its redirect named.
+    func page(
+        _ request: ConsoleRequest, _ page: some ConsolePage, message: ConsoleMessage? = nil,
+        status: HTTPResponse.Status = .ok
+    ) -> Response {
+        self.page(request, title: page.title, section: page.section, message: message, status: status) {
+            page.render(&$0)
+        }
+    }
+
+    /// A page of the signed-in console whose content `content` writes.
     func page(
         _ request: ConsoleRequest, title: String, section: ConsoleSection?, message: ConsoleMessage? = nil,
         status: HTTPResponse.Status = .ok, content: (inout HTML) -> Void

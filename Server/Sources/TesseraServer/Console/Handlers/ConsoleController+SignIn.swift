@@ -27,17 +27,7 @@ extension ConsoleController {
         let formToken = ConsoleFormToken.issue(core.store.masterKeys)
         var fields = headers
         fields[.setCookie] = ConsoleHTTP.setCookie(ConsoleHTTP.formCookie, formToken, maxAge: 3600, request: request)
-        let bytes = ConsoleLayout.bare(title: "Sign in", message: message) { html in
-            html.element("form", [("method", "post"), ("action", "login"), ("class", "stack")]) { html in
-                html.hidden("csrf", formToken)
-                Self.field(&html, id: "email", label: "Email", type: "email", value: email, autocomplete: "username")
-                Self.field(&html, id: "password", label: "Password", type: "password", autocomplete: "current-password")
-                Self.field(
-                    &html, id: "totp", label: "Authentication code (if you set one up)", type: "text",
-                    autocomplete: "one-time-code", required: false, extra: [("inputmode", "numeric")])
-                html.element("button", [("type", "submit")], text: "Sign in")
-            }
-        }
+        let bytes = SignInPage(formToken: formToken, email: email).barePage(message: message)
         return ConsoleHTTP.html(bytes, status: status, headers: fields)
     }
 
@@ -102,54 +92,13 @@ extension ConsoleController {
     ) -> Response {
         let formToken = ConsoleFormToken.issue(core.store.masterKeys)
         let secret = TOTP.generateSecret()
-        let encoded = Base32.encode(secret)
+        let uri = TOTP(secret: secret).uri(issuer: "Tessera", account: account.email)
         var headers = HTTPFields()
         headers[.setCookie] = ConsoleHTTP.setCookie(ConsoleHTTP.formCookie, formToken, maxAge: 900, request: request)
-        let bytes = ConsoleLayout.bare(title: "Set up your console account", message: message) { html in
-            html.element("p") { html in
-                html.text("Signing in as ")
-                html.element("strong", text: account.email)
-                html.text(" (\(account.role.rawValue)).")
-            }
-            html.element("form", [("method", "post"), ("action", "enroll"), ("class", "stack")]) { html in
-                html.hidden("csrf", formToken)
-                html.hidden("token", token)
-                html.hidden("totp_secret", encoded)
-                Self.field(
-                    &html, id: "password", label: "Password (12 characters or more)", type: "password",
-                    autocomplete: "new-password", extra: [("minlength", "12")])
-                Self.field(
-                    &html, id: "password_confirmation", label: "The same password again", type: "password",
-                    autocomplete: "new-password", extra: [("minlength", "12")])
-                html.element("fieldset") { html in
-                    html.element("legend", text: "Two-step sign-in (optional)")
-                    html.element(
-                        "p",
-                        text:
-                            "Scan this code with an authenticator app (or type the key below into it), then enter the code it shows. Leave the code empty to skip."
-                    )
-                    let uri = TOTP(secret: secret).uri(issuer: "Tessera", account: account.email)
-                    // A URI longer than a version-20 code holds (an address of hundreds of characters)
-                    // leaves the key to be typed.
-                    if let code = try? QRCode(Array(uri.utf8)) {
-                        html.element("p", [("class", "qr")]) { html in
-                            code.write(
-                                to: &html, pixels: 200, label: "QR code of the two-step key for \(account.email)")
-                        }
-                    }
-                    html.element("p") { html in
-                        html.element("code", [("id", "totp-secret")], text: encoded)
-                    }
-                    html.element("p", [("class", "small")]) { html in
-                        html.element("code", [("id", "totp-uri")], text: uri)
-                    }
-                    Self.field(
-                        &html, id: "totp", label: "Code from the app", type: "text", autocomplete: "one-time-code",
-                        required: false, extra: [("inputmode", "numeric")])
-                }
-                html.element("button", [("type", "submit")], text: "Save")
-            }
-        }
+        let bytes = EnrollmentPage(
+            formToken: formToken, token: token, email: account.email, role: account.role,
+            secretKey: Base32.encode(secret), uri: uri
+        ).barePage(message: message)
         return ConsoleHTTP.html(bytes, status: status, headers: headers)
     }
 
@@ -204,45 +153,5 @@ extension ConsoleController {
             ConsoleFormToken.isIssued(sent, core.store.masterKeys)
         else { return false }
         return OpaqueToken.constantTimeEquals(Array(expected.utf8), Array(sent.utf8))
-    }
-
-    /// A labelled input. When `refusal` is about its form, the input shows what was typed (never a
-    /// password) and, when it is the field at fault, is marked invalid, takes the focus and has the
-    /// message beside it.
-    static func field(
-        _ html: inout HTML, id: StaticString, label: String, type: String, value: String? = nil,
-        autocomplete: String? = nil, required: Bool = true, extra: HTML.Attributes = [],
-        refusal: ConsoleRefusal? = nil
-    ) {
-        input(
-            &html, id: id.description, name: id.description, label: label, type: type, value: value,
-            autocomplete: autocomplete, required: required, extra: extra, refusal: refusal)
-    }
-
-    /// A labelled input whose `id` and `name` differ (several forms of a page share a name).
-    static func input(
-        _ html: inout HTML, id: String, name: String, label: String, type: String, value: String? = nil,
-        autocomplete: String? = nil, required: Bool = true, extra: HTML.Attributes = [],
-        refusal: ConsoleRefusal? = nil
-    ) {
-        let kept = type == "password" ? nil : refusal?.kept(name)
-        let invalid = refusal != nil && refusal?.field == name
-        html.element("label", [("for", id)], text: label)
-        html.void(
-            "input",
-            [
-                ("id", id), ("name", name), ("type", type), ("value", kept ?? value),
-                ("autocomplete", autocomplete), ("required", required ? "" : nil),
-                ("aria-invalid", invalid ? "true" : nil), ("aria-describedby", invalid ? id + "-error" : nil),
-                ("autofocus", invalid ? "" : nil),
-            ] + extra)
-        if invalid, let refusal { fieldError(&html, id: id, refusal) }
-    }
-
-    /// The message of a refusal beside its field.
-    static func fieldError(_ html: inout HTML, id: String, _ refusal: ConsoleRefusal) {
-        html.element(
-            "p", [("id", id + "-error"), ("class", "field-error"), ("data-field-code", refusal.code)],
-            text: refusal.message)
     }
 }
