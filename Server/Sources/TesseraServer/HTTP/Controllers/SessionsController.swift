@@ -226,29 +226,17 @@ struct SessionsController: Sendable {
         }
     }
 
-    /// `POST /v1/sessions/authenticate`
-    ///
-    /// Only the session token extends: a session JWT travels to the app's backend and lives in logs
-    /// and caches of other systems, so it may only check and refresh itself (an expired one within its
-    /// session's life). Otherwise a leaked JWT, even long expired, could keep its session alive to the
-    /// project's maximum.
-    ///
-    /// A heartbeat and an extension share method, URL and credential; only the body differs, which a
-    /// DPoP proof does not cover by itself. So an extension of a bound session needs a proof that names
-    /// its body (`tessera_body`, base64url SHA-256 of the body's bytes) and spends the proof's `jti`:
-    /// a captured heartbeat proof cannot extend, and the heartbeat stays free of writes (its proof may
-    /// repeat within its window, as a read's does).
+    /// `POST /v1/sessions/authenticate`: the heartbeat (``HeartbeatAction``).
     func authenticate(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let caller = try context.session()
         // The heartbeat has no body: nothing to decode, nothing to await. Answered here, in a frame with
         // nothing held across a suspension, it leaves its task's frames inside the first allocation slab.
         guard BodyReader.mayHaveBody(request) else {
             let now = core.currentTime().seconds
-            // Once a day per profile and installation a mark is queued; otherwise a set lookup.
-            core.activeUsers.saw(caller.context, now: now)
+            let outcome = HeartbeatAction.check(core, caller: caller, now: now)
             return envelope(
-                .ok, context: caller.context, token: caller.sessionToken, runtime: caller.runtime,
-                now: now, shareSecond: true, extensionCapped: nil)
+                .ok, context: outcome.context, token: caller.sessionToken, runtime: caller.runtime, now: now,
+                shareSecond: true, extensionCapped: nil)
         }
         return try await extend(request, caller: caller, proof: context.dpopProof)
     }
@@ -285,45 +273,17 @@ struct SessionsController: Sendable {
     private func extend(_ request: Request, caller: Caller, proof: DPoPProof?) async throws -> Response {
         var buffer = try await bodies.body(of: request)
         let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-        let body = bytes.isEmpty ? nil : try RequestJSON.decode(DurationBody.self, from: bytes)
+        let body =
+            bytes.isEmpty
+            ? nil
+            : HeartbeatAction.Body(
+                sessionDurationMinutes: try RequestJSON.decode(DurationBody.self, from: bytes).sessionDurationMinutes,
+                bytes: bytes)
         let now = core.currentTime().seconds
-        var session = caller.context
-        var capped: Bool?
-        if let requested = body?.sessionDurationMinutes {
-            guard caller.sessionToken != nil else {
-                throw CoreError(
-                    .sessionTokenRequired,
-                    "Extending a session needs its session token (st_…); a session JWT only checks and refreshes itself."
-                )
-            }
-            if let proof {
-                if session.session.jkt != nil, caller.runtime.settings.sessionBinding != .off {
-                    guard let named = proof.bodyHash,
-                        OpaqueToken.constantTimeEquals(Array(named.utf8), Array(DPoPProof.bodyHash(of: bytes).utf8))
-                    else {
-                        throw CoreError.dpopProofInvalid(
-                            "An extension's DPoP proof must name its body: tessera_body, base64url SHA-256 of the body."
-                        )
-                    }
-                }
-                try await core.dpop.consume(proof)
-            }
-            let length = try core.sessions.sessionLength(
-                requested: requested, kind: session.session.kind, settings: caller.runtime.settings)
-            capped = length.capped
-            guard
-                let extended = try await core.store.extendSession(
-                    sessionID: session.session.id, expiresAt: now + length.minutes * 60, now: now)
-            else {
-                _ = try await core.credentials.liveSession(id: session.session.id, now: now)
-                throw CoreError.sessionNotFound
-            }
-            session = extended
-        }
-        core.activeUsers.saw(session, now: now)
+        let outcome = try await HeartbeatAction.extend(core, caller: caller, body: body, proof: proof, now: now)
         return envelope(
-            .ok, context: session, token: caller.sessionToken, runtime: caller.runtime, now: now, shareSecond: true,
-            extensionCapped: capped)
+            .ok, context: outcome.context, token: caller.sessionToken, runtime: caller.runtime, now: now,
+            shareSecond: true, extensionCapped: outcome.extensionCapped)
     }
 
     /// `POST /v1/sessions/revoke`
