@@ -22,18 +22,25 @@ reuse a signature made in the same second — a best case, labelled as such. The
 straight into the database in bulk before the server starts (fill.py: the rows an anonymous start
 writes), not created through 100,000 HTTP calls.
 
+Real heartbeats (one per session every few minutes) mostly come from a profile already seen that
+day: the server's activity recorder (active users, issue 25) then does a set lookup and writes
+nothing, where a first sighting of the day queues a mark that a background flush writes. So before
+the first round both heartbeats visit each of their sessions once (`once.lua`: every line once, then
+wrk stops) and wait one flush interval: every measured heartbeat finds its profile seen today, as in
+production. `--cold-activity` skips that warm-up (every measured heartbeat is then a first
+sighting: the figures of the runs before 2026-11-29 06:00 UTC).
+
 `heartbeat-bound` is the same load from devices whose sessions are bound to a key (RFC 9449, issue
 27): another --sessions sessions, each written with the `jkt` (and `key_tier`) an anonymous start with
 a proof writes, each bound to its own P-256 key made here, and each request `Authorization: DPoP st_…`
 with a `DPoP` proof by that session's key (`htm` POST, `htu` the server's --public-url and the path,
 `ath` of the token), which the server verifies in full every time (header, signature, claims,
-thumbprint against the session's). A heartbeat with the session token spends its proof's `jti`
-(one insert into the shared store of used proofs: docs/API.md, "Replay"), so every proof is sent once:
-the proofs are made in Python (`cryptography`) just before each round's bound heartbeat, one per
-session, each with its own `jti` and an `iat` 50 s ahead, so they are valid from 10 s before they are
-made until 110 s after (the run refuses a --duration that would outlast them); the bound heartbeat
-has no warm-up of its own (it would spend the proofs; the heartbeat's warm-up has warmed the server),
-and a run that outruns its --sessions proofs gets `401 dpop_proof_replayed`s, counted as non-2xx. Its CPU per request is
+thumbprint against the session's). A heartbeat does not spend its proof (only an extension, whose
+proof names its body, does: docs/API.md, "Replay"), but every proof is still sent once, as the SDK
+makes one per request: the proofs are made in Python (`cryptography`) just before each round's bound
+heartbeat, one per session, each with its own `jti` and an `iat` 50 s ahead, so they are valid from
+10 s before they are made until 110 s after (the run refuses a --duration that would outlast them);
+the activity warm-up sends proofs of its own, made for it. Its CPU per request is
 judged against the heartbeat's of the same round: target ≤ 1.6×. Both heartbeats run on the one
 database of 2 × --sessions sessions.
 
@@ -84,6 +91,9 @@ import fill  # noqa: E402  (valid sessions written in bulk)
 
 sys.path.insert(0, str(HERE.parents[1] / "Tests" / "backends"))
 from dpop_proof import DeviceKey  # noqa: E402  (P-256 keys and DPoP proofs made with `cryptography`)
+
+# How often the server writes the activity it queued (ActivityFlushService.interval).
+ACTIVITY_FLUSH_SECONDS = 2
 
 # The server accepts a proof's iat within this many seconds of its time, either way (DPoPGate).
 PROOF_SKEW_SECONDS = 60
@@ -332,6 +342,9 @@ def main() -> int:
     parser.add_argument("--tessera", type=Path, required=True, help="the release `tessera` binary")
     parser.add_argument("--hello", type=Path, required=True, help="the release `HelloWorld` binary")
     parser.add_argument("--duration", type=int, default=10, help="seconds per measured scenario (default 10)")
+    parser.add_argument("--cold-activity", action="store_true",
+                        help="skip the heartbeats' activity warm-up (every session once before the first round): "
+                             "each measured heartbeat is then its profile's first sighting of the day")
     parser.add_argument("--warmup", type=int, default=2, help="seconds of warm-up before hello-world and heartbeat")
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--threads", type=int, default=1, help="wrk threads (default 1)")
@@ -496,9 +509,29 @@ def main() -> int:
                         raise SystemExit(f"bench: making the proofs took {proof_seconds:.0f} s; they would expire "
                                          "during the run (a shorter --duration, or fewer --sessions)")
                     print(f"  in {proof_seconds:.1f} s", file=sys.stderr)
+                if name in ("heartbeat", "heartbeat-bound") and round_index == 0 and not arguments.cold_activity:
+                    # Every session once before the first round: the day's activity is then warm, as for
+                    # real heartbeats (one per session every few minutes: all but the day's first find their
+                    # profile already seen, a set lookup and no write). Then one flush interval, so the marks
+                    # of the warm-up are written before anything is measured. (A bound heartbeat does not
+                    # spend its proof: the warm-up's proofs are made for it and sent once each.)
+                    print(f"› warming the day's activity: each of the {arguments.sessions:,} sessions once", file=sys.stderr)
+                    warm_args = script_args
+                    if name == "heartbeat-bound":
+                        warm_lines, _ = bound_lines(devices, bound_tokens, public_url + paths[name])
+                        warm_args = [["POST", paths[name], str(path), str(arguments.threads)]
+                                     for path in write_split(work, "heartbeat-bound-warm", warm_lines, arguments.nodes)]
+                    warm = run_wrk_split(urls, HERE / "once.lua", warm_args, arguments, 100)
+                    if errors_of(warm) or warm["non_2xx"]:
+                        raise SystemExit(f"bench: the activity warm-up of {name} failed: {warm}")
+                    time.sleep(ACTIVITY_FLUSH_SECONDS + 1)
+                    if name == "heartbeat-bound" and time.time() + arguments.duration + 5 > iat + PROOF_SKEW_SECONDS:
+                        lines, iat = bound_lines(devices, bound_tokens, public_url + paths[name])
+                        bound_files = write_split(work, "heartbeat-bound", lines, arguments.nodes)
+                        script_args = [["POST", paths[name], str(path), str(arguments.threads)] for path in bound_files]
                 if arguments.database == "postgres":
                     settle_postgres(database)
-                # No warm-up for the bound heartbeat: a heartbeat with the token spends its proofs.
+                # No other warm-up for the bound heartbeat (its proofs are valid for a limited time).
                 if name in ("heartbeat", "heartbeat-hot") and arguments.warmup and round_index == 0:
                     run_wrk_split(urls, HERE / "replay.lua", script_args, arguments, arguments.warmup)
                 print(f"› {name} POST {paths[name]} for {arguments.duration} s{label}", file=sys.stderr)
@@ -528,6 +561,12 @@ def main() -> int:
         if "heartbeat" in scenarios or "heartbeat-hot" in scenarios:
             print(f"heartbeat over {arguments.sessions:,} sessions (each session at most once a second: a "
                   f"fresh JWT per answer); heartbeat-hot over {arguments.hot_sessions:,} (the JWT cache's best case)")
+        if "heartbeat" in scenarios or "heartbeat-bound" in scenarios:
+            print("the day's activity " + (
+                "cold: every measured heartbeat is its profile's first sighting of the day (--cold-activity)"
+                if arguments.cold_activity else
+                "warm: each heartbeat session was seen once before the first round, as real devices' "
+                "heartbeats (one per session every few minutes) find their profile already seen"))
         if "heartbeat-bound" in scenarios:
             print(f"heartbeat-bound over {arguments.sessions:,} other sessions, each bound to its own P-256 key: "
                   "Authorization: DPoP and a proof of that key on every request, verified in full by the server")

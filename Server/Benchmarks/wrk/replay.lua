@@ -17,7 +17,7 @@ function setup(thread)
     table.insert(threads, thread)
 end
 
-local requests = {}
+requests = {}  -- global: once.lua counts them
 local index = 0
 wrapped = 0
 

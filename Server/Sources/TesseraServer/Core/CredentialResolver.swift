@@ -51,6 +51,20 @@ final class CredentialResolver: Sendable {
         return Caller(runtime: runtime, context: context, sessionToken: token)
     }
 
+    /// The live session of a session token, when it resolves without suspending: the store reads on
+    /// this thread (SQLite) and the session's project is cached. Nil when it does not, and the caller
+    /// awaits ``session(token:)``; a session that is not alive throws as there.
+    func sessionWithoutSuspending(token: String) throws -> Caller? {
+        let now = Self.seconds(now())
+        guard let found = try store.sessionContextWithoutSuspending(tokenHash: OpaqueToken.sha256(token)) else {
+            return nil
+        }
+        guard let context = found else { throw CoreError.sessionNotFound }
+        try Self.checkAlive(context.session, now: now)
+        guard let runtime = projects.cachedRuntime(projectID: context.session.projectID) else { return nil }
+        return Caller(runtime: runtime, context: context, sessionToken: token)
+    }
+
     /// The live session of a session JWT.
     ///
     /// - Parameter allowExpired: accept a JWT whose own `exp` has passed (authenticate only).

@@ -61,9 +61,19 @@ struct DPoPGate: Sendable {
         guard presented.dpopScheme, let proof else {
             throw CoreError.dpopProofRequired(onSession: true)
         }
-        guard OpaqueToken.constantTimeEquals(Array(proof.thumbprint.utf8), Array(jkt.utf8)) else {
+        guard Self.constantTimeEquals(proof.thumbprint, jkt) else {
             throw CoreError.dpopKeyMismatch
         }
+    }
+
+    /// Whether two strings have the same bytes, compared in time that depends only on their lengths
+    /// (as ``OpaqueToken/constantTimeEquals(_:_:)``), without copying either into an array: every
+    /// bound request compares its proof's thumbprint with its session's.
+    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        var difference: UInt8 = 0
+        for (x, y) in zip(a.utf8, b.utf8) { difference |= x ^ y }
+        return difference == 0
     }
 
     /// Records the proof's `jti` as used, on every node; `dpop_proof_replayed` when it was used before.

@@ -77,6 +77,12 @@ final class ProjectCache: Sendable {
 
     private func invalidations() -> UInt64 { state.withLock { $0.invalidations } }
 
+    /// The project with this ID if it is cached and fresh, read without suspending; nil otherwise
+    /// (then ``runtime(projectID:)`` reads it).
+    func cachedRuntime(projectID: String) -> ProjectRuntime? {
+        fresh(projectID)
+    }
+
     private func fresh(_ projectID: String) -> ProjectRuntime? {
         guard let runtime = state.withLock({ $0.byID[projectID] }) else { return nil }
         return runtime.loadedAt.duration(to: .now) < timeToLive ? runtime : nil

@@ -47,6 +47,11 @@ public protocol TesseraStore: SchemaStore {
     func identify(_ command: IdentifyCommand) async throws -> IdentifyResult
     /// The session (alive or not) whose token hashes to `tokenHash`, with its profile.
     func sessionContext(tokenHash: [UInt8]) async throws -> SessionContext?
+    /// ``sessionContext(tokenHash:)`` read on the caller's thread, when this store reads without
+    /// suspending (SQLite); `.none` when it cannot (PostgreSQL), and the caller awaits the other.
+    ///
+    /// The heartbeat's lookup: answered here, it needs no task frame of its own.
+    func sessionContextWithoutSuspending(tokenHash: [UInt8]) throws -> SessionContext??
     /// The session (alive or not) with this ID, with its profile.
     func sessionContext(sessionID: String) async throws -> SessionContext?
     /// Sets `expires_at = max(expires_at, expiresAt)` if the session is alive at `now`, in one
@@ -371,6 +376,9 @@ public protocol TesseraStore: SchemaStore {
 }
 
 extension TesseraStore {
+    /// Reads nothing: a store that does not override it has no lookup without suspending.
+    public func sessionContextWithoutSuspending(tokenHash: [UInt8]) throws -> SessionContext?? { .none }
+
     /// Replaces every setting of the project; nil when the project does not exist.
     func updateProjectSettings(projectID: String, settings: ProjectSettings, now: Int64, origin: EventOrigin)
         async throws -> ProjectRecord?

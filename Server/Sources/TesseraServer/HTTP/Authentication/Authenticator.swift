@@ -37,7 +37,11 @@ struct Authenticator: Sendable {
             let credential = Credential(headers: request.headers)
             do {
                 var context = context
-                context.authentication = try await authenticate(credential)
+                if let caller = try sessionWithoutSuspending(credential) {
+                    context.authentication = .session(caller)
+                } else {
+                    context.authentication = try await authenticate(credential)
+                }
                 guard accepts != .secretKey else { return try await handler(request, context) }
                 let (proof, nonce) = try checkPossession(request, context: context, credential: credential)
                 if spendsProof, let proof { try await dpop.consume(proof) }
@@ -88,6 +92,21 @@ struct Authenticator: Sendable {
             try dpop.authorize(caller.context.session, presented: presented, proof: proof, project: runtime)
         }
         return (proof, dpop.refreshedNonce(for: proof, project: runtime, now: date))
+    }
+
+    /// The caller of a session token on an endpoint that takes one, when it resolves without
+    /// suspending (``CredentialResolver/sessionWithoutSuspending(token:)``: SQLite, a cached project);
+    /// nil for any other credential or endpoint, or when the lookup must suspend.
+    ///
+    /// The heartbeat's path: no task frame for the lookup, the project or the authentication.
+    private func sessionWithoutSuspending(_ credential: Credential?) throws -> Caller? {
+        guard case .sessionToken(let token) = credential else { return nil }
+        switch accepts {
+        case .session, .sessionOrExpiredJWT, .publishableKeyOrSession:
+            return try credentials.sessionWithoutSuspending(token: token)
+        case .none, .publishableKey, .secretKey:
+            return nil
+        }
     }
 
     /// What `credential` stands for, if it is of the kind the endpoint accepts.

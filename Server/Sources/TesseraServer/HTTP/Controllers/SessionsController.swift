@@ -120,32 +120,19 @@ struct SessionsController: Sendable {
         }
     }
 
-    /// `POST /v1/sessions/authenticate`
-    ///
-    /// Only the session token extends: a session JWT travels to the app's backend and lives in logs
-    /// and caches of other systems, so it may only check and refresh itself (an expired one within its
-    /// session's life). Otherwise a leaked JWT, even long expired, could keep its session alive to the
-    /// project's maximum.
-    ///
-    /// A heartbeat and an extension share method, URL and credential; only the body differs, which a
-    /// DPoP proof does not cover by itself. So an extension of a bound session needs a proof that names
-    /// its body (`tessera_body`, base64url SHA-256 of the body's bytes) and spends the proof's `jti`:
-    /// a captured heartbeat proof cannot extend, and the heartbeat stays free of writes (its proof may
-    /// repeat within its window, as a read's does).
+    /// `POST /v1/sessions/authenticate`: the heartbeat (``HeartbeatAction``).
     func authenticate(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let caller = try context.session()
         // The heartbeat has no body: nothing to decode, nothing to await. Answered here, in a frame with
         // nothing held across a suspension, it leaves its task's frames inside the first allocation slab.
         guard BodyReader.mayHaveBody(request) else {
             let now = core.currentTime().seconds
-            // Once a day per profile and installation a mark is queued; otherwise a set lookup.
-            core.activeUsers.saw(caller.context, now: now)
-            core.sessionClients.saw(
-                sessionID: caller.context.session.id, address: addresses.key(request, context: context),
-                userAgent: request.headers[.userAgent])
+            let outcome = HeartbeatAction.check(
+                core, caller: caller, clientAddress: addresses.key(request, context: context),
+                userAgent: request.headers[.userAgent], now: now)
             return envelope(
-                .ok, context: caller.context, token: caller.sessionToken, runtime: caller.runtime,
-                now: now, shareSecond: true, extensionCapped: nil)
+                .ok, context: outcome.context, token: caller.sessionToken, runtime: caller.runtime, now: now,
+                shareSecond: true, extensionCapped: nil)
         }
         return try await extend(request, caller: caller, proof: context.dpopProof)
     }

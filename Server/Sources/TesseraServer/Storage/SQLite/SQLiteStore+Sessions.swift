@@ -147,6 +147,14 @@ extension SQLiteStore {
     }
 
     public func sessionContext(tokenHash: [UInt8]) async throws -> SessionContext? {
+        try readContext(tokenHash: tokenHash)
+    }
+
+    public func sessionContextWithoutSuspending(tokenHash: [UInt8]) throws -> SessionContext?? {
+        .some(try readContext(tokenHash: tokenHash))
+    }
+
+    private func readContext(tokenHash: [UInt8]) throws -> SessionContext? {
         try readers.read {
             try $0.queryFirst(
                 Self.contextByTokenHashSQL,
