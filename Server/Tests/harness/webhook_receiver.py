@@ -6,7 +6,8 @@ delivery it is sent.
 `webhook-id`, the status answered, whether its Standard Webhooks signature verifies under
 `receiver.secret`). What it answers is the `answer` callable's choice (default 204); `hold` keeps
 each answer back that many seconds, and a sender that closed its connection meanwhile is counted
-as `lost`, not delivered. Two attempts of one `webhook-id` open at once are recorded in `overlaps`,
+as `lost`, not delivered; a request whose body ends before its `Content-Length` (a sender killed
+mid-body) is no delivery either, it counts in `broken`. Two attempts of one `webhook-id` open at once are recorded in `overlaps`,
 connections that broke mid-request in `broken`.
 
 Used by the crash, race, rolling-upgrade, multi-node and interop harnesses and the console's flows:
@@ -91,7 +92,12 @@ class WebhookReceiver:
             protocol_version = "HTTP/1.1"
 
             def do_POST(self):  # noqa: N802 (http.server's name)
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length)
+                if len(body) < length:
+                    # The sender died mid-body (a SIGKILL between the head and the body's last
+                    # byte): an HTTP server answers no such request, so it is no delivery.
+                    raise ConnectionResetError(f"the body ended after {len(body)} of {length} bytes")
                 receiver.handle(self, {name.lower(): value for name, value in self.headers.items()}, body)
 
             def log_message(self, *arguments):
