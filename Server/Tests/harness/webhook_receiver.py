@@ -205,16 +205,3 @@ def fail_first_attempts(seed: int, fraction: float) -> Callable[[Delivery], int]
         return 500 if delivery.attempt == 1 and digest[0] < 256 * fraction else 204
 
     return answer
-
-
-def fail_once(webhook_ids: set[str]) -> Callable[[Delivery], int]:
-    """An `answer` that answers 500 to the next POST of each ID in `webhook_ids` and takes it out of the
-    set, 204 otherwise. The caller may add IDs later, under the receiver's lock."""
-
-    def answer(delivery: Delivery) -> int:
-        if delivery.webhook_id in webhook_ids:
-            webhook_ids.discard(delivery.webhook_id)
-            return 500
-        return 204
-
-    return answer

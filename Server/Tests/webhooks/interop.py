@@ -43,7 +43,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "Server" / "Tests" / "harness"))
 import tessera_harness as harness  # noqa: E402
-from webhook_receiver import WebhookReceiver, fail_once  # noqa: E402
+from webhook_receiver import WebhookReceiver  # noqa: E402
 
 
 def new_secret() -> str:
@@ -120,8 +120,19 @@ def live(database_url: str | None = None) -> int:
     if not Path(tessera).exists():
         print(f"webhook interop: no tessera binary at {tessera} (build the server first)", file=sys.stderr)
         return 1
-    retry_once: set[str] = set()
-    receiver = WebhookReceiver(answer=fail_once(retry_once)).start()
+    # Armed, the next new event's first attempt is answered 500 (its webhook-id noted here): armed
+    # before the request that writes the event, since the commit wakes the dispatcher at once and the
+    # delivery can arrive before the test reads the event back from the feed.
+    fail_next: list = [False]
+    failed_first: list[str] = []
+    def answer(delivery):
+        if fail_next[0] and delivery.attempt == 1:
+            fail_next[0] = False
+            failed_first.append(delivery.webhook_id)
+            return 500
+        return 204
+
+    receiver = WebhookReceiver(answer=answer).start()
     work = Path(tempfile.mkdtemp(prefix="tessera-webhooks-"))
     if database_url:
         database = database_url
@@ -206,6 +217,8 @@ def live(database_url: str | None = None) -> int:
                   f"(max {max(durations)} ms)")
 
         # A receiver failure is retried about 5 s later with the same webhook-id; the log shows both attempts.
+        with receiver.lock:
+            fail_next[0] = True
         answer = harness.call(port, "POST", "/v1/sessions/anonymous", project.publishable_key,
                               harness.new_installation())
         session_id = answer.body.get("session", {}).get("id")
@@ -216,9 +229,10 @@ def live(database_url: str | None = None) -> int:
         if retry_id is None or retried[0]["data"]["session_id"] != session_id:
             failures.append(f"the feed has no session.created after {after}")
         else:
-            with receiver.lock:
-                retry_once.add(retry_id)
             ok, _ = harness.eventually(lambda: receiver.ids().count(retry_id) >= 2, seconds=30)
+            with receiver.lock:
+                if failed_first != [retry_id]:
+                    failures.append(f"the first attempt answered 500 was {failed_first!r}, not {retry_id}")
             if not ok:
                 failures.append(f"{retry_id}: not retried after a 500")
 
