@@ -304,20 +304,20 @@ struct MigrationTests {
         let options = ["--database", "sqlite:\(database)", "--master-key-file", keyFile]
         let latest = TesseraRelease.schemaVersion
 
-        let status = try TesseraExecutable.run(["migrate", "status"] + options)
+        let status = try await TesseraExecutable.run(["migrate", "status"] + options)
         #expect(status.status == 0, "\(status.errors)")
         #expect(status.output.contains("Pending expand steps: \(latest)."))
         #expect(status.output.contains("Pending contract steps: none."))
         #expect(status.output.contains("  1  expand  "))
 
-        let expand = try TesseraExecutable.run(["migrate", "expand"] + options)
+        let expand = try await TesseraExecutable.run(["migrate", "expand"] + options)
         #expect(expand.status == 0, "\(expand.errors)")
         #expect(expand.output.contains("Applied expand steps \(latest)."))
         let before = try #require(previous.steps?.last).version
         #expect(expand.output.contains("Copied the database to \(database).schema-\(before)-"))
-        let again = try TesseraExecutable.run(["migrate", "expand"] + options)
+        let again = try await TesseraExecutable.run(["migrate", "expand"] + options)
         #expect(again.output == "No pending expand step.\n")
-        let contract = try TesseraExecutable.run(["migrate", "contract"] + options)
+        let contract = try await TesseraExecutable.run(["migrate", "contract"] + options)
         #expect(contract.status == 0, "\(contract.errors)")
         #expect(contract.output == "No pending contract step.\n")
 
@@ -331,12 +331,12 @@ struct MigrationTests {
         contracted.release = "0.9.0"
         #expect(try await newer.migrate(contracted).applied == [2_000])
         try await newer.close()
-        let listed = try TesseraExecutable.run(["migrate", "status"] + options)
+        let listed = try await TesseraExecutable.run(["migrate", "status"] + options)
         #expect(listed.output.contains("  2000  contract  "))
         #expect(listed.output.contains("requires release 0.4.0"))
         #expect(listed.output.contains("  new-node  release 0.9.0  "))
         #expect(!listed.output.contains("dead-node"))
-        let serve = try TesseraExecutable.run(["serve", "--port", "0"] + options)
+        let serve = try await TesseraExecutable.run(["serve", "--port", "0"] + options)
         #expect(serve.status != 0)
         #expect(serve.errors.contains("The database's schema was contracted for release 0.4.0 (step 2000)"))
         #expect(serve.errors.contains("upgrade it to 0.4.0 or later"))

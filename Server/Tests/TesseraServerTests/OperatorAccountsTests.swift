@@ -328,7 +328,7 @@ struct OperatorAccountsTests {
     /// What a copy of the database holds: SQLite's files and cells; for PostgreSQL the operator
     /// tables' rows as stored (a `pg_dump` needs a connection slot, which a busy test run may not have).
     static func copy(of store: any TesseraStore) async throws -> Data {
-        if store is SQLiteStore { return Data(try DatabaseDump.everything(store)) }
+        if store is SQLiteStore { return Data(try await DatabaseDump.everything(store)) }
         let postgres = try #require(store as? PostgresStore)
         var text = ""
         for table in ["operators", "operator_sessions", "operator_enrollments"] {

@@ -81,7 +81,7 @@ struct OperatorCommandsTests {
             for key in try await restored.sessionKeys(projectID: environment.project.project.id) {
                 needles.add(privateKey: key.privateKey, label: "signing key")
             }
-            #expect(needles.found(in: try DatabaseDump.everything(restored)) == [])
+            #expect(needles.found(in: try await DatabaseDump.everything(restored)) == [])
             try await restored.close()
         }
     }
@@ -96,11 +96,11 @@ struct OperatorCommandLineTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID())").path
         let database = "sqlite:\(directory)/data/tessera.sqlite"
         // Without --create, no command but serve makes a database (a command run from the wrong directory).
-        let stray = try TesseraExecutable.run(["projects", "create", "--name", "Listed", "--database", database])
+        let stray = try await TesseraExecutable.run(["projects", "create", "--name", "Listed", "--database", database])
         #expect(stray.status != 0)
         #expect(stray.errors.contains("There is no database at \(directory)/data/tessera.sqlite"))
         #expect(!FileManager.default.fileExists(atPath: directory + "/data"))
-        let created = try TesseraExecutable.run([
+        let created = try await TesseraExecutable.run([
             "projects", "create", "--name", "Listed", "--database", database, "--json", "--create",
         ])
         #expect(created.status == 0, "\(created.errors)")
@@ -114,7 +114,7 @@ struct OperatorCommandLineTests {
         let oldSecret = try #require(createdJSON?["secret_key"] as? String)
 
         // The break-glass for a lost secret key: a new one, printed once, the old one refused.
-        let rotated = try TesseraExecutable.run([
+        let rotated = try await TesseraExecutable.run([
             "projects", "rotate-key", "--project", "listed", "--kind", "secret", "--database", database,
         ])
         #expect(rotated.status == 0, "\(rotated.errors)")
@@ -130,21 +130,21 @@ struct OperatorCommandLineTests {
         let audit = try await opened.auditEvents(projectID: projectID, before: nil, limit: 10)
         #expect(audit.contains { $0.type == "api_key.rotated" && $0.actor.id == "command-line" })
         try await opened.close()
-        let unknownProject = try TesseraExecutable.run([
+        let unknownProject = try await TesseraExecutable.run([
             "projects", "rotate-key", "--project", "nope", "--kind", "secret", "--database", database,
         ])
         #expect(unknownProject.status != 0)
 
-        let listed = try TesseraExecutable.run(["projects", "list", "--database", database, "--json"])
+        let listed = try await TesseraExecutable.run(["projects", "list", "--database", database, "--json"])
         #expect(listed.status == 0)
         let json = try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [String: Any]
         let projects = try #require(json?["projects"] as? [[String: Any]])
         #expect(projects.map { $0["slug"] as? String } == ["listed"])
         #expect(projects.first?["created_at"] is String)
-        let table = try TesseraExecutable.run(["projects", "list", "--database", database])
+        let table = try await TesseraExecutable.run(["projects", "list", "--database", database])
         #expect(table.output.hasPrefix("ID") && table.output.contains("Listed"))
 
-        let checked = try TesseraExecutable.run(["config", "check", "--database", database, "--port", "9090"])
+        let checked = try await TesseraExecutable.run(["config", "check", "--database", database, "--port", "9090"])
         #expect(checked.status == 0)
         #expect(checked.output.contains("master_key_file: \(directory)/data/master.key (key "))
         let key = try MasterKey.load(path: directory + "/data/master.key")
@@ -154,28 +154,30 @@ struct OperatorCommandLineTests {
             ["config", "check", "--database", "postgres://u:hunter2@db/tessera"],
             ["config", "check", "--database", database, "--master-key-file", directory + "/absent.key"],
         ] {
-            let refused = try TesseraExecutable.run(invalid)
+            let refused = try await TesseraExecutable.run(invalid)
             #expect(refused.status != 0, "\(invalid)")
             #expect(refused.errors.contains("Error:"), "\(invalid)")
             #expect(!refused.errors.contains("hunter2"))
         }
 
-        let backup = try TesseraExecutable.run(["backup", "--database", database, "--to", directory + "/copy.sqlite"])
+        let backup = try await TesseraExecutable.run([
+            "backup", "--database", database, "--to", directory + "/copy.sqlite",
+        ])
         #expect(backup.status == 0, "\(backup.errors)")
         #expect(FileManager.default.fileExists(atPath: directory + "/copy.sqlite"))
         let backupMode = try FileManager.default.attributesOfItem(atPath: directory + "/copy.sqlite")[.posixPermissions]
         #expect((backupMode as? Int).map { $0 & 0o077 } == 0)
-        let postgres = try TesseraExecutable.run([
+        let postgres = try await TesseraExecutable.run([
             "backup", "--database", "postgres://u@db/tessera", "--master-key-file", directory + "/data/master.key",
             "--to", directory + "/pg.sqlite",
         ])
         #expect(postgres.status != 0)
         #expect(postgres.errors.contains("pg_dump"))
 
-        let generated = try TesseraExecutable.run(["keys", "generate", "--to", directory + "/new.key"])
+        let generated = try await TesseraExecutable.run(["keys", "generate", "--to", directory + "/new.key"])
         #expect(generated.status == 0)
         #expect(generated.output.contains(try MasterKey.load(path: directory + "/new.key").id))
-        #expect(try TesseraExecutable.run(["keys", "generate", "--to", directory + "/new.key"]).status != 0)
+        #expect(try await TesseraExecutable.run(["keys", "generate", "--to", directory + "/new.key"]).status != 0)
     }
 }
 
@@ -184,12 +186,12 @@ struct ServeBusyPortTests {
     @Test(
         "A busy port is refused in one line before any database or key is made",
         .enabled(if: TesseraExecutable.path != nil))
-    func busyPort() throws {
+    func busyPort() async throws {
         let listener = try LoopbackSocket.listening()
         defer { close(listener.descriptor) }
         let port = listener.port
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-busy-\(UUID())").path
-        let refused = try TesseraExecutable.run([
+        let refused = try await TesseraExecutable.run([
             "serve", "--host", "127.0.0.1", "--port", String(port), "--database", "sqlite:\(directory)/t.sqlite",
         ])
         #expect(refused.status != 0)
@@ -202,10 +204,10 @@ struct ServeBusyPortTests {
 @Suite("tessera token mint")
 struct TokenMintCommandTests {
     /// `tessera token mint` with an environment and a standard input of the test's choosing.
-    static func mint(_ arguments: [String], environment: [String: String] = [:], input: String = "") throws -> (
+    static func mint(_ arguments: [String], environment: [String: String] = [:], input: String = "") async throws -> (
         status: Int32, output: String
     ) {
-        let ran = try ChildProcess.run(
+        let ran = try await ChildProcess.run(
             try #require(TesseraExecutable.path), ["token", "mint"] + arguments,
             environment: environment.merging(["PATH": "/usr/bin:/bin"]) { first, _ in first }, input: input)
         return (ran.termination.status, ran.output)
@@ -214,20 +216,20 @@ struct TokenMintCommandTests {
     @Test(
         "The identity secret comes from TESSERA_IDENTITY_SECRET or standard input, not only the command line",
         .enabled(if: TesseraExecutable.path != nil))
-    func secretSources() throws {
+    func secretSources() async throws {
         let secret = IdentitySecret.generate()
         let verifier = { (token: String) -> String? in
             let parts = token.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
             return parts.count == 3 ? String(parts[1]) : nil
         }
-        let fromEnvironment = try Self.mint(
+        let fromEnvironment = try await Self.mint(
             ["--sub", "user-1"], environment: ["TESSERA_IDENTITY_SECRET": secret.value])
         #expect(fromEnvironment.status == 0)
         #expect(verifier(fromEnvironment.output) != nil)
-        let fromInput = try Self.mint(["--sub", "user-1", "--identity-secret-stdin"], input: secret.value + "\n")
+        let fromInput = try await Self.mint(["--sub", "user-1", "--identity-secret-stdin"], input: secret.value + "\n")
         #expect(fromInput.status == 0)
         #expect(verifier(fromInput.output) != nil)
-        let none = try Self.mint(["--sub", "user-1"])
+        let none = try await Self.mint(["--sub", "user-1"])
         #expect(none.status != 0)
     }
 }

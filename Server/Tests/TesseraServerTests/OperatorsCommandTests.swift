@@ -22,27 +22,27 @@ struct OperatorsCommandTests {
         try key.write(toNewFile: keyFile)
         let store = ["--database", "sqlite:\(database)", "--master-key-file", keyFile]
 
-        let created = try TesseraExecutable.run(
+        let created = try await TesseraExecutable.run(
             ["operators", "create", "--email", "Owner@Example.com", "--role", "owner", "--create"] + store)
         #expect(created.status == 0, "\(created.errors)")
         #expect(created.output.contains("http://127.0.0.1:8080/console/enroll?token="))
         #expect(created.output.contains("expires in 15 minutes"))
         let token = try #require(Self.token(in: created.output))
 
-        let custom = try TesseraExecutable.run(
+        let custom = try await TesseraExecutable.run(
             [
                 "operators", "create", "--email", "viewer@example.com", "--role", "viewer", "--console-url",
                 "https://ops.example.com/auth/",
             ] + store)
         #expect(custom.output.contains("https://ops.example.com/auth/console/enroll?token="))
-        let duplicate = try TesseraExecutable.run(
+        let duplicate = try await TesseraExecutable.run(
             ["operators", "create", "--email", "owner@example.com", "--role", "admin"] + store)
         #expect(duplicate.status != 0)
         #expect(duplicate.errors.contains("already exists"))
-        let badRole = try TesseraExecutable.run(
+        let badRole = try await TesseraExecutable.run(
             ["operators", "create", "--email", "x@example.com", "--role", "root"] + store)
         #expect(badRole.status != 0)
-        let help = try TesseraExecutable.run(["operators", "create", "--help"])
+        let help = try await TesseraExecutable.run(["operators", "create", "--help"])
         #expect(help.output.contains("http://127.0.0.1:8080"))
 
         // The link enrolls the operator in the database the command wrote.
@@ -52,7 +52,7 @@ struct OperatorsCommandTests {
         _ = try await accounts.enroll(token: token, password: "a long enough password", totp: nil)
         try await opened.close()
 
-        let list = try TesseraExecutable.run(["operators", "list"] + store)
+        let list = try await TesseraExecutable.run(["operators", "list"] + store)
         #expect(list.status == 0)
         let lines = list.output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
         #expect(lines.first?.first == "EMAIL")
@@ -60,24 +60,25 @@ struct OperatorsCommandTests {
             lines.dropFirst().map { Array($0.prefix(4)) } == [
                 ["owner@example.com", "owner", "yes", "no"], ["viewer@example.com", "viewer", "no", "no"],
             ])
-        let json = try TesseraExecutable.run(["operators", "list", "--json"] + store)
+        let json = try await TesseraExecutable.run(["operators", "list", "--json"] + store)
         #expect(json.output.contains("\"email\":\"owner@example.com\""))
 
-        let link = try TesseraExecutable.run(["operators", "link", "--email", "owner@example.com"] + store)
+        let link = try await TesseraExecutable.run(["operators", "link", "--email", "owner@example.com"] + store)
         #expect(link.status == 0)
         let newToken = try #require(Self.token(in: link.output))
         #expect(newToken != token)
-        let unknown = try TesseraExecutable.run(["operators", "link", "--email", "nobody@example.com"] + store)
+        let unknown = try await TesseraExecutable.run(["operators", "link", "--email", "nobody@example.com"] + store)
         #expect(unknown.status != 0)
 
-        let unlocked = try TesseraExecutable.run(["operators", "unlock", "--email", "Owner@example.com"] + store)
+        let unlocked = try await TesseraExecutable.run(["operators", "unlock", "--email", "Owner@example.com"] + store)
         #expect(unlocked.status == 0, "\(unlocked.errors)")
         #expect(unlocked.output.contains("owner@example.com can sign in again"))
-        let unlockUnknown = try TesseraExecutable.run(["operators", "unlock", "--email", "nobody@example.com"] + store)
+        let unlockUnknown = try await TesseraExecutable.run(
+            ["operators", "unlock", "--email", "nobody@example.com"] + store)
         #expect(unlockUnknown.status != 0)
-        let removed = try TesseraExecutable.run(["operators", "remove", "--email", "viewer@example.com"] + store)
+        let removed = try await TesseraExecutable.run(["operators", "remove", "--email", "viewer@example.com"] + store)
         #expect(removed.status == 0)
-        let again = try TesseraExecutable.run(["operators", "remove", "--email", "viewer@example.com"] + store)
+        let again = try await TesseraExecutable.run(["operators", "remove", "--email", "viewer@example.com"] + store)
         #expect(again.status != 0)
 
         let check = try SQLiteStore(path: database, masterKeys: MasterKeyring(current: key))

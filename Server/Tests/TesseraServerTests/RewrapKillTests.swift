@@ -14,8 +14,8 @@ enum TesseraExecutable {
 
     /// Runs `tessera` with `arguments` to its end, with an empty environment but `PATH`; its exit
     /// status, standard output and standard error.
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let ran = try ChildProcess.run(
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+        let ran = try await ChildProcess.run(
             try #require(path), arguments,
             environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
         return (ran.termination.status, ran.output, ran.errors)
@@ -48,16 +48,19 @@ struct RewrapKillTests {
                 "--new-master-key-file", newFile,
             ], output: .null, errors: .pipe)
         let progress = try #require(process.standardError)
-        // Kill it once it reports ten committed values.
-        var lines = 0
-        while lines < 10 {
-            let data = progress.availableData
-            #expect(!data.isEmpty, "the rewrap ended before it was killed")
-            if data.isEmpty { break }
-            lines += data.filter { $0 == UInt8(ascii: "\n") }.count
+        // Kill it once it reports ten committed values (read on a thread of its own, as it blocks).
+        let ended = try await ChildProcess.onThread {
+            var lines = 0
+            while lines < 10 {
+                let data = progress.availableData
+                if data.isEmpty { return true }
+                lines += data.filter { $0 == UInt8(ascii: "\n") }.count
+            }
+            return false
         }
+        #expect(!ended, "the rewrap ended before it was killed")
         process.send(signal: SIGKILL)
-        #expect(process.wait() == .signalled(SIGKILL))
+        #expect(await process.terminated() == .signalled(SIGKILL))
 
         let both = try SQLiteStore(path: database, masterKeys: MasterKeyring(current: new, previous: [old]))
         let keyIDs = try await both.sealedCells().map { MasterKeyring.keyID(of: $0.stored) }
@@ -69,7 +72,7 @@ struct RewrapKillTests {
         #expect(try await SecretResealer.sealPlaintextAndVerify(store: both).unchanged == 500)
         try await both.close()
 
-        let again = try TesseraExecutable.run([
+        let again = try await TesseraExecutable.run([
             "keys", "rewrap", "--database", "sqlite:\(database)", "--master-key-file", oldFile,
             "--new-master-key-file", newFile,
         ])
@@ -79,7 +82,7 @@ struct RewrapKillTests {
         try await onlyNew.close()
 
         // A server given the wrong key refuses clearly, with a non-zero exit.
-        let refused = try TesseraExecutable.run([
+        let refused = try await TesseraExecutable.run([
             "serve", "--database", "sqlite:\(database)", "--master-key-file", oldFile, "--port", "0",
         ])
         #expect(refused.status != 0)

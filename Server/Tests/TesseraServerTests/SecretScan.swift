@@ -90,10 +90,10 @@ enum DatabaseDump {
     }
 
     /// `pg_dump` of the store's schema, data included.
-    static func postgres(_ store: PostgresStore) throws -> [UInt8] {
+    static func postgres(_ store: PostgresStore) async throws -> [UInt8] {
         let url = try #require(PostgresTestDatabase.url)
         let schema = try #require(store.configuration.schema)
-        let ran = try ChildProcess.run("/usr/bin/env", ["pg_dump", "--no-owner", "--schema=\(schema)", url])
+        let ran = try await ChildProcess.run("/usr/bin/env", ["pg_dump", "--no-owner", "--schema=\(schema)", url])
         #expect(ran.termination == .exited(0), "\(ran.errors)")
         let text = ran.output
         #expect(
@@ -103,11 +103,11 @@ enum DatabaseDump {
 
     /// What a copy of `store`'s database holds: every cell (SQLite: and, with `rawFiles`, the bytes
     /// of its files) or the dump.
-    static func everything(_ store: any TesseraStore, rawFiles: Bool = true) throws -> [UInt8] {
+    static func everything(_ store: any TesseraStore, rawFiles: Bool = true) async throws -> [UInt8] {
         if let sqlite = store as? SQLiteStore {
             return try sqliteCells(path: sqlite.path) + (rawFiles ? sqliteFiles(path: sqlite.path) : [])
         }
-        return try postgres(try #require(store as? PostgresStore))
+        return try await postgres(try #require(store as? PostgresStore))
     }
 }
 

@@ -52,7 +52,7 @@ struct SecretsAtRestTests {
             }
             #expect(secretCount == 3 && keyCount == 3)
             #expect(needles.found(in: Array(environment.project.identitySecret.value.utf8)).count >= 2)
-            let copy = try DatabaseDump.everything(store)
+            let copy = try await DatabaseDump.everything(store)
             #expect(needles.found(in: copy) == [])
             #expect(Data(copy).range(of: Data("tsv1.\(store.masterKeys.current.id).".utf8)) != nil)
         }
@@ -159,7 +159,7 @@ struct SecretsAtRestTests {
             needles.add(text: legacy.identitySecret.value, label: "identity secret")
             needles.add(privateKey: legacy.signingKey.privateKeyRawRepresentation, label: "signing key")
             // SQLite: the raw files too, where freed pages and WAL frames could have kept the plaintext.
-            #expect(needles.found(in: try DatabaseDump.everything(store)) == [])
+            #expect(needles.found(in: try await DatabaseDump.everything(store)) == [])
         }
     }
 }

@@ -25,7 +25,7 @@ struct WebhookSecretsTests {
             #expect(needles.found(in: Array(first.utf8)).count >= 2)
             let record = try #require(try await store.webhook(projectID: environment.project.project.id, id: id))
             #expect(record.secret == second && record.previousSecret == first)
-            #expect(needles.found(in: try DatabaseDump.everything(store)) == [])
+            #expect(needles.found(in: try await DatabaseDump.everything(store)) == [])
         }
     }
 

@@ -161,8 +161,28 @@ public final class ChildProcess: Sendable {
     }
 
     /// Runs `executable` to its end: its termination, standard output and standard error.
+    ///
+    /// The waiting happens on a thread of its own: a test that waited on a thread of the concurrency
+    /// pool (it has one per core) for a child that runs for seconds starved every other test of the
+    /// run, and their timeouts fired late (CI: an operation bounded at 1 s answered after 10.8 s while
+    /// two suites ran `tessera` commands one after another).
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: String? = nil
+    ) async throws -> (termination: Termination, output: String, errors: String) {
+        try await onThread {
+            try runBlocking(executable, arguments, environment: environment, input: input)
+        }
+    }
+
+    /// Runs `body`, which blocks, on a thread of its own rather than one of the concurrency pool's.
+    public static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    private static func runBlocking(
+        _ executable: String, _ arguments: [String], environment: [String: String]?, input: String?
     ) throws -> (termination: Termination, output: String, errors: String) {
         let child = try ChildProcess(
             executable: executable, arguments: arguments, environment: environment,
