@@ -228,34 +228,21 @@ extension PostgresStore {
     public func revokeOtherSessions(sessionID: String, now: Int64, origin: EventOrigin) async throws -> Int? {
         let logger = logger
         return try await transaction { connection in
+            // The profile first, then the caller's session, as every path locks them.
             guard
-                let seen = try await connection.first(
-                    "SELECT project_id, profile_id FROM sessions WHERE id = \(sessionID)", logger: logger)
+                let caller = try await Self.lockCaller(
+                    sessionID: sessionID, also: nil, now: now, in: connection, logger: logger)
             else { return nil }
-            let projectID = try seen.text(0)
-            // The profile first, then the caller's session, as every path locks them; a session never
-            // changes profile, so a profile gone under the lock took the session with it.
-            guard
-                let profile = try await Self.lockProfile(
-                    projectID: projectID, id: try seen.text(1), .update, in: connection, logger: logger),
-                try await connection.first(
-                    """
-                    SELECT 1 FROM sessions
-                    WHERE id = \(sessionID) AND profile_id = \(profile.id) AND revoked_at IS NULL
-                        AND expires_at > \(now)
-                    FOR UPDATE
-                    """, logger: logger) != nil
-            else { return nil }
-            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            var batch = EventBatch(projectID: caller.projectID, origin: origin, now: now)
             let count = try await Self.endSessions(
                 """
                 UPDATE sessions SET revoked_at = \(now)
-                WHERE profile_id = \(profile.id) AND id <> \(sessionID) AND revoked_at IS NULL AND expires_at > \(now)
+                WHERE profile_id = \(caller.profileID) AND id <> \(sessionID) AND revoked_at IS NULL AND expires_at > \(now)
                 RETURNING id, profile_id
                 """, reason: .revoked,
                 devices: """
                     DELETE FROM devices WHERE session_id IN
-                        (SELECT id FROM sessions WHERE profile_id = \(profile.id) AND id <> \(sessionID))
+                        (SELECT id FROM sessions WHERE profile_id = \(caller.profileID) AND id <> \(sessionID))
                     RETURNING id, profile_id, session_id
                     """, batch: &batch, in: connection, logger: logger)
             try await Self.append(batch, in: connection, logger: logger)

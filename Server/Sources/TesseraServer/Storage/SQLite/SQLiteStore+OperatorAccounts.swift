@@ -1,14 +1,5 @@
 /// Operator accounts of the console, their enrollment links and console sessions.
 extension SQLiteStore {
-    static let operatorColumns = """
-        id, email, role, password_hash, totp_secret, totp_last_step, created_at, enrolled_at, last_login_at
-        """
-    static let qualifiedOperatorColumns = """
-        o.id, o.email, o.role, o.password_hash, o.totp_secret, o.totp_last_step, o.created_at, o.enrolled_at,
-        o.last_login_at
-        """
-    static let operatorSessionColumns =
-        "s.id, s.operator_id, s.token_hash, s.csrf_token, s.created_at, s.last_seen_at, s.expires_at"
 
     /// An operator row (at `offset`), its TOTP secret opened.
     func operatorRecord(_ row: SQLiteRow, at offset: Int = 0) throws -> OperatorRecord {
