@@ -1,3 +1,4 @@
+import Logging
 import PostgresNIO
 
 /// Operator accounts of the console, their enrollment links and console sessions.
@@ -186,28 +187,27 @@ extension PostgresStore {
                     totp_last_step = COALESCE(\(totpStep), totp_last_step)
                 WHERE id = \(session.operatorID)
                 """, logger: logger)
-            try await connection.rows(
-                """
-                INSERT INTO operator_sessions
-                    (id, operator_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
-                VALUES (\(session.id), \(session.operatorID), \(session.tokenHash.bytea), \(session.csrfToken),
-                    \(session.createdAt), \(session.lastSeenAt), \(session.expiresAt))
-                """, logger: logger)
+            try await Self.insertOperatorSession(session, in: connection, logger: logger)
             return .signedIn
         }
     }
 
+    /// Writes a new console session's row.
+    static func insertOperatorSession(
+        _ session: OperatorSessionRecord, in connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await connection.rows(
+            """
+            INSERT INTO operator_sessions
+                (id, operator_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
+            VALUES (\(session.id), \(session.operatorID), \(session.tokenHash.bytea), \(session.csrfToken),
+                \(session.createdAt), \(session.lastSeenAt), \(session.expiresAt))
+            """, logger: logger)
+    }
+
     public func createOperatorSession(_ session: OperatorSessionRecord) async throws {
         let logger = logger
-        try await statement { client in
-            _ = try await client.rows(
-                """
-                INSERT INTO operator_sessions
-                    (id, operator_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
-                VALUES (\(session.id), \(session.operatorID), \(session.tokenHash.bytea), \(session.csrfToken),
-                    \(session.createdAt), \(session.lastSeenAt), \(session.expiresAt))
-                """, logger: logger)
-        }
+        try await transaction { try await Self.insertOperatorSession(session, in: $0, logger: logger) }
     }
 
     public func operatorSession(tokenHash: [UInt8], now: Int64) async throws

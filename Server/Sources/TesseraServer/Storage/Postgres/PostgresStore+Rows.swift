@@ -128,6 +128,27 @@ extension PostgresStore {
         throw PostgresFailureVanished()
     }
 
+    /// Runs `body` in one transaction on the profile `profileID` (an ID or an alias) as its lock
+    /// (FOR UPDATE) found it, then writes the events `body` added to the batch; nil, with nothing
+    /// written, when no such profile exists (any more). Every decision `body` makes comes from that
+    /// row: a profile merged meanwhile is acted on as its survivor, an erased one is not found.
+    func onLockedProfile<T: Sendable>(
+        projectID: String, profileID: String, now: Int64, origin: EventOrigin,
+        _ body: @escaping @Sendable (ProfileRecord, inout EventBatch, PostgresConnection) async throws -> T
+    ) async throws -> T? {
+        let logger = logger
+        return try await transaction { connection in
+            guard
+                let profile = try await Self.lockProfile(
+                    projectID: projectID, id: profileID, .update, in: connection, logger: logger)
+            else { return nil }
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            let result = try await body(profile, &batch, connection)
+            try await Self.append(batch, in: connection, logger: logger)
+            return result
+        }
+    }
+
     /// The profile with this ID or alias in the project, as a plain read: only for answers, never
     /// to decide a write (``lockProfile(projectID:id:_:in:logger:)``).
     static func resolveProfile(projectID: String, id: String, in connection: PostgresConnection, logger: Logger)

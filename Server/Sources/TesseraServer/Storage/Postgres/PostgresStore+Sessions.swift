@@ -202,15 +202,11 @@ extension PostgresStore {
         -> Int?
     {
         let logger = logger
-        return try await transaction { connection in
-            // Resolved and locked here, not by the caller before: sessions an erasure or a merge ended
-            // while this waited are not counted as ended by this request.
-            guard
-                let profile = try await Self.lockProfile(
-                    projectID: projectID, id: profileID, .update, in: connection, logger: logger)
-            else { return nil }
-            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
-            let count = try await Self.endSessions(
+        // Resolved and locked here, not by the caller before: sessions an erasure or a merge ended
+        // while this waited are not counted as ended by this request.
+        return try await onLockedProfile(projectID: projectID, profileID: profileID, now: now, origin: origin) {
+            profile, batch, connection in
+            try await Self.endSessions(
                 """
                 UPDATE sessions SET revoked_at = \(now)
                 WHERE profile_id = \(profile.id) AND revoked_at IS NULL AND expires_at > \(now)
@@ -220,8 +216,6 @@ extension PostgresStore {
                     DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = \(profile.id))
                     RETURNING id, profile_id, session_id
                     """, batch: &batch, in: connection, logger: logger)
-            try await Self.append(batch, in: connection, logger: logger)
-            return count
         }
     }
 

@@ -157,32 +157,28 @@ extension SQLiteStore {
             try connection.run(
                 "UPDATE operators SET last_login_at = ?, totp_last_step = COALESCE(?, totp_last_step) WHERE id = ?",
                 [.init(session.createdAt), .init(totpStep), .init(session.operatorID)])
-            try connection.run(
-                """
-                INSERT INTO operator_sessions
-                    (id, operator_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .init(session.id), .init(session.operatorID), .init(session.tokenHash), .init(session.csrfToken),
-                    .init(session.createdAt), .init(session.lastSeenAt), .init(session.expiresAt),
-                ])
+            try Self.insertOperatorSession(session, in: connection)
             return .signedIn
         }
     }
 
+    /// Writes a new console session's row.
+    static func insertOperatorSession(_ session: OperatorSessionRecord, in connection: SQLiteConnection) throws {
+        try connection.run(
+            """
+            INSERT INTO operator_sessions
+                (id, operator_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .init(session.id), .init(session.operatorID), .init(session.tokenHash), .init(session.csrfToken),
+                .init(session.createdAt), .init(session.lastSeenAt), .init(session.expiresAt),
+            ])
+    }
+
     public func createOperatorSession(_ session: OperatorSessionRecord) async throws {
         _ = try await writer.write { connection in
-            try connection.run(
-                """
-                INSERT INTO operator_sessions
-                    (id, operator_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .init(session.id), .init(session.operatorID), .init(session.tokenHash), .init(session.csrfToken),
-                    .init(session.createdAt), .init(session.lastSeenAt), .init(session.expiresAt),
-                ])
+            try Self.insertOperatorSession(session, in: connection)
         }
     }
 
