@@ -247,19 +247,14 @@ extension SQLiteStore {
     public func revokeSessions(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws
         -> Int?
     {
-        try await writer.write { connection in
-            // Resolved in the write transaction: what an erasure or a merge ended before it is not
-            // counted as ended by this request.
-            guard let profile = try Self.resolveProfile(projectID: projectID, id: profileID, in: connection) else {
-                return nil
-            }
-            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
-            let count = try Self.endSessions(
+        // Resolved in the write transaction: what an erasure or a merge ended before it is not
+        // counted as ended by this request.
+        try await onLockedProfile(projectID: projectID, profileID: profileID, now: now, origin: origin) {
+            profile, batch, connection in
+            try Self.endSessions(
                 where: "profile_id = ? AND expires_at > ?", [.init(profile.id), .init(now)], reason: .admin, now: now,
                 devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ?)", [.init(profile.id)],
                 batch: &batch, in: connection)
-            try Self.append(batch, in: connection)
-            return count
         }
     }
 
