@@ -84,13 +84,7 @@ struct MigrateCommand: AsyncParsableCommand {
         @OptionGroup var options: Options
 
         func run() async throws {
-            let report = try await options.withStore { store, configuration in
-                try await store.migrate(
-                    MigrationRequest(
-                        kind: .expand, now: Int64(Date().timeIntervalSince1970),
-                        aliveSeconds: configuration.nodeAliveSeconds))
-            }
-            MigrateCommand.report(report, kind: .expand)
+            try await MigrateCommand.apply(.expand, options: options)
         }
     }
 
@@ -104,14 +98,18 @@ struct MigrateCommand: AsyncParsableCommand {
         @OptionGroup var options: Options
 
         func run() async throws {
-            let report = try await options.withStore { store, configuration in
-                try await store.migrate(
-                    MigrationRequest(
-                        kind: .contract, now: Int64(Date().timeIntervalSince1970),
-                        aliveSeconds: configuration.nodeAliveSeconds))
-            }
-            MigrateCommand.report(report, kind: .contract)
+            try await MigrateCommand.apply(.contract, options: options)
         }
+    }
+
+    /// Applies the pending steps of `kind` and prints what it did.
+    static func apply(_ kind: MigrationKind, options: Options) async throws {
+        let report = try await options.withStore { store, configuration in
+            try await store.migrate(
+                MigrationRequest(
+                    kind: kind, now: Int64(Date().timeIntervalSince1970), aliveSeconds: configuration.nodeAliveSeconds))
+        }
+        Self.report(report, kind: kind)
     }
 
     static func report(_ report: MigrationReport, kind: MigrationKind) {

@@ -59,6 +59,24 @@ struct AppAttestEndToEndTests {
         return TesseraClient(configuration: configuration)
     }
 
+    /// Runs `body` with a live node under enforce and a client started on it, whose device attests
+    /// with a new test authority.
+    static func withStartedClient(
+        _ body:
+            @escaping @Sendable (EndToEndTests.Harness, AuthorityBackedAppAttestProvider, TesseraClient)
+            async throws -> Void
+    ) async throws {
+        let authority = try DeviceAttestationAuthority()
+        try await withServer(authority: authority) { server in
+            let state = EndToEndTests.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: state) }
+            let device = AuthorityBackedAppAttestProvider(authority: authority, appID: Self.appID)
+            let client = Self.client(server, state: state, provider: device)
+            try await client.start()
+            try await body(server, device, client)
+        }
+    }
+
     /// The installation's App Attest record as operators see it (`GET /v1/admin/lookup`).
     static func verdict(_ server: EndToEndTests.Harness, installation: String) async throws -> [String: Any]? {
         var request = URLRequest(
@@ -75,13 +93,7 @@ struct AppAttestEndToEndTests {
 
     @Test("Enforce: the SDK attests, then asserts at a restore and an identify; a client without App Attest is refused")
     func enforceAcceptsTheSDK() async throws {
-        let authority = try DeviceAttestationAuthority()
-        try await Self.withServer(authority: authority) { server in
-            let state = EndToEndTests.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: state) }
-            let device = AuthorityBackedAppAttestProvider(authority: authority, appID: Self.appID)
-            let client = Self.client(server, state: state, provider: device)
-            try await client.start()
+        try await Self.withStartedClient { server, device, client in
             #expect(client.appAttestStatus == .attested)
             let installation = try #require(await client.installationID?.uuidString.lowercased())
             let record = try #require(try await Self.verdict(server, installation: installation))
@@ -113,13 +125,7 @@ struct AppAttestEndToEndTests {
 
     @Test("A key the device invalidates (a backup restored onto another device) is re-attested once at the restore")
     func invalidatedKeyIsReattested() async throws {
-        let authority = try DeviceAttestationAuthority()
-        try await Self.withServer(authority: authority) { server in
-            let state = EndToEndTests.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: state) }
-            let device = AuthorityBackedAppAttestProvider(authority: authority, appID: Self.appID)
-            let client = Self.client(server, state: state, provider: device)
-            try await client.start()
+        try await Self.withStartedClient { server, device, client in
             let profile = try #require(await client.profile)
             device.invalidateKeys()
             try await client.sessions.revoke()
@@ -141,13 +147,7 @@ struct AppAttestEndToEndTests {
 extension AppAttestEndToEndTests {
     @Test("Enforce: an identify whose key the device invalidated attests a new key in the identify")
     func identifyAfterTheKeyWasInvalidated() async throws {
-        let authority = try DeviceAttestationAuthority()
-        try await Self.withServer(authority: authority) { server in
-            let state = EndToEndTests.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: state) }
-            let device = AuthorityBackedAppAttestProvider(authority: authority, appID: Self.appID)
-            let client = Self.client(server, state: state, provider: device)
-            try await client.start()
+        try await Self.withStartedClient { server, device, client in
             let anonymous = try #require(await client.profile)
             let installation = try #require(await client.installationID?.uuidString.lowercased())
             let first = try #require(try await Self.verdict(server, installation: installation))

@@ -15,6 +15,18 @@ struct AppAttestEndpointTests {
     static let appID = "TEAMID1234.dev.tessera.attest"
 
     /// An environment whose project has `mode`, trusting `authority`, at a time its chains are valid.
+    /// Starts a new installation without attestation (the project's mode lets it through), then
+    /// sets the mode to `enforce_new`; answers the installation and its secret.
+    static func knownThenEnforceNew(_ client: APIClient) async throws -> (installationID: String, secret: String) {
+        let installationID = UUID().uuidString.lowercased()
+        let secret = OpaqueToken.installationSecret()
+        #expect(try await client.anonymous(installationID: installationID, secret: secret).status == .created)
+        let patched = try await client.admin(
+            .patch, "/v1/admin/project", body: #"{"app_attest":{"mode":"enforce_new"}}"#)
+        #expect(patched.status == .ok)
+        return (installationID, secret)
+    }
+
     static func environment(
         _ backend: StoreBackend, mode: AppAttestSettings.Mode, allowUnsupported: Bool = false,
         authority: TestAuthority
@@ -213,12 +225,7 @@ struct AppAttestEndpointTests {
         let authority = try TestAuthority()
         let environment = try await Self.environment(backend, mode: .monitor, authority: authority)
         try await environment.withApp { client in
-            let installationID = UUID().uuidString.lowercased()
-            let secret = OpaqueToken.installationSecret()
-            #expect(try await client.anonymous(installationID: installationID, secret: secret).status == .created)
-            let patched = try await client.admin(
-                .patch, "/v1/admin/project", body: #"{"app_attest":{"mode":"enforce_new"}}"#)
-            #expect(patched.status == .ok)
+            let (installationID, secret) = try await AppAttestEndpointTests.knownThenEnforceNew(client)
             #expect(try await client.anonymous(installationID: installationID, secret: secret).status == .ok)
             #expect(try await client.anonymous().errorCode == "attestation_required")
             let unsupported = #","attestation":{"unsupported":true}"#

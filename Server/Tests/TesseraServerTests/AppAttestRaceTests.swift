@@ -19,12 +19,7 @@ struct AppAttestRaceTests {
             backend: backend, settings: settings, store: try backend.makeRaceStore())
         let store = environment.store
         try await environment.withApp { client in
-            let installationID = UUID().uuidString.lowercased()
-            let secret = OpaqueToken.installationSecret()
-            #expect(try await client.anonymous(installationID: installationID, secret: secret).status == .created)
-            let patched = try await client.admin(
-                .patch, "/v1/admin/project", body: #"{"app_attest":{"mode":"enforce_new"}}"#)
-            #expect(patched.status == .ok)
+            let (installationID, secret) = try await AppAttestEndpointTests.knownThenEnforceNew(client)
             // Stale for the cleanup: its clock two years on, past the session's end.
             let later = environment.clock.seconds + 2 * 366 * 86_400
             let (cleaned, restored) = try await race(

@@ -138,6 +138,41 @@ struct LayeringTests {
         #expect(offenders.isEmpty, "\(offenders.joined(separator: "\n"))")
     }
 
+    /// The types declared in the files at the top of the target (`ServerConfiguration`, which
+    /// opens stores, and its kin).
+    static func topLevelTypes() throws -> Set<String> {
+        let files = try FileManager.default.contentsOfDirectory(atPath: target.path).filter { $0.hasSuffix(".swift") }
+        let declaration = try NSRegularExpression(
+            pattern:
+                #"^(?:(?:public|package|internal|fileprivate|private|final|@\w+)\s+)*(?:struct|class|enum|actor|protocol|typealias)\s+(\w+)"#,
+            options: .anchorsMatchLines)
+        var names: Set<String> = []
+        for file in files {
+            let text = try String(contentsOf: target.appendingPathComponent(file), encoding: .utf8)
+            for match in declaration.matches(in: text, range: NSRange(location: 0, length: (text as NSString).length)) {
+                names.insert((text as NSString).substring(with: match.range(at: 1)))
+            }
+        }
+        return names
+    }
+
+    @Test(
+        "Storage/ → Secrets/ one way: no file under Secrets/ names a type of Storage/ or of the configuration that opens stores"
+    )
+    func secretsKnowNoStore() throws {
+        let storageTypes = try Self.declaredTypes(under: "Storage")
+        #expect(
+            storageTypes.isSuperset(of: ["TesseraStore", "SQLiteStore", "PostgresStore"]), "the scan found the stores")
+        let topTypes = try Self.topLevelTypes()
+        #expect(topTypes.contains("ServerConfiguration"), "the scan found the configuration")
+        let files = try Self.sources(under: "Secrets")
+        #expect(files.contains { $0.path == "Secrets/SecretResealer.swift" }, "the scan found the sealing")
+        let offenders = files.flatMap {
+            Self.mentions(of: storageTypes.union(topTypes), path: $0.path, text: $0.text)
+        }
+        #expect(offenders.isEmpty, "\(offenders.joined(separator: "\n"))")
+    }
+
     @Test("The type scan sees a named type, and not one in a comment or inside a longer name")
     func typeScanFindsNames() throws {
         let types: Set<String> = ["SQLiteStore", "APIError"]

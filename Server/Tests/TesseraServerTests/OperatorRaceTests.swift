@@ -22,16 +22,14 @@ struct OperatorRaceTests {
         return (accounts, store, record)
     }
 
-    @Test(
-        "a password reset ∥ a sign-in with the old password: the sign-in is refused, no session survives",
-        arguments: StoreBackend.allCases)
-    func resetThenLogIn(backend: StoreBackend) async throws {
-        let (accounts, store, record) = try await Self.operatorAccounts(backend)
-        let reset = try await accounts.newEnrollment(operatorID: record.id)
+    /// Holds the operator's row, queues `first` and then a sign-in with the enrolled password behind
+    /// it, in that order, and opens the gate; answers `first`'s result and how the sign-in ended.
+    private static func logIn<T: Sendable>(
+        after first: @escaping @Sendable () async throws -> T, accounts: OperatorAccounts, store: any TesseraStore,
+        record: OperatorRecord
+    ) async throws -> (first: T, logIn: ConsoleError?) {
         let gate = try await holdWrites(store, rows: [.operator(record.id)])
-        let enroll = Task {
-            try await accounts.enroll(token: reset, password: "a brand new passphrase", totp: nil)
-        }
+        let queued = Task { try await first() }
         try await gate.waitForQueued(1)
         let logIn = Task {
             try await accounts.logIn(
@@ -39,9 +37,20 @@ struct OperatorRaceTests {
         }
         try await gate.waitForQueued(2)
         try await gate.open()
-        _ = try await enroll.value
-        #expect(
-            await consoleError { _ = try await logIn.value } == .invalidLogin, "the old password no longer signs in")
+        let result = try await queued.value
+        return (result, await consoleError { _ = try await logIn.value })
+    }
+
+    @Test(
+        "a password reset ∥ a sign-in with the old password: the sign-in is refused, no session survives",
+        arguments: StoreBackend.allCases)
+    func resetThenLogIn(backend: StoreBackend) async throws {
+        let (accounts, store, record) = try await Self.operatorAccounts(backend)
+        let reset = try await accounts.newEnrollment(operatorID: record.id)
+        let (_, logIn) = try await Self.logIn(
+            after: { try await accounts.enroll(token: reset, password: "a brand new passphrase", totp: nil) },
+            accounts: accounts, store: store, record: record)
+        #expect(logIn == .invalidLogin, "the old password no longer signs in")
         #expect(
             await consoleError {
                 _ = try await accounts.logIn(
@@ -55,17 +64,10 @@ struct OperatorRaceTests {
         arguments: StoreBackend.allCases)
     func removeThenLogIn(backend: StoreBackend) async throws {
         let (accounts, store, record) = try await Self.operatorAccounts(backend)
-        let gate = try await holdWrites(store, rows: [.operator(record.id)])
-        let remove = Task { try await accounts.remove(id: record.id) }
-        try await gate.waitForQueued(1)
-        let logIn = Task {
-            try await accounts.logIn(
-                email: record.email, password: OperatorFixture.password, totpCode: nil, clientAddress: "192.0.2.9")
-        }
-        try await gate.waitForQueued(2)
-        try await gate.open()
-        #expect(try await remove.value)
-        #expect(await consoleError { _ = try await logIn.value } == .invalidLogin)
+        let (removed, logIn) = try await Self.logIn(
+            after: { try await accounts.remove(id: record.id) }, accounts: accounts, store: store, record: record)
+        #expect(removed)
+        #expect(logIn == .invalidLogin)
         try await store.close()
     }
 }

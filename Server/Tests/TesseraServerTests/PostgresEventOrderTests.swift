@@ -73,11 +73,7 @@ struct PostgresEventOrderTests {
     @Test("A transaction that took a sequence holds back later ones until it commits: nothing visible skips it")
     func lateCommitIsNotSkipped() async throws {
         let configuration = try PostgresTestDatabase.configuration(maximumConnections: 4)
-        let store = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
-        try await store.migrate()
-        let project = try await ProjectProvisioner.create(
-            name: "Late", slug: "late-\(UUID().uuidString.prefix(8).lowercased())", store: store,
-            now: Date(timeIntervalSince1970: 1_795_000_000))
+        let (store, project) = try await PostgresTestDatabase.node(configuration, project: "Late")
         let projectID = project.project.id
         let now: Int64 = 1_795_000_000
         let (appended, appendedSignal) = AsyncStream.makeStream(of: Int32.self)
@@ -135,11 +131,7 @@ struct PostgresEventOrderTests {
     @Test("Events a node committed and never sequenced (it died) are sequenced by another node, without a read")
     func orphanedOutboxIsSequenced() async throws {
         let configuration = try PostgresTestDatabase.configuration(maximumConnections: 4)
-        let dead = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
-        try await dead.migrate()
-        let project = try await ProjectProvisioner.create(
-            name: "Orphan", slug: "orphan-\(UUID().uuidString.prefix(8).lowercased())", store: dead,
-            now: Date(timeIntervalSince1970: 1_795_000_000))
+        let (dead, project) = try await PostgresTestDatabase.node(configuration, project: "Orphan")
         let projectID = project.project.id
         let logger = dead.logger
         // Committed through the pool directly: the dying node's sequencer is never woken.
@@ -150,8 +142,7 @@ struct PostgresEventOrderTests {
         }
         try await dead.close()
 
-        let survivor = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
-        try await survivor.migrate()
+        let survivor = try await PostgresTestDatabase.node(configuration)
         let deadline = ContinuousClock.now + .seconds(30)
         var pending = 1
         while pending > 0 && ContinuousClock.now < deadline {

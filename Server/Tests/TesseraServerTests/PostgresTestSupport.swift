@@ -36,14 +36,26 @@ enum PostgresTestDatabase {
     /// Two stores on one fresh schema, as two nodes, migrated, with one project named `name`.
     static func twoNodes(project name: String) async throws -> (PostgresStore, PostgresStore, ProvisionedProject) {
         let configuration = try Self.configuration(maximumConnections: 8)
-        let one = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
-        let two = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
-        try await one.migrate()
-        try await two.migrate()
+        let (one, project) = try await node(configuration, project: name)
+        return (one, try await node(configuration), project)
+    }
+
+    /// A store (a node) on the schema of `configuration`, migrated.
+    static func node(_ configuration: PostgresConfiguration) async throws -> PostgresStore {
+        let store = PostgresStore(configuration: configuration, masterKeys: TestMasterKeys.keyring)
+        try await store.migrate()
+        return store
+    }
+
+    /// A store (a node) on the schema of `configuration`, migrated, and a new project `name` in it.
+    static func node(_ configuration: PostgresConfiguration, project name: String) async throws -> (
+        PostgresStore, ProvisionedProject
+    ) {
+        let store = try await node(configuration)
         let project = try await ProjectProvisioner.create(
-            name: name, slug: "\(name.lowercased())-\(UUID().uuidString.prefix(8).lowercased())", store: one,
+            name: name, slug: "\(name.lowercased())-\(UUID().uuidString.prefix(8).lowercased())", store: store,
             now: Date(timeIntervalSince1970: 1_795_000_000))
-        return (one, two, project)
+        return (store, project)
     }
 }
 

@@ -7,43 +7,17 @@ import Testing
 /// The storage contract, run against every backend in ``StoreBackend``.
 @Suite("Store conformance")
 struct StoreConformanceTests {
-    private func newSession(_ projectID: String, kind: SessionRecord.Kind = .anonymous, now: Int64, minutes: Int64 = 60)
-        -> (SessionRecord, [UInt8])
-    {
-        let token = OpaqueToken.sessionToken()
-        return (
-            SessionRecord(
-                id: OpaqueToken.identifier(prefix: "ses_"), projectID: projectID, profileID: "", installationID: nil,
-                kind: kind, createdAt: now, lastAuthenticatedAt: now, expiresAt: now + minutes * 60),
-            OpaqueToken.sha256(token)
-        )
-    }
-
     private func start(
         _ environment: TestEnvironment, installationID: String = UUID().uuidString.lowercased(),
         secretHash: [UInt8] = OpaqueToken.sha256(OpaqueToken.installationSecret()), minutes: Int64 = 60
     ) async throws -> AnonymousStartResult {
-        let (session, hash) = newSession(
-            environment.project.project.id, now: environment.clock.seconds, minutes: minutes)
-        return try await environment.store.startAnonymousSession(
-            AnonymousStart(
-                projectID: environment.project.project.id, installationID: installationID,
-                installationSecretHash: secretHash,
-                newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session, sessionTokenHash: hash))
+        try await environment.storeStart(installationID: installationID, secretHash: secretHash, minutes: minutes)
     }
 
     private func identify(
         _ environment: TestEnvironment, externalID: String, caller: String? = nil, jti: String? = nil
     ) async throws -> IdentifyResult {
-        let (session, hash) = newSession(
-            environment.project.project.id, kind: .verified, now: environment.clock.seconds)
-        return try await environment.store.identify(
-            IdentifyCommand(
-                projectID: environment.project.project.id, callerSessionID: caller, externalID: externalID,
-                verified: true,
-                name: "N", avatarURL: nil, email: nil, tokenID: jti.map { ($0, environment.clock.seconds + 60) },
-                newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session, sessionTokenHash: hash,
-                now: environment.clock.seconds))
+        try await environment.storeIdentify(externalID: externalID, caller: caller, jti: jti, name: "N")
     }
 
     @Test("Migrations are idempotent and the store answers ping", arguments: StoreBackend.allCases)
@@ -266,13 +240,8 @@ struct StoreConformanceTests {
         func start(_ installationID: String = UUID().uuidString.lowercased(), charge: RateLimitCharge?)
             async throws -> AnonymousStartResult
         {
-            let (session, hash) = newSession(projectID, now: environment.clock.seconds)
-            return try await environment.store.startAnonymousSession(
-                AnonymousStart(
-                    projectID: projectID, installationID: installationID,
-                    installationSecretHash: OpaqueToken.sha256("s"),
-                    newProfileID: OpaqueToken.identifier(prefix: "usr_"),
-                    newSession: session, sessionTokenHash: hash, rateLimit: charge))
+            try await environment.storeStart(
+                installationID: installationID, secretHash: OpaqueToken.sha256("s"), rateLimit: charge)
         }
         #expect(try await start(charge: charge).rateLimitHits == 1)
         #expect(try await start(charge: charge).rateLimitHits == 2)

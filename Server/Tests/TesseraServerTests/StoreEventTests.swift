@@ -55,44 +55,20 @@ struct StoreEventTests {
         }
     }
 
-    private func newSession(_ projectID: String, kind: SessionRecord.Kind, now: Int64, minutes: Int64 = 60)
-        -> (SessionRecord, [UInt8])
-    {
-        (
-            SessionRecord(
-                id: OpaqueToken.identifier(prefix: "ses_"), projectID: projectID, profileID: "", installationID: nil,
-                kind: kind, createdAt: now, lastAuthenticatedAt: now, expiresAt: now + minutes * 60),
-            OpaqueToken.sha256(OpaqueToken.sessionToken())
-        )
-    }
-
     private func start(
         _ environment: TestEnvironment, installationID: String = UUID().uuidString.lowercased(),
         secretHash: [UInt8] = OpaqueToken.sha256("secret"), minutes: Int64 = 60, address: String? = "192.0.2.7"
     ) async throws -> AnonymousStartResult {
-        let (session, hash) = newSession(
-            environment.project.project.id, kind: .anonymous, now: environment.clock.seconds, minutes: minutes)
-        return try await environment.store.startAnonymousSession(
-            AnonymousStart(
-                projectID: environment.project.project.id, installationID: installationID,
-                installationSecretHash: secretHash, newProfileID: OpaqueToken.identifier(prefix: "usr_"),
-                newSession: session, sessionTokenHash: hash,
-                origin: EventOrigin(actor: .sdk(sessionID: nil), clientAddress: address)))
+        try await environment.storeStart(
+            installationID: installationID, secretHash: secretHash, minutes: minutes,
+            origin: EventOrigin(actor: .sdk(sessionID: nil), clientAddress: address))
     }
 
     private func identify(
         _ environment: TestEnvironment, externalID: String, caller: String? = nil, jti: String? = nil,
         name: String? = nil, email: String? = nil
     ) async throws -> IdentifyResult {
-        let (session, hash) = newSession(
-            environment.project.project.id, kind: .verified, now: environment.clock.seconds)
-        return try await environment.store.identify(
-            IdentifyCommand(
-                projectID: environment.project.project.id, callerSessionID: caller, externalID: externalID,
-                verified: true, name: name, avatarURL: nil, email: email,
-                tokenID: jti.map { ($0, environment.clock.seconds + 60) },
-                newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session, sessionTokenHash: hash,
-                now: environment.clock.seconds))
+        try await environment.storeIdentify(externalID: externalID, caller: caller, jti: jti, name: name, email: email)
     }
 
     private func device(_ context: SessionContext, token: String, now: Int64) -> DeviceRecord {

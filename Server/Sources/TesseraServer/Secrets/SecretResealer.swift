@@ -1,6 +1,6 @@
 /// Seals the plaintext values of older databases and moves sealed values to the current master key.
 ///
-/// Every change is one compare-and-swap update of one value (``TesseraStore/replaceSealedCell(_:with:)``),
+/// Every change is one compare-and-swap update of one value (``SealedCellStore/replaceSealedCell(_:with:)``),
 /// committed on its own: a crash or a kill at any point leaves each value either as it was or
 /// sealed under the current key, both of which the keyring opens.
 public enum SecretResealer {
@@ -25,7 +25,7 @@ public enum SecretResealer {
     ///
     /// Throws `master_key_mismatch` when a value is sealed under a key the ring lacks, or does not
     /// open (altered, or moved from another row); nothing is changed then.
-    public static func sealPlaintextAndVerify(store: any TesseraStore) async throws -> Report {
+    public static func sealPlaintextAndVerify(store: any SealedCellStore) async throws -> Report {
         let keys = store.masterKeys
         let cells = try await store.sealedCells()
         try verify(cells, keys: keys)
@@ -37,9 +37,9 @@ public enum SecretResealer {
                 report.sealedPlaintext += 1
             }
         }
-        if report.sealedPlaintext > 0, let sqlite = store as? SQLiteStore {
+        if report.sealedPlaintext > 0 {
             // The plaintext would otherwise linger in freed pages and WAL frames of the file.
-            try await sqlite.purgeReplacedValues()
+            try await store.purgeReplacedValues()
         }
         return report
     }
@@ -51,7 +51,7 @@ public enum SecretResealer {
     ///   - store: a store whose keyring has the new key as current and the old ones as previous.
     ///   - afterEach: called after each value is replaced (tests interrupt the rewrap here).
     public static func rewrap(
-        store: any TesseraStore, afterEach: @Sendable (SealedCell) async throws -> Void = { _ in }
+        store: any SealedCellStore, afterEach: @Sendable (SealedCell) async throws -> Void = { _ in }
     ) async throws -> Report {
         let keys = store.masterKeys
         var report = Report()

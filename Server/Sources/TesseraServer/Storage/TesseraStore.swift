@@ -5,7 +5,7 @@
 /// after it committed. Times are Unix seconds. Every failure is thrown as a ``CoreError``: a
 /// domain failure with its code (for example `installation_conflict`), and a database that cannot
 /// answer as ``CoreError/unavailable``, whichever the backend.
-public protocol TesseraStore: SchemaStore {
+public protocol TesseraStore: SchemaStore, SealedCellStore {
     /// Answers when the database answers (`/health`).
     func ping() async throws
     /// The latest schema version recorded in the database (0 before the first migration), which
@@ -358,14 +358,8 @@ public protocol TesseraStore: SchemaStore {
 
     // MARK: Sealed secrets
 
-    /// The master keys this store seals identity secrets, signing keys and webhook secrets with: it seals them on
-    /// every write and opens them on every read, so the records above always hold plaintext.
-    var masterKeys: MasterKeyring { get }
-    /// Every sealed column value as stored, plaintext ones of older versions included.
-    func sealedCells() async throws -> [SealedCell]
-    /// Replaces `cell`'s value with `value` in one transaction if it still holds `cell.stored`;
-    /// false when it changed or is gone.
-    func replaceSealedCell(_ cell: SealedCell, with value: [UInt8]) async throws -> Bool
+    // `masterKeys`, `sealedCells()` and `replaceSealedCell(_:with:)` are ``SealedCellStore``'s
+    // (declared in `Secrets/`, which names no store).
 
     // MARK: Rate limits
 

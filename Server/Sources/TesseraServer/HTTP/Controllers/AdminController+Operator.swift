@@ -40,16 +40,10 @@ extension AdminController {
     func listIdentitySecrets(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let runtime = try context.project()
         let secrets = try await core.store.identitySecrets(projectID: runtime.id)
-        return .json { writer in
-            writer.objectStart()
-            writer.array("identity_secrets", secrets) { writer, secret in
-                writer.objectStart()
-                writer.field("kid", secret.kid)
-                writer.time("created_at", secret.createdAt)
-                writer.time("last_used_at", secret.lastUsedAt)
-                writer.objectEnd()
-            }
-            writer.objectEnd()
+        return .jsonObjects("identity_secrets", secrets) { writer, secret in
+            writer.field("kid", secret.kid)
+            writer.time("created_at", secret.createdAt)
+            writer.time("last_used_at", secret.lastUsedAt)
         }
     }
 
@@ -102,10 +96,7 @@ extension AdminController {
     /// `DELETE /v1/admin/sessions/{session_id}`: ends a session of the key's project (idempotent
     /// for a session that already ended); 404 for an unknown session or another project's.
     func deleteSession(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let sessionID = try context.parameters.require("session_id")
-        try await AdminActions(core: core).endSession(
-            try context.project(), sessionID: sessionID, origin: addresses.secretKeyOrigin(request, context: context))
-        return .noContent
+        try await noContent("session_id", request, context) { try await $0.endSession($1, sessionID: $2, origin: $3) }
     }
 
     // MARK: Blocking
@@ -155,27 +146,21 @@ extension AdminController {
         // The current key first, then the retired ones, most recently retired first (keys made
         // within one second have equal created_at, so that alone does not order them).
         let ordered = keys.sorted { ($0.retiredAt ?? .max, $0.createdAt) > ($1.retiredAt ?? .max, $1.createdAt) }
-        return .json { writer in
-            writer.objectStart()
-            writer.array("signing_keys", ordered) { writer, key in
-                writer.objectStart()
-                writer.field("kid", key.kid)
-                writer.field("algorithm", "ES256")
-                writer.time("created_at", key.createdAt)
-                writer.time("retired_at", key.retiredAt)
-                let status: String
-                if key.kid == current {
-                    status = "current"
-                } else if let retiredAt = key.retiredAt, retiredAt + core.retiredSigningKeyWindow > now {
-                    status = "retired"
-                } else {
-                    status = "expired"
-                }
-                writer.field("status", status)
-                writer.time("published_until", key.retiredAt.map { $0 + core.retiredSigningKeyWindow })
-                writer.objectEnd()
+        return .jsonObjects("signing_keys", ordered) { writer, key in
+            writer.field("kid", key.kid)
+            writer.field("algorithm", "ES256")
+            writer.time("created_at", key.createdAt)
+            writer.time("retired_at", key.retiredAt)
+            let status: String
+            if key.kid == current {
+                status = "current"
+            } else if let retiredAt = key.retiredAt, retiredAt + core.retiredSigningKeyWindow > now {
+                status = "retired"
+            } else {
+                status = "expired"
             }
-            writer.objectEnd()
+            writer.field("status", status)
+            writer.time("published_until", key.retiredAt.map { $0 + core.retiredSigningKeyWindow })
         }
     }
 

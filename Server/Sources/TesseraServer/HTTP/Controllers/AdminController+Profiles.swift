@@ -53,16 +53,10 @@ extension AdminController {
             throw CoreError.notFound
         }
         let aliases = try await core.store.aliases(projectID: runtime.id, profileID: profileID)
-        return .json { writer in
-            writer.objectStart()
-            writer.array("aliases", aliases) { writer, alias in
-                writer.objectStart()
-                writer.field("profile_id", alias.aliasID)
-                writer.time("merged_at", alias.createdAt)
-                writer.field("how", alias.how)
-                writer.objectEnd()
-            }
-            writer.objectEnd()
+        return .jsonObjects("aliases", aliases) { writer, alias in
+            writer.field("profile_id", alias.aliasID)
+            writer.time("merged_at", alias.createdAt)
+            writer.field("how", alias.how)
         }
     }
 }

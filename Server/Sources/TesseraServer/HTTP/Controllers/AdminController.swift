@@ -205,10 +205,7 @@ struct AdminController: Sendable {
 
     /// `POST /v1/admin/profiles/{profile_id}/sessions/revoke`
     func revokeSessions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let profileID = try context.parameters.require("profile_id")
-        try await AdminActions(core: core).endSessions(
-            try context.project(), profileID: profileID, origin: addresses.secretKeyOrigin(request, context: context))
-        return .noContent
+        try await noContent("profile_id", request, context) { try await $0.endSessions($1, profileID: $2, origin: $3) }
     }
 
     /// `GET /v1/admin/profiles/{profile_id}/devices`
@@ -222,12 +219,22 @@ struct AdminController: Sendable {
         }
     }
 
+    /// Runs `action` on the path's `parameter` in the key's project, as the secret key from this
+    /// request's address, and answers `204`.
+    func noContent(
+        _ parameter: String, _ request: Request, _ context: TesseraRequestContext,
+        _ action: (AdminActions, ProjectRuntime, String, EventOrigin) async throws -> Void
+    ) async throws -> Response {
+        let value = try context.parameters.require(parameter)
+        try await action(
+            AdminActions(core: core), try context.project(), value, addresses.secretKeyOrigin(request, context: context)
+        )
+        return .noContent
+    }
+
     /// `DELETE /v1/admin/profiles/{profile_id}`
     func eraseProfile(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let profileID = try context.parameters.require("profile_id")
-        try await AdminActions(core: core).erase(
-            try context.project(), profileID: profileID, origin: addresses.secretKeyOrigin(request, context: context))
-        return .noContent
+        try await noContent("profile_id", request, context) { try await $0.erase($1, profileID: $2, origin: $3) }
     }
 
     /// `GET /v1/admin/project`
@@ -270,9 +277,6 @@ struct AdminController: Sendable {
 
     /// `DELETE /v1/admin/identity-secrets/{kid}`
     func deleteIdentitySecret(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let kid = try context.parameters.require("kid")
-        try await AdminActions(core: core).deleteIdentitySecret(
-            try context.project(), kid: kid, origin: addresses.secretKeyOrigin(request, context: context))
-        return .noContent
+        try await noContent("kid", request, context) { try await $0.deleteIdentitySecret($1, kid: $2, origin: $3) }
     }
 }

@@ -10,6 +10,22 @@ extension Response {
         return .json(status, body: ByteBuffer(bytes: writer.bytes))
     }
 
+    /// `{"name": [{…}, …]}`: a JSON answer listing `elements`, each an object whose members
+    /// `members` writes.
+    static func jsonObjects<Elements: Sequence>(
+        _ name: StaticString, _ elements: Elements, _ members: (inout JSONWriter, Elements.Element) -> Void
+    ) -> Response {
+        .json { writer in
+            writer.objectStart()
+            writer.array(name, elements) { writer, element in
+                writer.objectStart()
+                members(&writer, element)
+                writer.objectEnd()
+            }
+            writer.objectEnd()
+        }
+    }
+
     /// A JSON answer of `body`, with `headers` and the JSON content type.
     static func json(_ status: HTTPResponse.Status = .ok, body: ByteBuffer, headers: HTTPFields = [:]) -> Response {
         // Room for the fields added on the way out (Hummingbird's `Content-Length`, `X-Request-Id`,

@@ -1,10 +1,6 @@
 import PostgresNIO
 
 extension PostgresStore {
-    static let appAttestColumns = """
-        project_id, installation_id, verdict, enforce_would_refuse, key_id, public_key, counter, environment, app_id,
-        receipt, attested_at, updated_at
-        """
 
     static func appAttestRecord(_ row: PostgresCells) throws -> AppAttestRecord {
         var key: AppAttestKeyRecord?

@@ -136,15 +136,12 @@ extension PostgresStore {
         -> Bool
     {
         let logger = logger
-        return try await transaction { connection in
-            // The row as the lock found it: a profile merged meanwhile is erased as its survivor (with
-            // the merged one's alias), one erased meanwhile is not found, and the event carries the
-            // external ID a promote committed while this waited.
-            guard
-                let profile = try await Self.lockProfile(
-                    projectID: projectID, id: profileID, .update, in: connection, logger: logger)
-            else { return false }
-            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+        // The row as the lock found it: a profile merged meanwhile is erased as its survivor (with
+        // the merged one's alias), one erased meanwhile is not found, and the event carries the
+        // external ID a promote committed while this waited.
+        let erased: Void? = try await onLockedProfile(
+            projectID: projectID, profileID: profileID, now: now, origin: origin
+        ) { profile, batch, connection in
             try await Self.endSessions(
                 """
                 UPDATE sessions SET revoked_at = \(now) WHERE profile_id = \(profile.id) AND revoked_at IS NULL
@@ -172,9 +169,8 @@ extension PostgresStore {
                 "UPDATE installations SET previous_profile_id = NULL WHERE previous_profile_id = \(profile.id)",
                 logger: logger)
             try await connection.rows("DELETE FROM profiles WHERE id = \(profile.id)", logger: logger)
-            try await Self.append(batch, in: connection, logger: logger)
-            return true
         }
+        return erased != nil
     }
 
     // MARK: Cleanup

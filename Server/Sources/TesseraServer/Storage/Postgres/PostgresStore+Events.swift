@@ -2,8 +2,6 @@ import PostgresNIO
 
 /// The outbox: events written in the transaction of their change, and the feed that reads them.
 extension PostgresStore {
-    static let eventColumns =
-        "id, project_id, sequence, type, created_at, actor_type, actor_id, client_address, profile_id, data, reason"
 
     /// Writes `batch`'s events to the outbox, in one statement and without a sequence; the
     /// sequencer (``sequenceEvents(projectID:)``) numbers them once the transaction committed.

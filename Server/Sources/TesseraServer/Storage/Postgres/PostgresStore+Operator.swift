@@ -6,14 +6,9 @@ extension PostgresStore {
         projectID: String, profileID: String, blocked: Bool, reason: String?, now: Int64, origin: EventOrigin
     ) async throws -> ProfileRecord? {
         let logger = logger
-        return try await transaction { connection in
-            // Every decision below comes from the row as the lock found it: a profile merged meanwhile
-            // is blocked as its survivor, an erased one is not found and nothing is written.
-            guard
-                let profile = try await Self.lockProfile(
-                    projectID: projectID, id: profileID, .update, in: connection, logger: logger)
-            else { return nil }
-            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+        // A profile merged meanwhile is blocked as its survivor, an erased one is not found.
+        let updated = try await onLockedProfile(projectID: projectID, profileID: profileID, now: now, origin: origin) {
+            profile, batch, connection -> ProfileRecord? in
             guard blocked else {
                 let updated = try await connection.first(
                     """
@@ -22,7 +17,6 @@ extension PostgresStore {
                     """, logger: logger
                 ).map(Self.profile)
                 if profile.blocked { batch.append(.profileUnblocked(profileID: profile.id)) }
-                try await Self.append(batch, in: connection, logger: logger)
                 return updated
             }
             if !profile.blocked { batch.append(.profileBlocked(profileID: profile.id)) }
@@ -48,9 +42,9 @@ extension PostgresStore {
                         OR session_id IN (SELECT id FROM sessions WHERE profile_id = \(profile.id))
                     RETURNING id, profile_id, session_id
                     """, batch: &batch, in: connection, logger: logger)
-            try await Self.append(batch, in: connection, logger: logger)
             return updated
         }
+        return updated ?? nil
     }
 
     public func apiKeyHashes(projectID: String, now: Int64) async throws -> [APIKeyHashRecord] {

@@ -1,16 +1,8 @@
+import Logging
 import PostgresNIO
 
 /// Operator accounts of the console, their enrollment links and console sessions.
 extension PostgresStore {
-    static let operatorColumns = """
-        id, email, role, password_hash, totp_secret, totp_last_step, created_at, enrolled_at, last_login_at
-        """
-    static let qualifiedOperatorColumns = """
-        o.id, o.email, o.role, o.password_hash, o.totp_secret, o.totp_last_step, o.created_at, o.enrolled_at,
-        o.last_login_at
-        """
-    static let operatorSessionColumns =
-        "s.id, s.operator_id, s.token_hash, s.csrf_token, s.created_at, s.last_seen_at, s.expires_at"
 
     /// An operator row (at `offset`), its TOTP secret opened.
     static func operatorRecord(_ row: PostgresCells, at offset: Int = 0, keys: MasterKeyring) throws
@@ -195,28 +187,27 @@ extension PostgresStore {
                     totp_last_step = COALESCE(\(totpStep), totp_last_step)
                 WHERE id = \(session.operatorID)
                 """, logger: logger)
-            try await connection.rows(
-                """
-                INSERT INTO operator_sessions
-                    (id, operator_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
-                VALUES (\(session.id), \(session.operatorID), \(session.tokenHash.bytea), \(session.csrfToken),
-                    \(session.createdAt), \(session.lastSeenAt), \(session.expiresAt))
-                """, logger: logger)
+            try await Self.insertOperatorSession(session, in: connection, logger: logger)
             return .signedIn
         }
     }
 
+    /// Writes a new console session's row.
+    static func insertOperatorSession(
+        _ session: OperatorSessionRecord, in connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await connection.rows(
+            """
+            INSERT INTO operator_sessions
+                (id, operator_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
+            VALUES (\(session.id), \(session.operatorID), \(session.tokenHash.bytea), \(session.csrfToken),
+                \(session.createdAt), \(session.lastSeenAt), \(session.expiresAt))
+            """, logger: logger)
+    }
+
     public func createOperatorSession(_ session: OperatorSessionRecord) async throws {
         let logger = logger
-        try await statement { client in
-            _ = try await client.rows(
-                """
-                INSERT INTO operator_sessions
-                    (id, operator_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
-                VALUES (\(session.id), \(session.operatorID), \(session.tokenHash.bytea), \(session.csrfToken),
-                    \(session.createdAt), \(session.lastSeenAt), \(session.expiresAt))
-                """, logger: logger)
-        }
+        try await transaction { try await Self.insertOperatorSession(session, in: $0, logger: logger) }
     }
 
     public func operatorSession(tokenHash: [UInt8], now: Int64) async throws

@@ -2,30 +2,6 @@ import Logging
 import PostgresNIO
 
 extension PostgresStore {
-    static let profileColumns =
-        "id, project_id, kind, external_id, verified, name, avatar_url, email, created_at, updated_at, blocked_at"
-    static let qualifiedProfileColumns = """
-        p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url, p.email, p.created_at,
-        p.updated_at, p.blocked_at
-        """
-    static let sessionColumns = """
-        id, project_id, profile_id, installation_id, kind, created_at, last_authenticated_at, expires_at, revoked_at,
-        jkt, key_tier
-        """
-    static let projectColumns = """
-        id, name, slug, allow_unverified_identify, require_audience, expected_issuer,
-        max_identity_token_lifetime_seconds, leeway_seconds, anonymous_session_minutes,
-        identified_session_minutes, created_at, updated_at, rate_limit_anonymous_starts,
-        rate_limit_failed_identifies, rate_limit_failed_identifies_installation, session_binding,
-        dpop_nonce_required, max_sessions_per_profile, app_attest_mode, app_attest_app_ids, app_attest_environment,
-        app_attest_allow_unsupported
-        """
-    static let deviceColumns = "id, project_id, session_id, profile_id, platform, environment, token, created_at"
-    static let contextColumns = """
-        s.id, s.project_id, s.profile_id, s.installation_id, s.kind, s.created_at, s.last_authenticated_at,
-        s.expires_at, s.revoked_at, p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url,
-        p.email, p.created_at, p.updated_at, p.blocked_at, s.jkt, s.key_tier
-        """
     /// The number of ``contextColumns``.
     static let contextColumnCount = 22
 
@@ -150,6 +126,27 @@ extension PostgresStore {
             }
         }
         throw PostgresFailureVanished()
+    }
+
+    /// Runs `body` in one transaction on the profile `profileID` (an ID or an alias) as its lock
+    /// (FOR UPDATE) found it, then writes the events `body` added to the batch; nil, with nothing
+    /// written, when no such profile exists (any more). Every decision `body` makes comes from that
+    /// row: a profile merged meanwhile is acted on as its survivor, an erased one is not found.
+    func onLockedProfile<T: Sendable>(
+        projectID: String, profileID: String, now: Int64, origin: EventOrigin,
+        _ body: @escaping @Sendable (ProfileRecord, inout EventBatch, PostgresConnection) async throws -> T
+    ) async throws -> T? {
+        let logger = logger
+        return try await transaction { connection in
+            guard
+                let profile = try await Self.lockProfile(
+                    projectID: projectID, id: profileID, .update, in: connection, logger: logger)
+            else { return nil }
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            let result = try await body(profile, &batch, connection)
+            try await Self.append(batch, in: connection, logger: logger)
+            return result
+        }
     }
 
     /// The profile with this ID or alias in the project, as a plain read: only for answers, never

@@ -16,72 +16,12 @@ extension PostgresStore {
             let (existing, current) = try await Self.lockInstallation(
                 projectID: request.projectID, installationID: request.installationID,
                 profileLock: request.maxSessionsPerProfile == nil ? .share : .update, in: connection, logger: logger)
-            if let existing {
-                guard OpaqueToken.constantTimeEquals(try existing.bytes(0), request.installationSecretHash) else {
-                    throw CoreError.installationConflict
-                }
-            } else if request.refusesNewInstallation {
-                // Judged on the locked rows: the gate's restore found an installation this does not.
-                throw CoreError.attestationRequired
-            }
-            var profile: ProfileRecord
+            let procedure = try AnonymousStartProcedure.make(
+                request, storedSecretHash: try existing?.bytes(0), current: current)
             var batch = EventBatch(projectID: request.projectID, origin: request.origin, now: now)
-            if let current {
-                profile = current
-                if profile.blocked { throw CoreError.profileBlocked }
-            } else {
-                profile = ProfileRecord(
-                    id: request.newProfileID, projectID: request.projectID, kind: .anonymous, externalID: nil,
-                    verified: false, createdAt: now, updatedAt: now)
-                try await Self.insert(profile: profile, into: connection, logger: logger)
-                batch.append(.profileCreated(profileID: profile.id, kind: .anonymous))
-                if existing == nil {
-                    try await connection.rows(
-                        """
-                        INSERT INTO installations (project_id, installation_id, secret_hash, profile_id, created_at)
-                        VALUES (\(request.projectID), \(request.installationID),
-                            \(request.installationSecretHash.bytea), \(profile.id), \(now))
-                        """, logger: logger)
-                } else {
-                    try await connection.rows(
-                        """
-                        UPDATE installations SET profile_id = \(profile.id)
-                        WHERE project_id = \(request.projectID) AND installation_id = \(request.installationID)
-                        """, logger: logger)
-                }
+            for step in procedure.steps {
+                try await Self.write(step, request, now: now, batch: &batch, in: connection, logger: logger)
             }
-            var session = request.newSession
-            session.profileID = profile.id
-            session.installationID = request.installationID
-            if current != nil, let jkt = session.jkt {
-                // A restore with a new device key (the old one lost: a new phone, a wiped enclave) ends
-                // the installation's sessions bound to another key, which nothing can present any more.
-                // The UPDATE decides on each session row as it locks it.
-                let ended = try await connection.rows(
-                    """
-                    UPDATE sessions SET revoked_at = \(now)
-                    WHERE profile_id = \(profile.id) AND installation_id = \(request.installationID)
-                      AND jkt IS NOT NULL AND jkt <> \(jkt) AND revoked_at IS NULL AND expires_at > \(now)
-                    RETURNING id, profile_id
-                    """, logger: logger
-                ).map { (id: try $0.text(0), profileID: try $0.text(1)) }
-                if !ended.isEmpty {
-                    let ids = ended.map(\.id)
-                    let devices = try await connection.rows(
-                        "DELETE FROM devices WHERE session_id = ANY(\(ids)) RETURNING id, profile_id, session_id",
-                        logger: logger
-                    ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
-                    batch.ended(sessions: ended, devices: devices, reason: .replaced)
-                }
-            }
-            if current != nil {
-                try await Self.evictSessions(
-                    profileID: profile.id, limit: request.maxSessionsPerProfile, now: now, batch: &batch,
-                    in: connection, logger: logger)
-            }
-            try await Self.insert(
-                session: session, tokenHash: request.sessionTokenHash, into: connection, logger: logger)
-            batch.append(.sessionCreated(session))
             var hits: Int64?
             if let charge = request.rateLimit {
                 // Counted in the start's own transaction, last, so the counter's row stays locked only
@@ -91,8 +31,55 @@ extension PostgresStore {
             }
             try await Self.append(batch, in: connection, logger: logger)
             return AnonymousStartResult(
-                createdInstallation: existing == nil, context: SessionContext(session: session, profile: profile),
-                rateLimitHits: hits)
+                createdInstallation: procedure.createdInstallation, context: procedure.context, rateLimitHits: hits)
+        }
+    }
+
+    /// Writes one step of an anonymous start in PostgreSQL's SQL.
+    private static func write(
+        _ step: AnonymousStartStep, _ request: AnonymousStart, now: Int64, batch: inout EventBatch,
+        in connection: PostgresConnection, logger: Logger
+    ) async throws {
+        switch step {
+        case .insertProfile(let profile):
+            try await insert(profile: profile, into: connection, logger: logger)
+        case .insertInstallation(let profileID):
+            try await connection.rows(
+                """
+                INSERT INTO installations (project_id, installation_id, secret_hash, profile_id, created_at)
+                VALUES (\(request.projectID), \(request.installationID),
+                    \(request.installationSecretHash.bytea), \(profileID), \(now))
+                """, logger: logger)
+        case .attachInstallation(let profileID):
+            try await connection.rows(
+                """
+                UPDATE installations SET profile_id = \(profileID)
+                WHERE project_id = \(request.projectID) AND installation_id = \(request.installationID)
+                """, logger: logger)
+        case .endOtherKeySessions(let profileID, let jkt):
+            // The UPDATE decides on each session row as it locks it.
+            let ended = try await connection.rows(
+                """
+                UPDATE sessions SET revoked_at = \(now)
+                WHERE profile_id = \(profileID) AND installation_id = \(request.installationID)
+                  AND jkt IS NOT NULL AND jkt <> \(jkt) AND revoked_at IS NULL AND expires_at > \(now)
+                RETURNING id, profile_id
+                """, logger: logger
+            ).map { (id: try $0.text(0), profileID: try $0.text(1)) }
+            guard !ended.isEmpty else { return }
+            let ids = ended.map(\.id)
+            let devices = try await connection.rows(
+                "DELETE FROM devices WHERE session_id = ANY(\(ids)) RETURNING id, profile_id, session_id",
+                logger: logger
+            ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
+            batch.ended(sessions: ended, devices: devices, reason: .replaced)
+        case .evictSessions(let profileID, let limit):
+            try await evictSessions(
+                profileID: profileID, limit: limit, now: now, batch: &batch, in: connection, logger: logger)
+        case .insertSession(let session, let tokenHash):
+            try await insert(session: session, tokenHash: tokenHash, into: connection, logger: logger)
+        case .event(let draft):
+            batch.append(draft)
         }
     }
 
@@ -202,15 +189,11 @@ extension PostgresStore {
         -> Int?
     {
         let logger = logger
-        return try await transaction { connection in
-            // Resolved and locked here, not by the caller before: sessions an erasure or a merge ended
-            // while this waited are not counted as ended by this request.
-            guard
-                let profile = try await Self.lockProfile(
-                    projectID: projectID, id: profileID, .update, in: connection, logger: logger)
-            else { return nil }
-            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
-            let count = try await Self.endSessions(
+        // Resolved and locked here, not by the caller before: sessions an erasure or a merge ended
+        // while this waited are not counted as ended by this request.
+        return try await onLockedProfile(projectID: projectID, profileID: profileID, now: now, origin: origin) {
+            profile, batch, connection in
+            try await Self.endSessions(
                 """
                 UPDATE sessions SET revoked_at = \(now)
                 WHERE profile_id = \(profile.id) AND revoked_at IS NULL AND expires_at > \(now)
@@ -220,42 +203,27 @@ extension PostgresStore {
                     DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = \(profile.id))
                     RETURNING id, profile_id, session_id
                     """, batch: &batch, in: connection, logger: logger)
-            try await Self.append(batch, in: connection, logger: logger)
-            return count
         }
     }
 
     public func revokeOtherSessions(sessionID: String, now: Int64, origin: EventOrigin) async throws -> Int? {
         let logger = logger
         return try await transaction { connection in
+            // The profile first, then the caller's session, as every path locks them.
             guard
-                let seen = try await connection.first(
-                    "SELECT project_id, profile_id FROM sessions WHERE id = \(sessionID)", logger: logger)
+                let caller = try await Self.lockCaller(
+                    sessionID: sessionID, also: nil, now: now, in: connection, logger: logger)
             else { return nil }
-            let projectID = try seen.text(0)
-            // The profile first, then the caller's session, as every path locks them; a session never
-            // changes profile, so a profile gone under the lock took the session with it.
-            guard
-                let profile = try await Self.lockProfile(
-                    projectID: projectID, id: try seen.text(1), .update, in: connection, logger: logger),
-                try await connection.first(
-                    """
-                    SELECT 1 FROM sessions
-                    WHERE id = \(sessionID) AND profile_id = \(profile.id) AND revoked_at IS NULL
-                        AND expires_at > \(now)
-                    FOR UPDATE
-                    """, logger: logger) != nil
-            else { return nil }
-            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            var batch = EventBatch(projectID: caller.projectID, origin: origin, now: now)
             let count = try await Self.endSessions(
                 """
                 UPDATE sessions SET revoked_at = \(now)
-                WHERE profile_id = \(profile.id) AND id <> \(sessionID) AND revoked_at IS NULL AND expires_at > \(now)
+                WHERE profile_id = \(caller.profileID) AND id <> \(sessionID) AND revoked_at IS NULL AND expires_at > \(now)
                 RETURNING id, profile_id
                 """, reason: .revoked,
                 devices: """
                     DELETE FROM devices WHERE session_id IN
-                        (SELECT id FROM sessions WHERE profile_id = \(profile.id) AND id <> \(sessionID))
+                        (SELECT id FROM sessions WHERE profile_id = \(caller.profileID) AND id <> \(sessionID))
                     RETURNING id, profile_id, session_id
                     """, batch: &batch, in: connection, logger: logger)
             try await Self.append(batch, in: connection, logger: logger)

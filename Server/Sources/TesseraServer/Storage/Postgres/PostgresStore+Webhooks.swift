@@ -2,10 +2,6 @@ import PostgresNIO
 
 /// Webhook endpoints, their secrets sealed under the master key.
 extension PostgresStore {
-    static let webhookColumns = """
-        id, project_id, url, types, description, enabled, created_at, updated_at, disabled_at, disabled_reason,
-        secret, previous_secret, previous_secret_expires_at
-        """
 
     static func webhook(_ row: PostgresCells, keys masterKeys: MasterKeyring) throws -> WebhookRecord {
         let (id, projectID) = (try row.text(0), try row.text(1))

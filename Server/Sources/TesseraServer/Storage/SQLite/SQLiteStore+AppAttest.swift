@@ -1,8 +1,4 @@
 extension SQLiteStore {
-    static let appAttestColumns = """
-        project_id, installation_id, verdict, enforce_would_refuse, key_id, public_key, counter, environment, app_id,
-        receipt, attested_at, updated_at
-        """
 
     static func appAttestRecord(_ row: SQLiteRow) -> AppAttestRecord {
         var key: AppAttestKeyRecord?

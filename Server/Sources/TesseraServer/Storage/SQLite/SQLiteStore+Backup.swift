@@ -37,7 +37,7 @@ extension SQLiteStore {
 
     /// Rewrites the database file and empties the WAL, so that no freed page or old WAL frame
     /// still holds a value that was replaced (the plaintext secrets of an older version).
-    func purgeReplacedValues() async throws {
+    public func purgeReplacedValues() async throws {
         let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5000, queryOnly: false)
         defer { connection.close() }
         try connection.execute("VACUUM")

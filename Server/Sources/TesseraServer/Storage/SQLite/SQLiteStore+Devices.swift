@@ -118,13 +118,31 @@ extension SQLiteStore {
         }
         return try connection.queryFirst(
             """
-            SELECT p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url, p.email,
-                p.created_at, p.updated_at, p.blocked_at
+            SELECT \(qualifiedProfileColumns)
             FROM profile_aliases a JOIN profiles p ON p.id = a.profile_id
             WHERE a.alias_id = ? AND a.project_id = ? AND p.project_id = ?
             """,
             [.init(id), .init(projectID), .init(projectID)]
         ).map { profile($0) }
+    }
+
+    /// Runs `body` in one write transaction on the profile `profileID` (an ID or an alias) as the
+    /// transaction found it, then writes the events `body` added to the batch; nil, with nothing
+    /// written, when no such profile exists (any more). The one writer holds every row until the
+    /// commit, as PostgreSQL's `onLockedProfile` holds the profile's lock.
+    func onLockedProfile<T: Sendable>(
+        projectID: String, profileID: String, now: Int64, origin: EventOrigin,
+        _ body: @escaping @Sendable (ProfileRecord, inout EventBatch, SQLiteConnection) throws -> T
+    ) async throws -> T? {
+        try await writer.write { connection in
+            guard let profile = try Self.resolveProfile(projectID: projectID, id: profileID, in: connection) else {
+                return nil
+            }
+            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+            let result = try body(profile, &batch, connection)
+            try Self.append(batch, in: connection)
+            return result
+        }
     }
 
     public func profiles(projectID: String, externalID: String) async throws -> [ProfileRecord] {
@@ -139,11 +157,9 @@ extension SQLiteStore {
     public func eraseProfile(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws
         -> Bool
     {
-        try await writer.write { connection in
-            guard let profile = try Self.resolveProfile(projectID: projectID, id: profileID, in: connection) else {
-                return false
-            }
-            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+        let erased: Void? = try await onLockedProfile(
+            projectID: projectID, profileID: profileID, now: now, origin: origin
+        ) { profile, batch, connection in
             try Self.endSessions(
                 where: "profile_id = ?", [.init(profile.id)], reason: .erased, now: now,
                 devicesWhere: "profile_id = ? OR session_id IN (SELECT id FROM sessions WHERE profile_id = ?)",
@@ -162,9 +178,8 @@ extension SQLiteStore {
                 "UPDATE installations SET previous_profile_id = NULL WHERE previous_profile_id = ?", [.init(profile.id)]
             )
             try connection.run("DELETE FROM profiles WHERE id = ?", [.init(profile.id)])
-            try Self.append(batch, in: connection)
-            return true
         }
+        return erased != nil
     }
 
     // MARK: Cleanup

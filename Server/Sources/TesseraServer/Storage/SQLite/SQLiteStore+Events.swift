@@ -1,7 +1,5 @@
 /// The outbox: events written in the transaction of their change, and the feed that reads them.
 extension SQLiteStore {
-    static let eventColumns =
-        "id, project_id, sequence, type, created_at, actor_type, actor_id, client_address, profile_id, data, reason"
 
     /// Writes `batch`'s events with the project's next sequences; called last in a write transaction.
     ///

@@ -3,11 +3,8 @@ extension SQLiteStore {
     public func setProfileBlocked(
         projectID: String, profileID: String, blocked: Bool, reason: String?, now: Int64, origin: EventOrigin
     ) async throws -> ProfileRecord? {
-        try await writer.write { connection in
-            guard let profile = try Self.resolveProfile(projectID: projectID, id: profileID, in: connection) else {
-                return nil
-            }
-            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+        let updated = try await onLockedProfile(projectID: projectID, profileID: profileID, now: now, origin: origin) {
+            profile, batch, connection -> ProfileRecord? in
             if blocked {
                 if !profile.blocked { batch.append(.profileBlocked(profileID: profile.id)) }
                 // A block keeps its first time; the reason is the latest given.
@@ -24,11 +21,11 @@ extension SQLiteStore {
                 try connection.run(
                     "UPDATE profiles SET blocked_at = NULL, blocked_reason = NULL WHERE id = ?", [.init(profile.id)])
             }
-            try Self.append(batch, in: connection)
             return try connection.queryFirst(
                 "SELECT \(Self.profileColumns) FROM profiles WHERE id = ?", [.init(profile.id)]
             ).map { Self.profile($0) }
         }
+        return updated ?? nil
     }
 
     public func apiKeyHashes(projectID: String, now: Int64) async throws -> [APIKeyHashRecord] {

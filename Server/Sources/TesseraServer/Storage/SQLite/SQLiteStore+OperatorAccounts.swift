@@ -1,14 +1,5 @@
 /// Operator accounts of the console, their enrollment links and console sessions.
 extension SQLiteStore {
-    static let operatorColumns = """
-        id, email, role, password_hash, totp_secret, totp_last_step, created_at, enrolled_at, last_login_at
-        """
-    static let qualifiedOperatorColumns = """
-        o.id, o.email, o.role, o.password_hash, o.totp_secret, o.totp_last_step, o.created_at, o.enrolled_at,
-        o.last_login_at
-        """
-    static let operatorSessionColumns =
-        "s.id, s.operator_id, s.token_hash, s.csrf_token, s.created_at, s.last_seen_at, s.expires_at"
 
     /// An operator row (at `offset`), its TOTP secret opened.
     func operatorRecord(_ row: SQLiteRow, at offset: Int = 0) throws -> OperatorRecord {
@@ -166,32 +157,28 @@ extension SQLiteStore {
             try connection.run(
                 "UPDATE operators SET last_login_at = ?, totp_last_step = COALESCE(?, totp_last_step) WHERE id = ?",
                 [.init(session.createdAt), .init(totpStep), .init(session.operatorID)])
-            try connection.run(
-                """
-                INSERT INTO operator_sessions
-                    (id, operator_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .init(session.id), .init(session.operatorID), .init(session.tokenHash), .init(session.csrfToken),
-                    .init(session.createdAt), .init(session.lastSeenAt), .init(session.expiresAt),
-                ])
+            try Self.insertOperatorSession(session, in: connection)
             return .signedIn
         }
     }
 
+    /// Writes a new console session's row.
+    static func insertOperatorSession(_ session: OperatorSessionRecord, in connection: SQLiteConnection) throws {
+        try connection.run(
+            """
+            INSERT INTO operator_sessions
+                (id, operator_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .init(session.id), .init(session.operatorID), .init(session.tokenHash), .init(session.csrfToken),
+                .init(session.createdAt), .init(session.lastSeenAt), .init(session.expiresAt),
+            ])
+    }
+
     public func createOperatorSession(_ session: OperatorSessionRecord) async throws {
         _ = try await writer.write { connection in
-            try connection.run(
-                """
-                INSERT INTO operator_sessions
-                    (id, operator_id, token_hash, csrf_token, created_at, last_seen_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .init(session.id), .init(session.operatorID), .init(session.tokenHash), .init(session.csrfToken),
-                    .init(session.createdAt), .init(session.lastSeenAt), .init(session.expiresAt),
-                ])
+            try Self.insertOperatorSession(session, in: connection)
         }
     }
 

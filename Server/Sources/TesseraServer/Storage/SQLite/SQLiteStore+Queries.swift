@@ -11,11 +11,6 @@ extension SQLiteStore {
     /// A statement and its bindings.
     typealias Statement = (sql: String, bindings: [SQLiteValue])
 
-    static let qualifiedProfileColumns = """
-        p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url, p.email, p.created_at,
-        p.updated_at, p.blocked_at
-        """
-
     /// The (kind, verified) pairs a profile can have, in the order the list's branches read them.
     static let profileClasses: [(kind: ProfileRecord.Kind, verified: Bool)] = [
         (.anonymous, false), (.anonymous, true), (.identified, false), (.identified, true),

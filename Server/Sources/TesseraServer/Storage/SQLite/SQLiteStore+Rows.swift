@@ -1,24 +1,4 @@
 extension SQLiteStore {
-    static let profileColumns =
-        "id, project_id, kind, external_id, verified, name, avatar_url, email, created_at, updated_at, blocked_at"
-    static let sessionColumns = """
-        id, project_id, profile_id, installation_id, kind, created_at, last_authenticated_at, expires_at, revoked_at,
-        jkt, key_tier
-        """
-    static let projectColumns = """
-        id, name, slug, allow_unverified_identify, require_audience, expected_issuer,
-        max_identity_token_lifetime_seconds, leeway_seconds, anonymous_session_minutes,
-        identified_session_minutes, created_at, updated_at, rate_limit_anonymous_starts,
-        rate_limit_failed_identifies, rate_limit_failed_identifies_installation, session_binding,
-        dpop_nonce_required, max_sessions_per_profile, app_attest_mode, app_attest_app_ids, app_attest_environment,
-        app_attest_allow_unsupported
-        """
-    static let deviceColumns = "id, project_id, session_id, profile_id, platform, environment, token, created_at"
-    static let contextColumns = """
-        s.id, s.project_id, s.profile_id, s.installation_id, s.kind, s.created_at, s.last_authenticated_at,
-        s.expires_at, s.revoked_at, p.id, p.project_id, p.kind, p.external_id, p.verified, p.name, p.avatar_url,
-        p.email, p.created_at, p.updated_at, p.blocked_at, s.jkt, s.key_tier
-        """
     // The hottest statements, built once (the connection's statement cache is keyed by their text).
     static let contextByIDSQL =
         "SELECT \(contextColumns) FROM sessions s JOIN profiles p ON p.id = s.profile_id WHERE s.id = ?"

@@ -10,78 +10,65 @@ extension SQLiteStore {
                 hits = try Self.hit(charge.key, window: charge.window, in: connection)
                 if hits! > charge.limit { throw charge.exceeded(now: now) }
             }
-            let existing = try connection.queryFirst(
+            // Read in the one writer's transaction that acts on them.
+            let installation = try connection.queryFirst(
                 "SELECT secret_hash, profile_id FROM installations WHERE project_id = ? AND installation_id = ?",
                 [.init(request.projectID), .init(request.installationID)])
-            var profileID = existing?.optionalText(1)
+            var current: ProfileRecord?
+            if let profileID = installation?.optionalText(1) {
+                current = try connection.queryFirst(
+                    "SELECT \(Self.profileColumns) FROM profiles WHERE id = ?", [.init(profileID)]
+                ).map { Self.profile($0) }
+            }
+            let procedure = try AnonymousStartProcedure.make(
+                request, storedSecretHash: installation?.blob(0), current: current)
             var batch = EventBatch(projectID: request.projectID, origin: request.origin, now: now)
-            if let existing {
-                guard OpaqueToken.constantTimeEquals(existing.blob(0), request.installationSecretHash) else {
-                    throw CoreError.installationConflict
-                }
-            } else if request.refusesNewInstallation {
-                // Judged in the writer's transaction: the gate's restore found an installation this does not.
-                throw CoreError.attestationRequired
+            for step in procedure.steps {
+                try Self.write(step, request, now: now, batch: &batch, in: connection)
             }
-            if let profileID,
-                try connection.queryFirst("SELECT blocked_at FROM profiles WHERE id = ?", [.init(profileID)])?
-                    .optionalInt(0) != nil
-            {
-                throw CoreError.profileBlocked
-            }
-            if profileID == nil {
-                let profile = ProfileRecord(
-                    id: request.newProfileID, projectID: request.projectID, kind: .anonymous, externalID: nil,
-                    verified: false, createdAt: now, updatedAt: now)
-                try Self.insert(profile: profile, into: connection)
-                batch.append(.profileCreated(profileID: profile.id, kind: .anonymous))
-                profileID = profile.id
-                if existing == nil {
-                    try connection.run(
-                        """
-                        INSERT INTO installations (project_id, installation_id, secret_hash, profile_id, created_at)
-                        VALUES (?, ?, ?, ?, ?)
-                        """,
-                        [
-                            .init(request.projectID), .init(request.installationID),
-                            .init(request.installationSecretHash),
-                            .init(profile.id), .init(now),
-                        ])
-                } else {
-                    try connection.run(
-                        "UPDATE installations SET profile_id = ? WHERE project_id = ? AND installation_id = ?",
-                        [.init(profile.id), .init(request.projectID), .init(request.installationID)])
-                }
-            }
-            var session = request.newSession
-            session.profileID = profileID!
-            session.installationID = request.installationID
-            if let jkt = session.jkt {
-                // A restore with a new device key (the old one lost: a new phone, a wiped enclave) ends
-                // the installation's sessions bound to another key, which nothing can present any more.
-                let (condition, bindings): (String, [SQLiteValue]) = (
-                    "profile_id = ? AND installation_id = ? AND jkt IS NOT NULL AND jkt <> ? AND expires_at > ?",
-                    [.init(session.profileID), .init(request.installationID), .init(jkt), .init(now)]
-                )
-                try Self.endSessions(
-                    where: condition, bindings, reason: .replaced, now: now,
-                    devicesWhere: "session_id IN (SELECT id FROM sessions WHERE \(condition))", bindings,
-                    batch: &batch, in: connection)
-            }
-            try Self.evictSessions(
-                profileID: session.profileID, limit: request.maxSessionsPerProfile, now: now, batch: &batch,
-                in: connection)
-            try Self.insert(session: session, tokenHash: request.sessionTokenHash, into: connection)
-            batch.append(.sessionCreated(session))
-            guard
-                let profile = try connection.queryFirst(
-                    "SELECT \(Self.profileColumns) FROM profiles WHERE id = ?", [.init(session.profileID)]
-                ).map({ Self.profile($0) })
-            else { throw SQLiteError(code: 1, message: "profile vanished") }
             try Self.append(batch, in: connection)
             return AnonymousStartResult(
-                createdInstallation: existing == nil, context: SessionContext(session: session, profile: profile),
-                rateLimitHits: hits)
+                createdInstallation: procedure.createdInstallation, context: procedure.context, rateLimitHits: hits)
+        }
+    }
+
+    /// Writes one step of an anonymous start in SQLite's SQL.
+    private static func write(
+        _ step: AnonymousStartStep, _ request: AnonymousStart, now: Int64, batch: inout EventBatch,
+        in connection: SQLiteConnection
+    ) throws {
+        switch step {
+        case .insertProfile(let profile):
+            try insert(profile: profile, into: connection)
+        case .insertInstallation(let profileID):
+            try connection.run(
+                """
+                INSERT INTO installations (project_id, installation_id, secret_hash, profile_id, created_at)
+                VALUES (?, ?, ?, ?, ?)
+                """,
+                [
+                    .init(request.projectID), .init(request.installationID), .init(request.installationSecretHash),
+                    .init(profileID), .init(now),
+                ])
+        case .attachInstallation(let profileID):
+            try connection.run(
+                "UPDATE installations SET profile_id = ? WHERE project_id = ? AND installation_id = ?",
+                [.init(profileID), .init(request.projectID), .init(request.installationID)])
+        case .endOtherKeySessions(let profileID, let jkt):
+            let (condition, bindings): (String, [SQLiteValue]) = (
+                "profile_id = ? AND installation_id = ? AND jkt IS NOT NULL AND jkt <> ? AND expires_at > ?",
+                [.init(profileID), .init(request.installationID), .init(jkt), .init(now)]
+            )
+            try endSessions(
+                where: condition, bindings, reason: .replaced, now: now,
+                devicesWhere: "session_id IN (SELECT id FROM sessions WHERE \(condition))", bindings,
+                batch: &batch, in: connection)
+        case .evictSessions(let profileID, let limit):
+            try evictSessions(profileID: profileID, limit: limit, now: now, batch: &batch, in: connection)
+        case .insertSession(let session, let tokenHash):
+            try insert(session: session, tokenHash: tokenHash, into: connection)
+        case .event(let draft):
+            batch.append(draft)
         }
     }
 
@@ -247,19 +234,14 @@ extension SQLiteStore {
     public func revokeSessions(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws
         -> Int?
     {
-        try await writer.write { connection in
-            // Resolved in the write transaction: what an erasure or a merge ended before it is not
-            // counted as ended by this request.
-            guard let profile = try Self.resolveProfile(projectID: projectID, id: profileID, in: connection) else {
-                return nil
-            }
-            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
-            let count = try Self.endSessions(
+        // Resolved in the write transaction: what an erasure or a merge ended before it is not
+        // counted as ended by this request.
+        try await onLockedProfile(projectID: projectID, profileID: profileID, now: now, origin: origin) {
+            profile, batch, connection in
+            try Self.endSessions(
                 where: "profile_id = ? AND expires_at > ?", [.init(profile.id), .init(now)], reason: .admin, now: now,
                 devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ?)", [.init(profile.id)],
                 batch: &batch, in: connection)
-            try Self.append(batch, in: connection)
-            return count
         }
     }
 

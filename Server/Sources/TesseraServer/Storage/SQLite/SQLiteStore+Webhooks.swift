@@ -1,9 +1,5 @@
 /// Webhook endpoints, their secrets sealed under the master key.
 extension SQLiteStore {
-    static let webhookColumns = """
-        id, project_id, url, types, description, enabled, created_at, updated_at, disabled_at, disabled_reason,
-        secret, previous_secret, previous_secret_expires_at
-        """
 
     func webhook(_ row: SQLiteRow) throws -> WebhookRecord {
         let (id, projectID) = (row.text(0), row.text(1))

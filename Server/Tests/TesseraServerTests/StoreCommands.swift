@@ -1,0 +1,48 @@
+import Foundation
+import TesseraTokens
+
+@testable import TesseraServer
+
+/// The store's two session-creating commands with fresh IDs, for the suites that drive a store
+/// directly (the store conformance and event suites).
+extension TestEnvironment {
+    /// A new session of `kind` in this environment's project, from the clock's now, and its token's hash.
+    func newSession(kind: SessionRecord.Kind = .anonymous, minutes: Int64 = 60) -> (SessionRecord, [UInt8]) {
+        let now = clock.seconds
+        return (
+            SessionRecord(
+                id: OpaqueToken.identifier(prefix: "ses_"), projectID: project.project.id, profileID: "",
+                installationID: nil, kind: kind, createdAt: now, lastAuthenticatedAt: now,
+                expiresAt: now + minutes * 60),
+            OpaqueToken.sha256(OpaqueToken.sessionToken())
+        )
+    }
+
+    /// An anonymous start of `installationID` straight on the store.
+    func storeStart(
+        installationID: String = UUID().uuidString.lowercased(),
+        secretHash: [UInt8] = OpaqueToken.sha256(OpaqueToken.installationSecret()), minutes: Int64 = 60,
+        rateLimit: RateLimitCharge? = nil,
+        origin: EventOrigin = EventOrigin(actor: .sdk(sessionID: nil), clientAddress: nil)
+    ) async throws -> AnonymousStartResult {
+        let (session, hash) = newSession(minutes: minutes)
+        return try await store.startAnonymousSession(
+            AnonymousStart(
+                projectID: project.project.id, installationID: installationID, installationSecretHash: secretHash,
+                newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session, sessionTokenHash: hash,
+                rateLimit: rateLimit, origin: origin))
+    }
+
+    /// A verified identify of `externalID` straight on the store, from the caller's session when given.
+    func storeIdentify(
+        externalID: String, caller: String? = nil, jti: String? = nil, name: String? = nil, email: String? = nil
+    ) async throws -> IdentifyResult {
+        let (session, hash) = newSession(kind: .verified)
+        return try await store.identify(
+            IdentifyCommand(
+                projectID: project.project.id, callerSessionID: caller, externalID: externalID, verified: true,
+                name: name, avatarURL: nil, email: email, tokenID: jti.map { ($0, clock.seconds + 60) },
+                newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session, sessionTokenHash: hash,
+                now: clock.seconds))
+    }
+}
