@@ -50,54 +50,103 @@ public enum Base64URL {
 
     /// Decodes canonical, unpadded base64url from raw bytes.
     static func decode(bytes input: UnsafeRawBufferPointer) -> [UInt8]? {
-        let remainder = input.count % 4
-        if remainder == 1 { return nil }
-        let outputCount = input.count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+        guard let outputCount = decodedCount(input.count) else { return nil }
         var valid = true
         let output = [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
+            valid = decode(bytes: input, into: UnsafeMutableRawBufferPointer(buffer))
+            initialized = valid ? outputCount : 0
+        }
+        return valid ? output : nil
+    }
+
+    /// How many bytes `count` characters of unpadded base64url decode to; nil for a length whose
+    /// remainder modulo 4 is 1.
+    static func decodedCount(_ count: Int) -> Int? {
+        let remainder = count % 4
+        if remainder == 1 { return nil }
+        return count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+    }
+
+    /// Decodes canonical, unpadded base64url into `output`, which must hold exactly
+    /// ``decodedCount(_:)`` bytes; false (with `output` partly written) when `input` is not canonical.
+    static func decode(bytes input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
+        guard let outputCount = decodedCount(input.count), outputCount == output.count else { return false }
+        let remainder = input.count % 4
+        return decodeTable.withUnsafeBufferPointer { table in
             var i = 0
             var o = 0
             let fullEnd = input.count - remainder
             while i < fullEnd {
-                let a = decodeTable[Int(input[i])]
-                let b = decodeTable[Int(input[i + 1])]
-                let c = decodeTable[Int(input[i + 2])]
-                let d = decodeTable[Int(input[i + 3])]
-                if (a | b | c | d) & 0x80 != 0 {
-                    valid = false
-                    break
-                }
+                let a = table[Int(input[i])]
+                let b = table[Int(input[i + 1])]
+                let c = table[Int(input[i + 2])]
+                let d = table[Int(input[i + 3])]
+                if (a | b | c | d) & 0x80 != 0 { return false }
                 let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                buffer[o] = UInt8(truncatingIfNeeded: n >> 16)
-                buffer[o + 1] = UInt8(truncatingIfNeeded: n >> 8)
-                buffer[o + 2] = UInt8(truncatingIfNeeded: n)
+                output[o] = UInt8(truncatingIfNeeded: n >> 16)
+                output[o + 1] = UInt8(truncatingIfNeeded: n >> 8)
+                output[o + 2] = UInt8(truncatingIfNeeded: n)
                 i += 4
                 o += 3
             }
-            if valid && remainder == 2 {
-                let a = decodeTable[Int(input[i])]
-                let b = decodeTable[Int(input[i + 1])]
-                if (a | b) & 0x80 != 0 || b & 0x0F != 0 {
-                    valid = false
-                } else {
-                    buffer[o] = a << 2 | b >> 4
-                    o += 1
-                }
-            } else if valid && remainder == 3 {
-                let a = decodeTable[Int(input[i])]
-                let b = decodeTable[Int(input[i + 1])]
-                let c = decodeTable[Int(input[i + 2])]
-                if (a | b | c) & 0x80 != 0 || c & 0x03 != 0 {
-                    valid = false
-                } else {
-                    buffer[o] = a << 2 | b >> 4
-                    buffer[o + 1] = b << 4 | c >> 2
-                    o += 2
-                }
+            if remainder == 2 {
+                let a = table[Int(input[i])]
+                let b = table[Int(input[i + 1])]
+                if (a | b) & 0x80 != 0 || b & 0x0F != 0 { return false }
+                output[o] = a << 2 | b >> 4
+            } else if remainder == 3 {
+                let a = table[Int(input[i])]
+                let b = table[Int(input[i + 1])]
+                let c = table[Int(input[i + 2])]
+                if (a | b | c) & 0x80 != 0 || c & 0x03 != 0 { return false }
+                output[o] = a << 2 | b >> 4
+                output[o + 1] = b << 4 | c >> 2
             }
-            initialized = valid ? o : 0
+            return true
         }
-        return valid ? output : nil
+    }
+
+    /// The unpadded base64url encoding of `input` as a string, written in place (no intermediate array).
+    static func string(_ input: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: encodedCount(input.count)) { encode(input, into: $0) }
+    }
+
+    /// How many characters `count` bytes encode to, unpadded.
+    static func encodedCount(_ count: Int) -> Int { (count * 4 + 2) / 3 }
+
+    /// Writes the unpadded base64url encoding of `input` into `output` (at least ``encodedCount(_:)``
+    /// bytes) and returns how many bytes it wrote.
+    @discardableResult
+    static func encode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        alphabet.withUnsafeBufferPointer { alphabet in
+            var i = 0
+            var o = 0
+            while i + 3 <= input.count {
+                let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                output[o] = alphabet[Int(n >> 18 & 63)]
+                output[o + 1] = alphabet[Int(n >> 12 & 63)]
+                output[o + 2] = alphabet[Int(n >> 6 & 63)]
+                output[o + 3] = alphabet[Int(n & 63)]
+                i += 3
+                o += 4
+            }
+            switch input.count - i {
+            case 1:
+                let n = UInt32(input[i]) << 16
+                output[o] = alphabet[Int(n >> 18 & 63)]
+                output[o + 1] = alphabet[Int(n >> 12 & 63)]
+                o += 2
+            case 2:
+                let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
+                output[o] = alphabet[Int(n >> 18 & 63)]
+                output[o + 1] = alphabet[Int(n >> 12 & 63)]
+                output[o + 2] = alphabet[Int(n >> 6 & 63)]
+                o += 3
+            default:
+                break
+            }
+            return o
+        }
     }
 
     private static let alphabet: [UInt8] = Array(

@@ -187,6 +187,61 @@ struct DPoPTests {
         }
     }
 
+    @Test("The jwk's x and y are read only as canonical base64url of exactly 32 bytes each")
+    func jwkCoordinateSpelling() throws {
+        let point = Array(key.publicKey.x963Representation)
+        let x = Base64URL.encode(point[1..<33])
+        let y = Base64URL.encode(point[33..<65])
+        #expect(DPoPProofVerifier.uncompressedPoint(x: x, y: y) == point)
+        // The last character of 32 bytes carries two unused bits: set, they spell the same bytes
+        // another way, which is refused.
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let last = alphabet.firstIndex(of: x.last!)!
+        let loose = String(x.dropLast()) + String(alphabet[last | 1])
+        #expect(last & 3 == 0 && Base64URL.decode(loose) == nil)
+        for (badX, badY) in [
+            (loose, y), (x, String(y.dropLast())), (x, y + "A"), (String(x.dropLast()) + "=", y),
+            (x.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/"), y),
+            (Base64URL.encode(point[1..<32]), y), (Base64URL.encode(point[1..<33] + [0]), y), ("", y),
+        ] where badX != x || badY != y {
+            #expect(DPoPProofVerifier.uncompressedPoint(x: badX, y: badY) == nil, "\(badX) \(badY)")
+            let jwk = DPoPTests.jwkObject(x: badX, y: badY)
+            #expect(throws: TokenError.self) { _ = try DPoPProofVerifier.publicKey(jwk) }
+        }
+        let entry = try DPoPProofVerifier.publicKey(DPoPTests.jwkObject(x: x, y: y))
+        #expect(entry.thumbprint == JWKThumbprint.sha256(of: key.publicKey))
+        #expect(entry.key.x963Representation == key.publicKey.x963Representation)
+    }
+
+    static func jwkObject(x: String, y: String) -> JSONObject {
+        JSONObject(members: [
+            (name: "kty", value: .string("EC")), ("crv", .string("P-256")), ("x", .string(x)), ("y", .string(y)),
+        ])
+    }
+
+    @Test("Base64URL in place: decode into a buffer and encode into a string give what the array forms give")
+    func base64URLInPlace() {
+        for count in 0..<40 {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let text = Base64URL.encode(bytes)
+            #expect(bytes.withUnsafeBytes { Base64URL.string($0) } == text)
+            #expect(Base64URL.encodedCount(count) == text.utf8.count)
+            #expect(Base64URL.decodedCount(text.utf8.count) == count)
+            var out = [UInt8](repeating: 0, count: count)
+            let decoded = Array(text.utf8).withUnsafeBytes { input in
+                out.withUnsafeMutableBytes { Base64URL.decode(bytes: input, into: $0) }
+            }
+            #expect(decoded && out == bytes)
+            // A buffer of another size is refused, not overrun.
+            var short = [UInt8](repeating: 0, count: max(0, count - 1))
+            let refused = Array(text.utf8).withUnsafeBytes { input in
+                short.withUnsafeMutableBytes { Base64URL.decode(bytes: input, into: $0) }
+            }
+            #expect(count == 0 || !refused)
+        }
+        #expect(Base64URL.decodedCount(5) == nil)
+    }
+
     @Test("A session JWT bound to a key is accepted only with a proof of that key, made for that token")
     func boundSessionJWT() throws {
         let signing = SessionSigningKey.generate()

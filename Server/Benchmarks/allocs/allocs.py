@@ -12,11 +12,17 @@ two builds can be compared exactly: a difference of 1.00 is one `malloc` more on
   health             GET /health (no credential: the HTTP edge alone, the reference)
   heartbeat          POST /v1/sessions/authenticate, no body, Bearer st_… of one session
   heartbeat-jwt      the same with the session JWT as credential
+  heartbeat-bound    the heartbeat of sessions bound to a device key (RFC 9449): Authorization: DPoP
+                     st_… and a fresh DPoP proof per request, over 1,100 sessions and keys in turn
+                     (more than the server's key cache holds: every proof's key read anew, as the
+                     realistic heartbeat's)
   anonymous          POST /v1/sessions/anonymous, a fresh installation per request
   identify           POST /v1/sessions/identify, a fresh identity token (new user) per request
 """
 
 import argparse
+import http.client
+import json
 import shutil
 import signal
 import subprocess
@@ -28,6 +34,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "harness"))
 import tessera_harness as harness  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "backends"))
+from dpop_proof import DeviceKey  # noqa: E402  (P-256 keys and DPoP proofs made with `cryptography`)
+
+# More bound sessions than DPoPGate's verifier keeps keys for (1,024): each proof's key is read anew.
+BOUND_SESSIONS = 1100
 
 HERE = Path(__file__).resolve().parent
 
@@ -90,9 +102,43 @@ def scenarios(server: Counted):
         expect(client.call("POST", "/v1/sessions/identify", project.publishable_key, {"identity_token": identity}),
                200, "identify")
 
+    url = f"http://127.0.0.1:{server.port}"
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=20)
+
+    def send(path: str, headers: dict[str, str], body: object = None) -> tuple[int, dict]:
+        data = json.dumps(body).encode() if body is not None else None
+        if data is not None:
+            headers = {**headers, "Content-Type": "application/json"}
+        connection.request("POST", path, body=data, headers=headers)
+        response = connection.getresponse()
+        raw = response.read()
+        return response.status, json.loads(raw) if raw else {}
+
+    bound: list[tuple[DeviceKey, str]] = []
+    for _ in range(BOUND_SESSIONS):
+        key = DeviceKey()
+        path = "/v1/sessions/anonymous"
+        status, body = send(path, {"Authorization": f"Bearer {project.publishable_key}",
+                                   "DPoP": key.proof("POST", url + path, project.publishable_key)},
+                            harness.new_installation())
+        if status != 201 or (body.get("session", {}).get("binding") or {}).get("jkt") != key.jkt:
+            raise SystemExit(f"allocs: a bound anonymous start answered {status} {body}")
+        bound.append((key, body["session_token"]))
+    turn = [0]
+
+    def bound_heartbeat() -> None:
+        key, bound_token = bound[turn[0] % len(bound)]
+        turn[0] += 1
+        path = "/v1/sessions/authenticate"
+        status, body = send(path, {"Authorization": f"DPoP {bound_token}",
+                                   "DPoP": key.proof("POST", url + path, bound_token)})
+        if status != 200:
+            raise SystemExit(f"allocs: a bound heartbeat answered {status} {body}")
+
     return [
         ("health", lambda: expect(client.call("GET", "/health"), 200, "health")),
         ("heartbeat", lambda: expect(client.call("POST", "/v1/sessions/authenticate", token), 200, "heartbeat")),
+        ("heartbeat-bound", bound_heartbeat),
         ("heartbeat-jwt", lambda: expect(client.call("POST", "/v1/sessions/authenticate", jwt), 200, "heartbeat")),
         ("anonymous", lambda: expect(client.call("POST", "/v1/sessions/anonymous", project.publishable_key,
                                                  harness.new_installation()), 201, "anonymous start")),

@@ -24,14 +24,19 @@ final class DPoPKeyCache: @unchecked Sendable {
         /// `x` and `y`, 32 bytes each.
         init(x: [UInt8], y: [UInt8]) {
             precondition(x.count == 32 && y.count == 32)
-            func word(_ bytes: [UInt8], _ start: Int) -> UInt64 {
+            self.init(point: [0x04] + x + y)
+        }
+
+        /// The uncompressed point `0x04 ‖ x ‖ y` (65 bytes).
+        init(point: some RandomAccessCollection<UInt8>) {
+            precondition(point.count == 65)
+            let bytes = point.dropFirst()
+            func word(_ start: Int) -> UInt64 {
                 var value: UInt64 = 0
-                for index in start..<(start + 8) { value = value << 8 | UInt64(bytes[index]) }
+                for byte in bytes.dropFirst(start).prefix(8) { value = value << 8 | UInt64(byte) }
                 return value
             }
-            words = (
-                word(x, 0), word(x, 8), word(x, 16), word(x, 24), word(y, 0), word(y, 8), word(y, 16), word(y, 24)
-            )
+            words = (word(0), word(8), word(16), word(24), word(32), word(40), word(48), word(56))
         }
 
         static func == (lhs: Coordinates, rhs: Coordinates) -> Bool {

@@ -132,21 +132,28 @@ public struct DPoPProofVerifier: Sendable {
     /// read again; only a valid one is put in it.
     static func publicKey(_ jwk: JSONObject, cache: DPoPKeyCache? = nil) throws(TokenError) -> DPoPKeyCache.Entry {
         let invalid = TokenError.Code.dpopProofInvalid
-        for member in jwk.members where ["d", "p", "q", "dp", "dq", "qi", "k", "oth"].contains(member.name) {
-            throw TokenError(invalid, "The DPoP proof's jwk must not contain private key members.")
+        for member in jwk.members {
+            switch member.name {
+            case "d", "p", "q", "dp", "dq", "qi", "k", "oth":
+                throw TokenError(invalid, "The DPoP proof's jwk must not contain private key members.")
+            default:
+                continue
+            }
         }
         guard case .string(let kty)? = jwk["kty"], kty == "EC", case .string(let crv)? = jwk["crv"], crv == "P-256"
         else {
             throw TokenError(invalid, "The DPoP proof's jwk must be an EC P-256 key.")
         }
-        guard case .string(let x)? = jwk["x"], case .string(let y)? = jwk["y"], let xBytes = Base64URL.decode(x),
-            let yBytes = Base64URL.decode(y), xBytes.count == 32, yBytes.count == 32
+        // x and y decoded straight into the key's uncompressed point (0x04 ‖ x ‖ y): 43 characters of
+        // canonical base64url each, the only spelling of 32 bytes.
+        guard case .string(let x)? = jwk["x"], case .string(let y)? = jwk["y"],
+            let point = uncompressedPoint(x: x, y: y)
         else {
             throw TokenError(invalid, "The DPoP proof's jwk x and y must be a point on P-256.")
         }
-        let coordinates = DPoPKeyCache.Coordinates(x: xBytes, y: yBytes)
+        let coordinates = point.withUnsafeBytes { DPoPKeyCache.Coordinates(point: $0) }
         if let entry = cache?.entry(for: coordinates) { return entry }
-        guard let key = try? P256.Signing.PublicKey(x963Representation: [0x04] + xBytes + yBytes) else {
+        guard let key = try? P256.Signing.PublicKey(x963Representation: point) else {
             throw TokenError(invalid, "The DPoP proof's jwk x and y must be a point on P-256.")
         }
         // x and y decoded as canonical base64url of 32 bytes each, so they are the strings the key
@@ -156,16 +163,37 @@ public struct DPoPProofVerifier: Sendable {
         return entry
     }
 
-    /// Whether `ath` is the base64url SHA-256 of `credential` (compared in constant time).
+    /// `0x04 ‖ x ‖ y` from a `jwk`'s `x` and `y`, each canonical base64url of 32 bytes; nil otherwise.
+    static func uncompressedPoint(x: String, y: String) -> [UInt8]? {
+        var (x, y) = (x, y)
+        guard x.utf8.count == 43, y.utf8.count == 43 else { return nil }
+        var point = [UInt8](repeating: 0x04, count: 65)
+        let valid = point.withUnsafeMutableBytes { point in
+            let (xOut, yOut) = (
+                UnsafeMutableRawBufferPointer(rebasing: point[1..<33]),
+                UnsafeMutableRawBufferPointer(rebasing: point[33..<65])
+            )
+            return x.withUTF8 { Base64URL.decode(bytes: UnsafeRawBufferPointer($0), into: xOut) }
+                && y.withUTF8 { Base64URL.decode(bytes: UnsafeRawBufferPointer($0), into: yOut) }
+        }
+        return valid ? point : nil
+    }
+
+    /// Whether `ath` is the base64url SHA-256 of `credential` (compared in constant time, the expected
+    /// text written on the stack).
     static func isHash(_ ath: String, of credential: String) -> Bool {
-        var credential = credential
+        var (ath, credential) = (ath, credential)
         let digest = credential.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
-        var expected: [UInt8] = []
-        digest.withUnsafeBytes { Base64URL.append($0, to: &expected) }
-        guard ath.utf8.count == expected.count else { return false }
-        var difference: UInt8 = 0
-        for (index, byte) in ath.utf8.enumerated() { difference |= byte ^ expected[index] }
-        return difference == 0
+        let length = Base64URL.encodedCount(SHA256.byteCount)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { expected in
+            _ = digest.withUnsafeBytes { Base64URL.encode($0, into: expected) }
+            return ath.withUTF8 { given in
+                guard given.count == length else { return false }
+                var difference: UInt8 = 0
+                for index in 0..<length { difference |= given[index] ^ expected[index] }
+                return difference == 0
+            }
+        }
     }
 
     /// 16 to 256 printable ASCII characters: room for ≥ 96 random bits in base64url.

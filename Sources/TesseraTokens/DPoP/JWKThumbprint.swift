@@ -26,15 +26,16 @@ public enum JWKThumbprint {
     /// once checked): its required members written straight into the hashed bytes, already sorted,
     /// with nothing to escape.
     static func sha256(p256X x: String, y: String) -> String {
-        var json: [UInt8] = []
-        json.reserveCapacity(40 + x.utf8.count + y.utf8.count)
-        json += #"{"crv":"P-256","kty":"EC","x":""#.utf8
-        json += x.utf8
-        json += #"","y":""#.utf8
-        json += y.utf8
-        json += #""}"#.utf8
-        var output: [UInt8] = []
-        SHA256.hash(data: json).withUnsafeBytes { Base64URL.append($0, to: &output) }
-        return String(decoding: output, as: UTF8.self)
+        var (x, y) = (x, y)
+        var hasher = SHA256()
+        func update(_ text: StaticString) {
+            text.withUTF8Buffer { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        }
+        update(#"{"crv":"P-256","kty":"EC","x":""#)
+        x.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        update(#"","y":""#)
+        y.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        update(#""}"#)
+        return hasher.finalize().withUnsafeBytes { Base64URL.string($0) }
     }
 }

@@ -78,6 +78,8 @@ struct StrictJSONReader {
             index += 1
             return .object(JSONObject(members: members))
         }
+        // Room for the members of a token's header or claims at once, not grown by doubling.
+        members.reserveCapacity(8)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let (name, isASCII) = readString()

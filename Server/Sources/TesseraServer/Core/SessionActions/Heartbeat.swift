@@ -21,21 +21,15 @@ import TesseraTokens
 /// a captured heartbeat proof cannot extend, and the heartbeat stays free of writes (its proof may
 /// repeat within its window, as a read's does).
 enum HeartbeatAction {
-    /// What a heartbeat answers: the session as it is now, and whether a requested extension was
-    /// capped by the project's maximum (nil when none was requested).
-    struct Outcome {
-        var context: SessionContext
-        var extensionCapped: Bool?
-    }
-
-    /// The heartbeat without a body: the caller's session as the authenticator read it, its profile
-    /// marked active for the day and its client noted (a set lookup and a dictionary lookup once
-    /// both were seen: nothing is queued for writing unless something is new).
+    /// The heartbeat without a body: the caller's session as the authenticator read it (what the
+    /// answer states; no extension was requested, so the answer has no `extension_capped`), its
+    /// profile marked active for the day and its client noted (a set lookup and a dictionary lookup
+    /// once both were seen: nothing is queued for writing unless something is new).
     static func check(
         _ core: TesseraCore, caller: Caller, clientAddress: String, userAgent: String?, now: Int64
-    ) -> Outcome {
+    ) -> SessionContext {
         core.activeUsers.saw(caller.context, now: now)
         core.sessionClients.saw(sessionID: caller.context.session.id, address: clientAddress, userAgent: userAgent)
-        return Outcome(context: caller.context, extensionCapped: nil)
+        return caller.context
     }
 }

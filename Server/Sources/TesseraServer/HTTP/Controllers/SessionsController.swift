@@ -127,12 +127,12 @@ struct SessionsController: Sendable {
         // nothing held across a suspension, it leaves its task's frames inside the first allocation slab.
         guard BodyReader.mayHaveBody(request) else {
             let now = core.currentTime().seconds
-            let outcome = HeartbeatAction.check(
+            let session = HeartbeatAction.check(
                 core, caller: caller, clientAddress: addresses.key(request, context: context),
                 userAgent: request.headers[.userAgent], now: now)
             return envelope(
-                .ok, context: outcome.context, token: caller.sessionToken, runtime: caller.runtime, now: now,
-                shareSecond: true, extensionCapped: nil)
+                .ok, context: session, token: caller.sessionToken, runtime: caller.runtime, now: now,
+                shareSecond: true)
         }
         return try await extend(request, caller: caller, proof: context.dpopProof)
     }
