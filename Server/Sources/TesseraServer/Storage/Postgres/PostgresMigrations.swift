@@ -558,21 +558,31 @@ enum PostgresMigrations {
             CREATE FUNCTION profile_activity_counts() RETURNS trigger LANGUAGE plpgsql AS $$
             DECLARE
                 kind TEXT := CASE WHEN NEW.identified THEN 'identified' ELSE 'anonymous' END;
+                mine xid;
+                command cid;
             BEGIN
                 -- The profile's rows locked first: what follows reads what an earlier writer committed.
                 PERFORM activity_latest_move(NEW.project_id, 'profiles', NEW.profile_id, NEW.day);
                 PERFORM activity_latest_move(NEW.project_id, 'profiles.' || kind, NEW.profile_id, NEW.day);
+                -- Row triggers run after the whole statement, which sees all its rows: of the rows one
+                -- statement inserted (same xmin and cmin), the first by key is the one that counts.
+                SELECT xmin, cmin INTO mine, command FROM profile_activity
+                WHERE project_id = NEW.project_id AND day = NEW.day AND identified = NEW.identified
+                    AND profile_id = NEW.profile_id AND installation_id = NEW.installation_id;
                 IF NOT EXISTS (
-                    SELECT 1 FROM profile_activity WHERE project_id = NEW.project_id AND day = NEW.day
-                        AND profile_id = NEW.profile_id
-                        AND (identified <> NEW.identified OR installation_id <> NEW.installation_id))
+                    SELECT 1 FROM profile_activity a WHERE a.project_id = NEW.project_id AND a.day = NEW.day
+                        AND a.profile_id = NEW.profile_id
+                        AND (a.identified, a.installation_id) <> (NEW.identified, NEW.installation_id)
+                        AND (NOT (a.xmin = mine AND a.cmin = command)
+                            OR (a.identified, a.installation_id) < (NEW.identified, NEW.installation_id)))
                 THEN
                     PERFORM activity_count_add(NEW.project_id, NEW.day, 'active.profiles', 1);
                 END IF;
                 IF NOT EXISTS (
-                    SELECT 1 FROM profile_activity WHERE project_id = NEW.project_id AND day = NEW.day
-                        AND identified = NEW.identified AND profile_id = NEW.profile_id
-                        AND installation_id <> NEW.installation_id)
+                    SELECT 1 FROM profile_activity a WHERE a.project_id = NEW.project_id AND a.day = NEW.day
+                        AND a.identified = NEW.identified AND a.profile_id = NEW.profile_id
+                        AND a.installation_id <> NEW.installation_id
+                        AND (NOT (a.xmin = mine AND a.cmin = command) OR a.installation_id < NEW.installation_id))
                 THEN
                     PERFORM activity_count_add(NEW.project_id, NEW.day, 'active.profiles.' || kind, 1);
                 END IF;
