@@ -261,8 +261,9 @@ def fill(path: Path, project_id: str, profiles: int, seed: int = 16) -> dict:
         today = int(now) // DAY
         connection.execute("BEGIN")
         # Schema 18 counts each row as it is written (a trigger): 11.7M rows through it would take an
-        # hour here, so the rows go in as a database of schema 17 held them, and the server's backfill
-        # counts them (a day every 2 seconds; main() waits for it), as after an upgrade.
+        # hour here, so the rows go in without it and are counted here set-wise, as the trigger would
+        # have (activity_installations, each day's distinct counts, each subject's latest day and the
+        # count per latest day); ActivityTests and the store suite check the trigger's counts.
         trigger = connection.execute(
             "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'profile_activity_counts'").fetchone()
         if trigger:
@@ -276,9 +277,8 @@ def fill(path: Path, project_id: str, profiles: int, seed: int = 16) -> dict:
             "ON CONFLICT DO NOTHING", (today, project_id))
         activity = connection.execute("SELECT COUNT(*) FROM profile_activity WHERE project_id = ?", (project_id,)).fetchone()[0]
         if trigger:
+            count_activity(connection, project_id)
             connection.execute(trigger[0])
-            connection.execute("INSERT INTO activity_backfill (project_id, next_day, last_day) VALUES (?, ?, ?)",
-                               (project_id, today - 89, today))
         tallies = []
         for k in range(90):
             for name, mean in (("identify.signed_in", 4000), ("identify.created", 900), ("identify.promoted", 700),
@@ -388,6 +388,30 @@ def default_tessera() -> tuple[str, str]:
     debug = subprocess.run(["swift", "build", "--package-path", str(ROOT / "Server"), "--show-bin-path"],
                            capture_output=True, text=True).stdout.strip()
     return str(Path(debug) / "tessera"), "debug"
+
+
+METRICS = [("profiles", "profile_id", "1"), ("profiles.anonymous", "profile_id", "identified = 0"),
+           ("profiles.identified", "profile_id", "identified = 1"),
+           ("installations", "installation_id", "installation_id <> ''"),
+           ("installations.anonymous", "installation_id", "installation_id <> '' AND identified = 0"),
+           ("installations.identified", "installation_id", "installation_id <> '' AND identified = 1")]
+
+
+def count_activity(connection: sqlite3.Connection, project_id: str) -> None:
+    """What schema 18's trigger keeps, counted at once from the project's rows of profile_activity."""
+    connection.execute("INSERT OR IGNORE INTO activity_installations (project_id, day, identified, installation_id) "
+                       "SELECT DISTINCT project_id, day, identified, installation_id FROM profile_activity "
+                       "WHERE project_id = ? AND installation_id <> ''", (project_id,))
+    for name, subject, condition in METRICS:
+        connection.execute(f"INSERT INTO activity_counts (project_id, day, name, count) "
+                           f"SELECT project_id, day, 'active.{name}', COUNT(DISTINCT {subject}) FROM profile_activity "
+                           f"WHERE project_id = ? AND {condition} GROUP BY day", (project_id,))
+        connection.execute(f"INSERT INTO activity_latest (project_id, name, subject_id, day) "
+                           f"SELECT project_id, '{name}', {subject}, MAX(day) FROM profile_activity "
+                           f"WHERE project_id = ? AND {condition} GROUP BY {subject}", (project_id,))
+        connection.execute(f"INSERT INTO activity_counts (project_id, day, name, count) "
+                           f"SELECT project_id, day, 'latest.{name}', COUNT(*) FROM activity_latest "
+                           f"WHERE project_id = ? AND name = '{name}' GROUP BY day", (project_id,))
 
 
 def wait_for_backfill(path: Path) -> None:
