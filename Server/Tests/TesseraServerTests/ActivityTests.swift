@@ -101,15 +101,18 @@ enum ActivityRecount {
                     """)
             }
         case let postgres as PostgresStore:
+            // A day per statement: each row goes through the counting trigger, and one statement
+            // must end within the store's operation limit.
             let logger = postgres.logger
-            let sql = """
-                WITH p(n) AS (SELECT generate_series(0, \(profiles - 1))::bigint),
-                    d(k) AS (SELECT generate_series(0, 89)::bigint)
-                INSERT INTO profile_activity (project_id, day, identified, profile_id, installation_id)
-                \(rows)
-                """
-            try await postgres.statement { client in
-                _ = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
+            for k in 0..<90 {
+                let sql = """
+                    WITH p(n) AS (SELECT generate_series(0, \(profiles - 1))::bigint), d(k) AS (SELECT \(k)::bigint)
+                    INSERT INTO profile_activity (project_id, day, identified, profile_id, installation_id)
+                    \(rows)
+                    """
+                try await postgres.statement { client in
+                    _ = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
+                }
             }
         default:
             Issue.record("no fill for \(type(of: store))")

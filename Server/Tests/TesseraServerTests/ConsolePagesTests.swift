@@ -173,4 +173,54 @@ struct ConsolePagesTests {
         let plain = Self.text(viewer)
         #expect(!plain.contains("revealed-key") && !plain.contains("rotate-api-key"))
     }
+
+    @Test("The two key rotation forms come from one helper: each its kind, grace field, default and button")
+    func rotateKeyForms() throws {
+        let refusal = ConsoleRefusal(
+            action: "rotate-api-key", field: "password", code: "operator_password_wrong", message: "Not right",
+            status: .forbidden,
+            form: ConsoleForm(fields: [
+                ("csrf", "csrf-token"), ("kind", "secret"), ("secret_grace_seconds", "3600"), ("password", "wrong"),
+            ]))
+        let page = KeysPage(
+            revealed: nil, identitySecrets: [], apiKeys: [], hints: [:], signingKeys: [],
+            retiredSigningKeyWindow: 3_600, projectSlug: "demo", now: Self.now, viewer: Self.viewer(.owner),
+            refusal: refusal)
+        let html = Self.text(page)
+        let forms = html.components(separatedBy: #"<form method="post" action="rotate-api-key""#).dropFirst()
+        #expect(forms.count == 2)
+        let publishable = try #require(forms.first)
+        let secret = try #require(forms.last)
+        #expect(publishable.contains(#"name="kind" value="publishable""#))
+        #expect(publishable.contains(#"<select id="grace_seconds" name="grace_seconds">"#))
+        #expect(publishable.contains(#"<option value="86400" selected>"#), "publishable: 24 hours by default")
+        #expect(publishable.contains(#"<button type="submit">Rotate the publishable key</button>"#))
+        #expect(!publishable.contains("aria-invalid"), "the refusal was the secret form's")
+        #expect(secret.contains(#"name="kind" value="secret""#))
+        #expect(secret.contains(#"<select id="secret_grace_seconds" name="secret_grace_seconds">"#))
+        #expect(secret.contains(#"<option value="3600" selected>"#), "the refused form keeps the time chosen")
+        #expect(secret.contains(#"<button type="submit" class="danger">Rotate the secret key</button>"#))
+        #expect(secret.contains("aria-invalid") && !secret.contains(#"value="wrong""#), "no password written back")
+        // An admin (not owner) sees only the publishable form.
+        var admin = page
+        admin.viewer = Self.viewer(.admin)
+        #expect(Self.text(admin).components(separatedBy: #"action="rotate-api-key""#).count == 2)
+    }
+
+    @Test("The expired enrollment page says how to get a new link; a failure page its title and the way back")
+    func failurePages() {
+        let expired = ExpiredEnrollmentPage()
+        #expect(expired.title == "Enrollment link")
+        #expect(Self.text(expired).contains("tessera operators link --email YOUR-EMAIL"))
+        let bare = String(
+            decoding: expired.barePage(message: .error("enrollment_expired", "Expired.")), as: UTF8.self)
+        #expect(bare.contains("<h1>Enrollment link</h1>") && bare.contains("Expired."))
+
+        let notFound = FailurePage(notFound: true, signedIn: true)
+        #expect(notFound.title == "Not found")
+        #expect(Self.text(notFound).contains(">Back to the overview</a>"))
+        let signedOut = FailurePage(notFound: false, signedIn: false)
+        #expect(signedOut.title == "Something went wrong")
+        #expect(Self.text(signedOut).isEmpty, "no way into the console before sign-in")
+    }
 }

@@ -200,6 +200,17 @@ struct MigrationTests {
             16: ["client_address", "user_agent"].map { "ALTER TABLE sessions DROP COLUMN \($0)" },
             17: ["ALTER TABLE events DROP COLUMN trace_context"]
                 + (backend == .postgres ? ["ALTER TABLE event_outbox DROP COLUMN trace_context"] : []),
+            // (Its trigger goes with profile_activity, above.)
+            18: [
+                "DROP TABLE activity_installations", "DROP TABLE activity_latest", "DROP TABLE activity_counts",
+                "DROP TABLE activity_backfill",
+            ]
+                + (backend == .postgres
+                    ? [
+                        "DROP FUNCTION profile_activity_counts()", "DROP FUNCTION activity_latest_move",
+                        "DROP FUNCTION activity_count_add",
+                    ] : [])
+                ,
         ]
         #expect(
             Set(later.keys) == Set(SQLiteMigrations.all.map(\.version).filter { $0 > registry }),

@@ -4,7 +4,8 @@ import ServiceLifecycle
 
 /// Writes the active users and tallies ``ActivityRecorder`` queued, and the sessions' last clients
 /// ``SessionClientRecorder`` queued, every `interval` while there is traffic, and once more at a
-/// graceful shutdown; once an hour it deletes activity older than ``ActivityRecorder/retentionDays``.
+/// graceful shutdown; once an hour it deletes activity older than ``ActivityRecorder/retentionDays``;
+/// after an upgrade to schema 18 it counts the activity written before, a day per tick.
 ///
 /// While nothing is queued it waits twice as long after each empty look, up to `idleInterval`, so
 /// an idle server wakes it a few times a minute rather than every two seconds; the first look that
@@ -23,11 +24,13 @@ struct ActivityFlushService: Service {
     func run() async throws {
         var lastRetention: Int64?
         var wait = interval
+        var backfilling = true
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             // Marks and clients only: a tally alone waits for the next look (it needs no promptness).
-            let busy = recorder.queued > 0 || (clients?.queued ?? 0) > 0
+            let busy = backfilling || recorder.queued > 0 || (clients?.queued ?? 0) > 0
             wait = busy ? interval : min(wait * 2, idleInterval)
             await flush()
+            if backfilling { backfilling = await backfill() }
             let seconds = Int64(now().timeIntervalSince1970.rounded(.down))
             if lastRetention.map({ seconds - $0 >= 3_600 }) ?? true {
                 lastRetention = seconds
@@ -54,6 +57,17 @@ struct ActivityFlushService: Service {
         } catch {
             logger.warning(
                 "Could not record the sessions' clients; retrying at the next flush.", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Counts one day of the activity written before schema 18, if any is left; answers whether
+    /// to look again at the next tick (a day per tick: the writer is never held for long).
+    private func backfill() async -> Bool {
+        do {
+            return try await recorder.store.backfillActivity()
+        } catch {
+            logger.warning("Could not count past active users; retrying.", metadata: ["error": "\(error)"])
+            return true
         }
     }
 

@@ -121,8 +121,12 @@ public protocol TesseraStore: SchemaStore, SealedCellStore {
     /// The project's activity from `firstDay` to `today` (both included) and the 1, 7 and 30-day
     /// windows ending `today`.
     func activitySummary(projectID: String, firstDay: Int64, today: Int64) async throws -> ActivitySummary
-    /// Deletes the activity rows and tallies of days before `day`; answers how many rows it deleted.
+    /// Deletes the activity rows, counts and tallies of days before `day`, up to `batchSize` rows of
+    /// each table; answers the most it deleted from one table.
     func deleteActivity(before day: Int64, batchSize: Int) async throws -> Int
+    /// Counts one more day of the activity written before schema 18 (`activity_backfill`); false
+    /// when every such day is counted.
+    func backfillActivity() async throws -> Bool
 
     // MARK: Devices
 

@@ -79,11 +79,7 @@ extension ConsoleController {
     private func expiredEnrollment() -> Response {
         let failure = Self.failure(.enrollmentExpired)
         return ConsoleHTTP.html(
-            ConsoleLayout.bare(title: "Enrollment link", message: .error(failure.code, failure.message)) { html in
-                html.element(
-                    "p",
-                    text: "Ask an owner for a new link: tessera operators link --email YOUR-EMAIL")
-            }, status: failure.status)
+            ExpiredEnrollmentPage().barePage(message: .error(failure.code, failure.message)), status: failure.status)
     }
 
     private func enrollmentForm(

@@ -285,17 +285,8 @@ struct ConsoleController: Sendable {
                 status: .internalServerError, code: "internal_error", message: "An internal error occurred.")
         }
         let message = ConsoleMessage.error(failure.code, failure.message)
-        let title = failure.status == .notFound ? "Not found" : "Something went wrong"
-        let bytes: [UInt8]
-        if let viewer {
-            bytes = ConsoleLayout.page(title: title, section: nil, viewer: viewer, message: message) { html in
-                html.element("p") { html in
-                    html.link(ConsoleURL(""), text: "Back to the overview")
-                }
-            }
-        } else {
-            bytes = ConsoleLayout.bare(title: title, message: message) { _ in }
-        }
+        let page = FailurePage(notFound: failure.status == .notFound, signedIn: viewer != nil)
+        let bytes = viewer.map { page.page(viewer: $0, message: message) } ?? page.barePage(message: message)
         return ConsoleHTTP.html(bytes, status: failure.status, headers: failure.headers)
     }
 

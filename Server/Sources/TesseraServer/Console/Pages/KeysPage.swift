@@ -75,49 +75,24 @@ struct KeysPage: ConsolePage {
                 }
             }
             if admin {
-                let rotating = refusal?.matching("rotate-api-key", [("kind", "publishable")])
-                html.element("form", [("method", "post"), ("action", "rotate-api-key"), ("class", "inline-form")]) {
-                    html in
-                    html.hidden("csrf", viewer.csrf)
-                    html.hidden("kind", "publishable")
-                    ConsoleParts.select(
-                        &html, id: "grace_seconds", label: "The old publishable key keeps working for",
-                        selected: rotating?.form["grace_seconds"] ?? "86400",
-                        options: [
-                            ("0", "no time (stop now)"), ("3600", "1 hour"), ("86400", "24 hours"),
-                            ("604800", "7 days"),
-                        ])
-                    ConsoleParts.input(
-                        &html, id: "rotate-api-password", name: "password", label: "Your password",
-                        type: "password", autocomplete: "current-password", refusal: rotating)
-                    html.element("button", [("type", "submit")], text: "Rotate the publishable key")
-                }
+                ConsoleParts.rotateKeyForm(
+                    &html, kind: "publishable", graceID: "grace_seconds",
+                    graceLabel: "The old publishable key keeps working for", defaultGrace: "86400",
+                    passwordID: "rotate-api-password", button: "Rotate the publishable key", danger: false,
+                    csrf: viewer.csrf, refusal: refusal)
             }
             if viewer.may(.owner) {
-                let rotating = refusal?.matching("rotate-api-key", [("kind", "secret")])
                 html.element("h3", text: "Rotate the secret key (owners)")
                 html.element(
                     "p", [("class", "small")],
                     text:
                         "For a lost or leaked secret key. The new key is shown once, on the next page; the old one stops working after the time you choose. Or, on the server's machine: tessera projects rotate-key --project \(projectSlug) --kind secret"
                 )
-                html.element("form", [("method", "post"), ("action", "rotate-api-key"), ("class", "inline-form")]) {
-                    html in
-                    html.hidden("csrf", viewer.csrf)
-                    html.hidden("kind", "secret")
-                    ConsoleParts.select(
-                        &html, id: "secret_grace_seconds", label: "The old secret key keeps working for",
-                        selected: rotating?.form["secret_grace_seconds"] ?? "0",
-                        options: [
-                            ("0", "no time (stop now)"), ("3600", "1 hour"), ("86400", "24 hours"),
-                            ("604800", "7 days"),
-                        ])
-                    ConsoleParts.input(
-                        &html, id: "rotate-secret-password", name: "password", label: "Your password",
-                        type: "password", autocomplete: "current-password", refusal: rotating)
-                    html.element(
-                        "button", [("type", "submit"), ("class", "danger")], text: "Rotate the secret key")
-                }
+                ConsoleParts.rotateKeyForm(
+                    &html, kind: "secret", graceID: "secret_grace_seconds",
+                    graceLabel: "The old secret key keeps working for", defaultGrace: "0",
+                    passwordID: "rotate-secret-password", button: "Rotate the secret key", danger: true,
+                    csrf: viewer.csrf, refusal: refusal)
             }
         }
         html.element("section", [("aria-labelledby", "signing-title")]) { html in

@@ -89,29 +89,37 @@ public struct ActivitySummary: Sendable, Hashable {
     public static let windowDays = [1, 7, 30]
 }
 
-/// The statements both backends count activity with; `anonymous` and `identified` are each
-/// backend's test of the `identified` column.
+/// How both backends read and write the counted activity (`activity_counts`, migration 18): rows
+/// named `active.METRIC` hold a day's distinct subjects, rows named `latest.METRIC` how many
+/// subjects have that day as their latest active day, for the six metrics of ``ActivityCounts``.
 enum ActivitySQL {
-    /// The six distinct counts of ``ActivityCounts``, in its order.
-    static func counts(anonymous: String, identified: String) -> String {
-        """
-        COUNT(DISTINCT profile_id),
-            COUNT(DISTINCT CASE WHEN \(anonymous) THEN profile_id END),
-            COUNT(DISTINCT CASE WHEN \(identified) THEN profile_id END),
-            COUNT(DISTINCT NULLIF(installation_id, '')),
-            COUNT(DISTINCT CASE WHEN \(anonymous) THEN NULLIF(installation_id, '') END),
-            COUNT(DISTINCT CASE WHEN \(identified) THEN NULLIF(installation_id, '') END)
-        """
-    }
+    /// The metrics, each with the column of `profile_activity` that names its subject and the kind
+    /// of row it counts (nil: either kind).
+    static let metrics: [(name: String, subject: String, identified: Bool?)] = [
+        ("profiles", "profile_id", nil), ("profiles.anonymous", "profile_id", false),
+        ("profiles.identified", "profile_id", true), ("installations", "installation_id", nil),
+        ("installations.anonymous", "installation_id", false), ("installations.identified", "installation_id", true),
+    ]
 
-    /// Builds the summary from the per-day rows, the window rows and the tallies each backend read.
+    /// Builds the summary from the `activity_counts` rows (of the days from `today` minus 29, or
+    /// `firstDay` if earlier, to `today`) and the tallies each backend read. A window of `n` days is
+    /// the subjects whose latest active day is one of its days (exact while no row is dated after
+    /// `today`).
     static func summary(
-        firstDay: Int64, today: Int64, daily: [(day: Int64, counts: ActivityCounts)],
-        windows: [Int: ActivityCounts], tallies: [(day: Int64, name: String, count: Int64)]
+        firstDay: Int64, today: Int64, counts: [(day: Int64, name: String, count: Int64)],
+        tallies: [(day: Int64, name: String, count: Int64)]
     ) -> ActivitySummary {
         var days = (firstDay...max(firstDay, today)).map(ActivityDay.init(day:))
-        for row in daily where row.day >= firstDay && row.day <= today {
-            days[Int(row.day - firstDay)].counts = row.counts
+        var windows: [Int: ActivityCounts] = [:]
+        for window in ActivitySummary.windowDays { windows[window] = ActivityCounts() }
+        for row in counts where row.day <= today {
+            if row.name.hasPrefix("active."), row.day >= firstDay {
+                days[Int(row.day - firstDay)].counts.add(String(row.name.dropFirst(7)), Int(row.count))
+            } else if row.name.hasPrefix("latest.") {
+                for window in ActivitySummary.windowDays where row.day > today - Int64(window) {
+                    windows[window]?.add(String(row.name.dropFirst(7)), Int(row.count))
+                }
+            }
         }
         for row in tallies where row.day >= firstDay && row.day <= today {
             days[Int(row.day - firstDay)].tallies[row.name, default: 0] += row.count
@@ -119,6 +127,26 @@ enum ActivitySQL {
         return ActivitySummary(days: days, windows: windows)
     }
 
+    /// The first day of `activity_counts` a summary of `firstDay` to `today` reads.
+    static func firstCountedDay(firstDay: Int64, today: Int64) -> Int64 {
+        min(firstDay, today - Int64(ActivitySummary.windowDays.max() ?? 1) + 1)
+    }
+
     /// The day (since 1970-01-01, UTC) of a Unix time.
     static func day(of seconds: Int64) -> Int64 { seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400 }
+}
+
+extension ActivityCounts {
+    /// Adds `value` to the count of a metric of ``ActivitySQL/metrics`` (`profiles.anonymous`…).
+    mutating func add(_ metric: String, _ value: Int) {
+        switch metric {
+        case "profiles": profiles += value
+        case "profiles.anonymous": anonymousProfiles += value
+        case "profiles.identified": identifiedProfiles += value
+        case "installations": installations += value
+        case "installations.anonymous": anonymousInstallations += value
+        case "installations.identified": identifiedInstallations += value
+        default: break
+        }
+    }
 }

@@ -488,5 +488,151 @@ enum PostgresMigrations {
             ALTER TABLE event_outbox ADD COLUMN trace_context TEXT;
             """
         ),
+        .expand(
+            18,
+            // Active users counted as they are written (issue 25): see SQLiteMigrations' version 18.
+            // Here the trigger first locks the subject's `activity_latest` row (inserting it, or
+            // `FOR UPDATE`), so two transactions writing the same profile's or installation's
+            // activity decide one after the other, each on what the other committed. Function
+            // bodies are dollar-quoted (the migration runner does not split inside them).
+            """
+            CREATE TABLE activity_installations (
+                project_id TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                identified BOOLEAN NOT NULL,
+                installation_id TEXT NOT NULL,
+                PRIMARY KEY (project_id, day, identified, installation_id)
+            );
+            CREATE TABLE activity_latest (
+                project_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                subject_id TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                PRIMARY KEY (project_id, name, subject_id)
+            );
+            CREATE INDEX activity_latest_day ON activity_latest (day);
+            CREATE TABLE activity_counts (
+                project_id TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                name TEXT NOT NULL,
+                count BIGINT NOT NULL,
+                PRIMARY KEY (project_id, day, name)
+            );
+            CREATE TABLE activity_backfill (
+                project_id TEXT PRIMARY KEY,
+                next_day BIGINT NOT NULL,
+                last_day BIGINT NOT NULL
+            );
+            INSERT INTO activity_backfill (project_id, next_day, last_day)
+            SELECT id, first, GREATEST(last, floor(extract(epoch FROM now()) / 86400)::bigint) FROM (
+                SELECT id, (SELECT MIN(day) FROM profile_activity a WHERE a.project_id = projects.id) AS first,
+                    (SELECT MAX(day) FROM profile_activity a WHERE a.project_id = projects.id) AS last
+                FROM projects) p
+            WHERE first IS NOT NULL;
+            CREATE FUNCTION activity_count_add(p TEXT, d BIGINT, n TEXT, c BIGINT) RETURNS void
+            LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO activity_counts (project_id, day, name, count) VALUES (p, d, n, c)
+                ON CONFLICT (project_id, day, name) DO UPDATE SET count = activity_counts.count + excluded.count;
+            END $$;
+            CREATE FUNCTION activity_latest_move(p TEXT, m TEXT, s TEXT, d BIGINT) RETURNS void
+            LANGUAGE plpgsql AS $$
+            DECLARE
+                old BIGINT;
+            BEGIN
+                INSERT INTO activity_latest (project_id, name, subject_id, day) VALUES (p, m, s, d)
+                ON CONFLICT DO NOTHING;
+                IF FOUND THEN
+                    PERFORM activity_count_add(p, d, 'latest.' || m, 1);
+                    RETURN;
+                END IF;
+                SELECT day INTO old FROM activity_latest
+                WHERE project_id = p AND name = m AND subject_id = s FOR UPDATE;
+                IF old < d THEN
+                    UPDATE activity_latest SET day = d WHERE project_id = p AND name = m AND subject_id = s;
+                    UPDATE activity_counts SET count = count - 1
+                    WHERE project_id = p AND day = old AND name = 'latest.' || m;
+                    PERFORM activity_count_add(p, d, 'latest.' || m, 1);
+                END IF;
+            END $$;
+            CREATE FUNCTION profile_activity_counts() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+                kind TEXT := CASE WHEN NEW.identified THEN 'identified' ELSE 'anonymous' END;
+                mine xid;
+                command cid;
+            BEGIN
+                -- The profile's rows locked first: what follows reads what an earlier writer committed.
+                PERFORM activity_latest_move(NEW.project_id, 'profiles', NEW.profile_id, NEW.day);
+                PERFORM activity_latest_move(NEW.project_id, 'profiles.' || kind, NEW.profile_id, NEW.day);
+                -- Row triggers run after the whole statement, which sees all its rows: of the rows one
+                -- statement inserted (same xmin and cmin), the first by key is the one that counts.
+                SELECT xmin, cmin INTO mine, command FROM profile_activity
+                WHERE project_id = NEW.project_id AND day = NEW.day AND identified = NEW.identified
+                    AND profile_id = NEW.profile_id AND installation_id = NEW.installation_id;
+                IF NOT EXISTS (
+                    SELECT 1 FROM profile_activity a WHERE a.project_id = NEW.project_id AND a.day = NEW.day
+                        AND a.profile_id = NEW.profile_id
+                        AND (a.identified, a.installation_id) <> (NEW.identified, NEW.installation_id)
+                        AND (NOT (a.xmin = mine AND a.cmin = command)
+                            OR (a.identified, a.installation_id) < (NEW.identified, NEW.installation_id)))
+                THEN
+                    PERFORM activity_count_add(NEW.project_id, NEW.day, 'active.profiles', 1);
+                END IF;
+                IF NOT EXISTS (
+                    SELECT 1 FROM profile_activity a WHERE a.project_id = NEW.project_id AND a.day = NEW.day
+                        AND a.identified = NEW.identified AND a.profile_id = NEW.profile_id
+                        AND a.installation_id <> NEW.installation_id
+                        AND (NOT (a.xmin = mine AND a.cmin = command) OR a.installation_id < NEW.installation_id))
+                THEN
+                    PERFORM activity_count_add(NEW.project_id, NEW.day, 'active.profiles.' || kind, 1);
+                END IF;
+                IF NEW.installation_id = '' THEN
+                    RETURN NULL;
+                END IF;
+                PERFORM activity_latest_move(NEW.project_id, 'installations', NEW.installation_id, NEW.day);
+                PERFORM activity_latest_move(
+                    NEW.project_id, 'installations.' || kind, NEW.installation_id, NEW.day);
+                INSERT INTO activity_installations (project_id, day, identified, installation_id)
+                VALUES (NEW.project_id, NEW.day, NEW.identified, NEW.installation_id) ON CONFLICT DO NOTHING;
+                IF FOUND THEN
+                    PERFORM activity_count_add(NEW.project_id, NEW.day, 'active.installations.' || kind, 1);
+                    IF NOT EXISTS (
+                        SELECT 1 FROM activity_installations WHERE project_id = NEW.project_id AND day = NEW.day
+                            AND identified <> NEW.identified AND installation_id = NEW.installation_id)
+                    THEN
+                        PERFORM activity_count_add(NEW.project_id, NEW.day, 'active.installations', 1);
+                    END IF;
+                END IF;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER profile_activity_counts AFTER INSERT ON profile_activity
+            FOR EACH ROW EXECUTE FUNCTION profile_activity_counts();
+            """
+        ),
     ]
+
+    /// The statements of a step's SQL: split at each `;` outside a dollar-quoted (`$$`) body.
+    static func statements(_ sql: String) -> [String] {
+        var statements: [String] = []
+        var current = ""
+        var quoted = false
+        var index = sql.startIndex
+        while index < sql.endIndex {
+            if sql[index...].hasPrefix("$$") {
+                quoted.toggle()
+                current += "$$"
+                index = sql.index(index, offsetBy: 2)
+                continue
+            }
+            if sql[index] == ";" && !quoted {
+                statements.append(current)
+                current = ""
+            } else {
+                current.append(sql[index])
+            }
+            index = sql.index(after: index)
+        }
+        statements.append(current)
+        return statements.filter { !$0.allSatisfy(\.isWhitespace) }
+    }
 }

@@ -159,7 +159,8 @@ extension PostgresStore {
             ).map { try $0.text(0) }
             try await Self.scrubEvents(
                 projectID: projectID, profileIDs: [profile.id] + aliases, in: connection, logger: logger)
-            try await Self.anonymiseActivity(profileIDs: [profile.id] + aliases, in: connection, logger: logger)
+            try await Self.anonymiseActivity(
+                projectID: projectID, profileIDs: [profile.id] + aliases, in: connection, logger: logger)
             batch.append(.profileErased(profileID: profile.id, externalID: profile.externalID, aliasIDs: aliases))
             try await connection.rows("DELETE FROM sessions WHERE profile_id = \(profile.id)", logger: logger)
             try await connection.rows("DELETE FROM profile_aliases WHERE profile_id = \(profile.id)", logger: logger)

@@ -75,8 +75,8 @@ extension PostgresStore {
             try plan.checkContract(steps, request: request, applied: applied, nodes: nodes)
         }
         for step in steps {
-            for statement in step.sql.split(separator: ";") where !statement.allSatisfy({ $0.isWhitespace }) {
-                try await connection.rows(PostgresQuery(unsafeSQL: String(statement)), logger: logger)
+            for statement in PostgresMigrations.statements(step.sql) {
+                try await connection.rows(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
             try await connection.rows(
                 """

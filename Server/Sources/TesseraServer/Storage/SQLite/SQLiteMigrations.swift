@@ -477,5 +477,125 @@ enum SQLiteMigrations {
             ALTER TABLE events ADD COLUMN trace_context TEXT;
             """
         ),
+        .expand(
+            18,
+            // Active users counted as they are written (issue 25): a trigger on `profile_activity`
+            // adds, in the inserting transaction, to the day's distinct counts (`active.*` rows of
+            // `activity_counts`) when the row is the subject's first of the day and kind, and keeps
+            // each subject's latest active day (`activity_latest`) with how many subjects have each
+            // day as their latest (`latest.*` rows), so a window is a sum of at most 30 rows. The
+            // trigger counts a previous release's writes too. `activity_installations` answers
+            // "was this installation active that day" by its key. Rows written before this step are
+            // counted by the backfill (`activity_backfill`: per project, the next day to count and
+            // the last), a day per write transaction (SQLiteStore.backfillActivity).
+            """
+            CREATE TABLE activity_installations (
+                project_id TEXT NOT NULL,
+                day INTEGER NOT NULL,
+                identified INTEGER NOT NULL,
+                installation_id TEXT NOT NULL,
+                PRIMARY KEY (project_id, day, identified, installation_id)
+            ) WITHOUT ROWID;
+            CREATE TABLE activity_latest (
+                project_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                subject_id TEXT NOT NULL,
+                day INTEGER NOT NULL,
+                PRIMARY KEY (project_id, name, subject_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX activity_latest_day ON activity_latest (day);
+            CREATE TABLE activity_counts (
+                project_id TEXT NOT NULL,
+                day INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                count INTEGER NOT NULL,
+                PRIMARY KEY (project_id, day, name)
+            ) WITHOUT ROWID;
+            CREATE TABLE activity_backfill (
+                project_id TEXT PRIMARY KEY,
+                next_day INTEGER NOT NULL,
+                last_day INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            INSERT INTO activity_backfill (project_id, next_day, last_day)
+            SELECT id, first, MAX(last, CAST(strftime('%s', 'now') AS INTEGER) / 86400) FROM (
+                SELECT id, (SELECT MIN(day) FROM profile_activity a WHERE a.project_id = projects.id) AS first,
+                    (SELECT MAX(day) FROM profile_activity a WHERE a.project_id = projects.id) AS last
+                FROM projects)
+            WHERE first IS NOT NULL;
+            CREATE TRIGGER profile_activity_counts AFTER INSERT ON profile_activity BEGIN
+            \(activityTrigger)
+            END;
+            """
+        ),
     ]
+
+    /// The body of migration 18's trigger: for the new row of `profile_activity` (`NEW`), the day's
+    /// distinct counts, then each subject's latest day and the count of subjects per latest day.
+    /// Fixed text: a migration never changes once released.
+    private static let activityTrigger: String = {
+        let kind = "CASE WHEN NEW.identified THEN 'identified' ELSE 'anonymous' END"
+        func add(_ name: String, when condition: String) -> String {
+            """
+            INSERT INTO activity_counts (project_id, day, name, count)
+            SELECT NEW.project_id, NEW.day, \(name), 1 WHERE \(condition)
+            ON CONFLICT (project_id, day, name) DO UPDATE SET count = count + 1;
+            """
+        }
+        func latest(_ name: String, subject: String, when condition: String) -> String {
+            let moves = """
+                \(condition) AND NOT EXISTS (SELECT 1 FROM activity_latest WHERE project_id = NEW.project_id
+                    AND name = \(name) AND subject_id = \(subject) AND day >= NEW.day)
+                """
+            let increment = add("'latest.' || \(name)", when: moves)
+            return """
+                UPDATE activity_counts SET count = count - 1
+                WHERE \(condition) AND project_id = NEW.project_id AND name = 'latest.' || \(name) AND day = (
+                    SELECT day FROM activity_latest
+                    WHERE project_id = NEW.project_id AND name = \(name) AND subject_id = \(subject) AND day < NEW.day);
+                \(increment)
+                INSERT INTO activity_latest (project_id, name, subject_id, day)
+                SELECT NEW.project_id, \(name), \(subject), NEW.day WHERE \(condition)
+                ON CONFLICT (project_id, name, subject_id) DO UPDATE SET day = excluded.day
+                WHERE excluded.day > activity_latest.day;
+                """
+        }
+        let installed = "NEW.installation_id <> ''"
+        return [
+            add(
+                "'active.profiles'",
+                when: """
+                    NOT EXISTS (SELECT 1 FROM profile_activity WHERE project_id = NEW.project_id AND day = NEW.day
+                        AND identified IN (0, 1) AND profile_id = NEW.profile_id
+                        AND (identified <> NEW.identified OR installation_id <> NEW.installation_id))
+                    """),
+            add(
+                "'active.profiles.' || \(kind)",
+                when: """
+                    NOT EXISTS (SELECT 1 FROM profile_activity WHERE project_id = NEW.project_id AND day = NEW.day
+                        AND identified = NEW.identified AND profile_id = NEW.profile_id
+                        AND installation_id <> NEW.installation_id)
+                    """),
+            add(
+                "'active.installations'",
+                when: """
+                    \(installed) AND NOT EXISTS (SELECT 1 FROM activity_installations WHERE project_id = NEW.project_id
+                        AND day = NEW.day AND identified IN (0, 1) AND installation_id = NEW.installation_id)
+                    """),
+            add(
+                "'active.installations.' || \(kind)",
+                when: """
+                    \(installed) AND NOT EXISTS (SELECT 1 FROM activity_installations WHERE project_id = NEW.project_id
+                        AND day = NEW.day AND identified = NEW.identified AND installation_id = NEW.installation_id)
+                    """),
+            """
+            INSERT INTO activity_installations (project_id, day, identified, installation_id)
+            SELECT NEW.project_id, NEW.day, NEW.identified, NEW.installation_id WHERE \(installed)
+            ON CONFLICT DO NOTHING;
+            """,
+            latest("'profiles'", subject: "NEW.profile_id", when: "1"),
+            latest("'profiles.' || \(kind)", subject: "NEW.profile_id", when: "1"),
+            latest("'installations'", subject: "NEW.installation_id", when: installed),
+            latest("'installations.' || \(kind)", subject: "NEW.installation_id", when: installed),
+        ].joined(separator: "\n")
+    }()
 }

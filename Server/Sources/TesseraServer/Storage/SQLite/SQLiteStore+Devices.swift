@@ -169,7 +169,7 @@ extension SQLiteStore {
                 [.init(profile.id)]
             ).map { $0.text(0) }
             try Self.scrubEvents(projectID: projectID, profileIDs: [profile.id] + aliases, in: connection)
-            try Self.anonymiseActivity(profileIDs: [profile.id] + aliases, in: connection)
+            try Self.anonymiseActivity(projectID: projectID, profileIDs: [profile.id] + aliases, in: connection)
             batch.append(.profileErased(profileID: profile.id, externalID: profile.externalID, aliasIDs: aliases))
             try connection.run("DELETE FROM sessions WHERE profile_id = ?", [.init(profile.id)])
             try connection.run("DELETE FROM profile_aliases WHERE profile_id = ?", [.init(profile.id)])
