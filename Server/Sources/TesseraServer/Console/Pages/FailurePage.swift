@@ -1,7 +1,7 @@
 /// A failure as a page (its message is the frame's): "Not found" or "Something went wrong", with
 /// the way back to the overview for a signed-in operator.
 struct FailurePage: ConsolePage {
-    /// Whether the failure is a 404.
+    /// Whether nothing was found at the address (otherwise the server failed).
     var notFound: Bool
     /// Whether an operator is signed in (the page then has the console's frame and a way back).
     var signedIn: Bool
