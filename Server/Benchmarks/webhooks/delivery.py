@@ -144,13 +144,7 @@ def main() -> int:
                              "as the clients go")
     parser.add_argument("--timeout", type=float, default=120, help="seconds to wait for every delivery")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (database, logs)")
-    parser.add_argument("--serve-env", action="append", default=[], metavar="NAME=VALUE",
-                        help="an environment variable of `tessera serve` (e.g. TESSERA_WEBHOOK_CLAIMS_IN_FLIGHT=2, to "
-                             "A/B the dispatcher's settings with one binary); repeatable")
     arguments = parser.parse_args()
-    for item in arguments.serve_env:
-        if "=" not in item:
-            parser.error(f"--serve-env takes NAME=VALUE, not {item}")
 
     work = Path(tempfile.mkdtemp(prefix="tessera-delivery-"))
     cluster = None
@@ -165,10 +159,8 @@ def main() -> int:
         else:
             database = f"sqlite:{work / 'tessera.sqlite'}"
         project = harness.create_project(arguments.tessera, database, "Delivery", environment, what="delivery")
-        served = dict(environment)
-        served.update(item.split("=", 1) for item in arguments.serve_env)
         node = harness.start_node(arguments.tessera, database, "--allow-insecure-webhooks", log=work / "tessera.log",
-                                  environment=served)
+                                  environment=environment)
         server, port = node.process, node.port
         processes.append(server)
         harness.lift_rate_limits(port, project.secret_key)
@@ -242,8 +234,7 @@ def main() -> int:
         # 3. The receiver alone, for reference.
         reference = receiver_reference(receiver.port, 3)
 
-        print(f"\nwebhook delivery, {arguments.database}, {os.cpu_count()} CPUs, receiver on loopback"
-              + "".join(f", {item}" for item in arguments.serve_env))
+        print(f"\nwebhook delivery, {arguments.database}, {os.cpu_count()} CPUs, receiver on loopback")
         print(f"  load: {len(acknowledged):,} anonymous starts in {load_seconds:.1f} s ({load_rate:,.0f}/s, "
               f"{arguments.clients} clients), {expected:,} events to deliver")
         print(f"  delivered during the load: {len(arrivals):,} of {expected:,} distinct events")

@@ -372,12 +372,7 @@ def main() -> int:
                         help="tessera serve processes on the one database (PostgreSQL only); every scenario, "
                              "hello-world included, is driven by one wrk process per node at once, the "
                              "connections shared out between them")
-    parser.add_argument("--serve-option", action="append", default=[], metavar="ITEM",
-                        help="a query item added to the PostgreSQL URL `tessera serve` is given (not the CLI's nor "
-                             "psql's), e.g. session_lookups=shared to A/B the session lookups' batchers; repeatable")
     arguments = parser.parse_args()
-    if arguments.serve_option and arguments.database != "postgres" and not arguments.database_url:
-        parser.error("--serve-option needs --database postgres (its items are PostgreSQL URL options)")
     if arguments.database_url:
         if not arguments.database_url.startswith(("postgres://", "postgresql://")):
             parser.error("--database-url must be a postgres://… URL")
@@ -421,7 +416,7 @@ def main() -> int:
                 f"PostgreSQL {postgres_version(database)} "
                 f"({'given URL' if cluster is None else 'throwaway cluster, fsync on'}; "
                 "VACUUM (ANALYZE) and CHECKPOINT before each measurement)"
-            ) + "".join(f"; serve with {item}" for item in arguments.serve_option)
+            )
         project = harness.create_project(arguments.tessera, database, "Benchmark", environment, slug, what="bench")
         tokens: list[str] = []
         if "heartbeat" in scenarios or "heartbeat-hot" in scenarios:
@@ -442,10 +437,7 @@ def main() -> int:
         nodes: list[subprocess.Popen] = []
         for index, port in enumerate(tessera_ports):
             log_name = "tessera.log" if index == 0 else f"tessera-{index + 1}.log"
-            served = database
-            for item in arguments.serve_option:
-                served = harness.with_query(served, item)
-            nodes.append(serve(arguments.tessera, served, port, work / log_name, environment, public_url))
+            nodes.append(serve(arguments.tessera, database, port, work / log_name, environment, public_url))
             processes.append(nodes[-1])
         tessera = nodes[0]
         hello = subprocess.Popen(

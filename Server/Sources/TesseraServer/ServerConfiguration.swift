@@ -66,10 +66,6 @@ public struct ServerConfiguration: Sendable {
     /// of a node that died before delivering them, the deliveries whose lease expired). This node's
     /// commits and the retries it scheduled wake it at once, whatever this interval.
     public var webhookPollInterval = Duration.seconds(30)
-    /// How many claims of due deliveries (up to 128 each) the dispatcher keeps out at once: with two,
-    /// the next claim is taken and sent while the previous one's answers are recorded
-    /// (`TESSERA_WEBHOOK_CLAIMS_IN_FLIGHT`, 1 to 8).
-    public var webhookClaimsInFlight = 1
     /// Whether this node runs the webhook dispatcher (off: it only serves requests, and other nodes
     /// deliver; tests that drive a dispatcher by hand turn it off).
     public var deliverWebhooks = true
@@ -94,8 +90,8 @@ public struct ServerConfiguration: Sendable {
     /// `TESSERA_FAILED_SESSION_LOOKUPS_PER_MINUTE` (0: unlimited),
     /// `TESSERA_ANONYMOUS_RETENTION_DAYS` and `TESSERA_EVENT_RETENTION_DAYS` (0: keep forever), `TESSERA_CONSOLE` (on|off),
     /// `TESSERA_MASTER_KEY_FILE`, `TESSERA_PREVIOUS_MASTER_KEY_FILES` (comma-separated) and
-    /// `TESSERA_ALLOW_INSECURE_WEBHOOKS` (true or false), `TESSERA_WEBHOOK_CLAIMS_IN_FLIGHT`,
-    /// `TESSERA_DRAIN_SECONDS` and `TESSERA_NODE_ALIVE_SECONDS`, and tracing with `TESSERA_TRACING` (otlp or off) or the
+    /// `TESSERA_ALLOW_INSECURE_WEBHOOKS` (true or false), `TESSERA_DRAIN_SECONDS` and
+    /// `TESSERA_NODE_ALIVE_SECONDS`, and tracing with `TESSERA_TRACING` (otlp or off) or the
     /// OpenTelemetry `OTEL_EXPORTER_OTLP_ENDPOINT`; unset variables keep the defaults.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> ServerConfiguration
@@ -144,12 +140,6 @@ public struct ServerConfiguration: Sendable {
         }
         if let value = environment["TESSERA_DRAIN_SECONDS"], !value.isEmpty {
             configuration.drainDelay = try validatedDrainDelay(value, name: "TESSERA_DRAIN_SECONDS")
-        }
-        if let value = environment["TESSERA_WEBHOOK_CLAIMS_IN_FLIGHT"], !value.isEmpty {
-            guard let claims = Int(value), (1...8).contains(claims) else {
-                throw ConfigurationError("TESSERA_WEBHOOK_CLAIMS_IN_FLIGHT must be a number from 1 to 8, not \(value)")
-            }
-            configuration.webhookClaimsInFlight = claims
         }
         if let value = environment["TESSERA_NODE_ALIVE_SECONDS"], !value.isEmpty {
             guard let seconds = Int64(value), (1...86_400).contains(seconds) else {

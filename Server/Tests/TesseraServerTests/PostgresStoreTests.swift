@@ -297,7 +297,7 @@ struct PostgresStoreTests {
         try await store.close()
     }
 
-    @Test("URLs: host, port, credentials, database, TLS mode, pool, schema and session lookups")
+    @Test("URLs: host, port, credentials, database, TLS mode, pool and schema")
     func urls() throws {
         let configuration = try PostgresConfiguration(
             url:
@@ -312,13 +312,6 @@ struct PostgresStoreTests {
         #expect(configuration.maximumConnections == 40)
         #expect(configuration.minimumConnections == 2)
         #expect(configuration.schema == "tenant_1")
-        #expect(configuration.sessionLookups == .shared)
-        #expect(
-            try PostgresConfiguration(url: "postgres://u@h/db?session_lookups=loop").sessionLookups == .perEventLoop)
-        #expect(try PostgresConfiguration(url: "postgres://u@h/db?session_lookups=shared").sessionLookups == .shared)
-        #expect(throws: ConfigurationError.self) {
-            try PostgresConfiguration(url: "postgres://u@h/db?session_lookups=x")
-        }
         #expect(try PostgresConfiguration(url: "postgres://u@127.0.0.1/db").tls == .disable)
         #expect(throws: ConfigurationError.self) { try PostgresConfiguration(url: "mysql://u@h/db") }
         #expect(throws: ConfigurationError.self) { try PostgresConfiguration(url: "postgres://u@h/db?schema=a;drop") }

@@ -299,28 +299,6 @@ struct WebhookDeliveryTests {
     }
 
     @Test(
-        "With two claims out at once a pass sends each due delivery once and records every attempt",
-        arguments: StoreBackend.allCases)
-    func claimsInFlight(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let endpoint = try await webhook(environment, types: ["identity_secret.created", "identity_secret.deleted"])
-        for _ in 0..<40 { try await twoEvents(environment) }
-        let receiver = Receiver()
-        var pass = dispatcher(environment, receiver)
-        pass.claimSize = 7
-        pass.claimsInFlight = 2
-        // At most ten claims of 7 a pass; the next claim is taken while the one before it is out.
-        #expect(await pass.runOnce() == 70)
-        #expect(await pass.runOnce() == 10)
-        #expect(await pass.runOnce() == 0)
-        #expect(receiver.sent.count == 80)
-        #expect(Set(receiver.sent.map(\.delivery.id)).count == 80, "no event was sent twice")
-        let log = try await log(environment, endpoint)
-        #expect(log.count == 80)
-        #expect(log.allSatisfy { $0.state == .delivered && $0.attempt == 1 })
-    }
-
-    @Test(
         "An erasure removes the bodies of the attempts that carried the profile's events, and keeps the rest",
         arguments: StoreBackend.allCases)
     func erasureScrubsAttempts(backend: StoreBackend) async throws {

@@ -22,9 +22,6 @@ struct WebhookDispatcher: Service {
     var interval = Duration.seconds(30)
     /// How many deliveries one claim takes (and sends at once).
     var claimSize = 128
-    /// How many claims a pass keeps out at once: with more than one, the next claim is taken and sent
-    /// while the deliveries of the one before it are still sent and recorded.
-    var claimsInFlight = 1
     /// How many events the fan-out reads per endpoint per step (at most ten endpoints a step, so one
     /// step is a short write transaction).
     var fanOutBatch = 100
@@ -121,37 +118,15 @@ struct WebhookDispatcher: Service {
                 if try await store.fanOutWebhookDeliveries(now: seconds, batchSize: fanOutBatch) == 0 { break }
             }
             var pass = Pass()
-            var failure: (any Error)?
-            await withTaskGroup(of: Int64?.self) { group in
-                var out = 0
-                // A shutdown stops the claims: what was claimed is sent, nothing more.
-                for _ in 0..<10 where !Task.isCancelled && !Task.isShuttingDownGracefully {
-                    if out >= max(1, claimsInFlight), let done = await group.next() {
-                        out -= 1
-                        if let due = done { pass.nextRetry = min(pass.nextRetry ?? due, due) }
-                    }
-                    let lease = "\(node):\(OpaqueToken.identifier(prefix: "lease_"))"
-                    let claimed: [ClaimedWebhookDelivery]
-                    do {
-                        claimed = try await store.claimWebhookDeliveries(
-                            lease: lease, now: seconds, leaseSeconds: leaseSeconds, limit: claimSize)
-                    } catch {
-                        // The claims still out are sent and recorded; the pass ends after them.
-                        failure = error
-                        break
-                    }
-                    pass.attempts += claimed.count
-                    if !claimed.isEmpty {
-                        group.addTask { await deliver(claimed) }
-                        out += 1
-                    }
-                    if claimed.count < claimSize { break }
-                }
-                for await done in group {
-                    if let due = done { pass.nextRetry = min(pass.nextRetry ?? due, due) }
-                }
+            // A shutdown stops the claims: what was claimed is sent, nothing more.
+            for _ in 0..<10 where !Task.isCancelled && !Task.isShuttingDownGracefully {
+                let lease = "\(node):\(OpaqueToken.identifier(prefix: "lease_"))"
+                let claimed = try await store.claimWebhookDeliveries(
+                    lease: lease, now: seconds, leaseSeconds: leaseSeconds, limit: claimSize)
+                pass.attempts += claimed.count
+                if let due = await deliver(claimed) { pass.nextRetry = min(pass.nextRetry ?? due, due) }
+                if claimed.count < claimSize { break }
             }
-            if let failure { throw failure }
             return pass
         } catch {
             if !Task.isCancelled { logger.warning("webhook delivery pass failed", metadata: ["error": "\(error)"]) }

@@ -103,8 +103,7 @@ func makeNode(
         services.append(
             WebhookDispatcher(
                 store: store, transport: WebhookSender(allowInsecure: configuration.allowInsecureWebhooks).send,
-                now: configuration.now, interval: configuration.webhookPollInterval,
-                claimsInFlight: configuration.webhookClaimsInFlight, metrics: core.metrics,
+                now: configuration.now, interval: configuration.webhookPollInterval, metrics: core.metrics,
                 activity: activity, tracer: configuration.tracing?.tracer, logger: logger))
     }
     let application = Application(

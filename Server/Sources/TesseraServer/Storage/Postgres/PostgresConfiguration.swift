@@ -24,12 +24,9 @@ public struct PostgresConfiguration: Sendable, Hashable {
     /// Connections the pool keeps open even when idle.
     public var minimumConnections = 1
     /// The most connections the pool of one server process opens. Each process also keeps up to two
-    /// connections of its own for batched session lookups per HTTP event loop, plus two shared ones
-    /// (each only while in use; see ``sessionLookups``), so size it so that
-    /// nodes × (this + 2 × (event loops + 1)) stays below the database's `max_connections`.
+    /// connections of its own for batched session lookups (while they are in use), so size it so
+    /// that nodes × (this + 2) stays below the database's `max_connections`.
     public var maximumConnections = 20
-    /// Where batched session lookups are read (`session_lookups` in the URL).
-    public var sessionLookups = SessionLookups.shared
     /// How long an idle connection above the minimum stays open.
     public var connectionIdleTimeout = Duration.seconds(60)
     /// How long one connection attempt may take.
@@ -47,20 +44,10 @@ public struct PostgresConfiguration: Sendable, Hashable {
 
     public init() {}
 
-    /// Where batched session lookups are read, and by which thread.
-    public enum SessionLookups: String, Sendable, Hashable {
-        /// A batcher per HTTP event loop, on connections of that loop: a request's lookup is read and
-        /// answered on the thread that serves the request.
-        case perEventLoop = "loop"
-        /// One batcher for the process, on the PostgreSQL event loop: each lookup is handed to that
-        /// thread and back (the default).
-        case shared
-    }
-
     /// Parses a `postgres://` or `postgresql://` URL.
     ///
     /// - Parameter url: the URL; query items `sslmode` (`disable`, `prefer`, `require`, `verify-full`),
-    ///   `pool_min`, `pool_max`, `schema`, `session_lookups` (`loop`, `shared`), `connect_timeout`, `operation_timeout` and `startup_timeout` (seconds).
+    ///   `pool_min`, `pool_max`, `schema`, `connect_timeout`, `operation_timeout` and `startup_timeout` (seconds).
     public init(url: String) throws {
         guard let components = URLComponents(string: url),
             components.scheme == "postgres" || components.scheme == "postgresql"
@@ -94,11 +81,6 @@ public struct PostgresConfiguration: Sendable, Hashable {
                 case "startup_timeout": startupTimeout = .seconds(number)
                 default: operationTimeout = .seconds(max(1, number))
                 }
-            case "session_lookups":
-                guard let lookups = SessionLookups(rawValue: value) else {
-                    throw ConfigurationError("session_lookups must be loop or shared, not \(value)")
-                }
-                sessionLookups = lookups
             case "schema":
                 guard Self.isPlainIdentifier(value) else {
                     throw ConfigurationError("schema must be a plain identifier ([a-z_][a-z0-9_]*)")

@@ -1,6 +1,5 @@
 import Foundation
 public import Logging
-import NIOCore
 import NIOPosix
 import PostgresNIO
 import Synchronization
@@ -26,15 +25,11 @@ public final class PostgresStore: TesseraStore {
     public let masterKeys: MasterKeyring
     /// Expires operations that outlive ``PostgresConfiguration/operationTimeout``.
     let watchdog: OperationWatchdog
-    /// Session lookups by token digest and by ID, batched (per HTTP event loop when
-    /// ``PostgresConfiguration/sessionLookups`` says so).
-    let contextsByTokenHash: PostgresLoopBatchers<[UInt8], SessionContext>
-    let contextsByID: PostgresLoopBatchers<String, SessionContext>
-    /// The connections the batchers keep outside the pool (each falls back to the pool): the shared
-    /// batchers' two first (by token digest, by ID), then two for each event loop with batchers.
+    /// Session lookups by token digest and by ID, batched.
+    let contextsByTokenHash: PostgresReadBatcher<[UInt8], SessionContext>
+    let contextsByID: PostgresReadBatcher<String, SessionContext>
+    /// The connections the two batchers keep outside the pool (each falls back to the pool).
     let dedicatedConnections: [PostgresDedicatedConnection]
-    /// The connection of the token-digest lookups of each event loop with batchers of its own.
-    let tokenHashConnections: [(loop: any EventLoop, connection: PostgresDedicatedConnection)]
     private let runner: Task<Void, Never>
     private let sweeper: Task<Void, Never>
     /// Wakes the sequencer: after a commit that wrote events, a second after a failed run, and
@@ -87,45 +82,19 @@ public final class PostgresStore: TesseraStore {
             logger.warning("database operation timed out")
             return Self.unavailable
         }
-        var dedicated: [PostgresDedicatedConnection] = []
-        func connection(on loop: any EventLoop) -> PostgresDedicatedConnection {
-            let made = Self.dedicatedConnection(configuration, client: client, on: loop, logger: background)
-            dedicated.append(made)
-            return made
-        }
+        let byTokenHash = Self.dedicatedConnection(configuration, client: client, logger: background)
+        let byID = Self.dedicatedConnection(configuration, client: client, logger: background)
+        let dedicated = [byTokenHash, byID]
+        self.dedicatedConnections = dedicated
         let lookups = SessionContextLookups(
             client: postgres, expiry: expiry, maximumRetries: configuration.maximumRetries, logger: logger)
-        // The HTTP server's loops (Hummingbird's default group), when lookups are read per loop.
-        let loops: [any EventLoop] =
-            configuration.sessionLookups == .perEventLoop
-            ? Array(MultiThreadedEventLoopGroup.singleton.makeIterator()) : []
-        let byTokenHash: @Sendable ([[UInt8]]) -> PostgresPreparedQueries.SessionContextsByTokenHash = {
-            .init(tokenHashes: $0)
+        self.contextsByTokenHash = lookups.batcher(
+            PostgresPreparedQueries.SessionContextsByTokenHash.init(tokenHashes:), on: byTokenHash
+        ) { row, _ in try row.bytes(Self.contextColumnCount) }
+        self.contextsByID = lookups.batcher(PostgresPreparedQueries.SessionContextsByID.init(sessionIDs:), on: byID) {
+            _, context in context.session.id
         }
-        let tokenHashKey: @Sendable (PostgresCells, SessionContext) throws -> [UInt8] = { row, _ in
-            try row.bytes(Self.contextColumnCount)
-        }
-        let byID: @Sendable ([String]) -> PostgresPreparedQueries.SessionContextsByID = { .init(sessionIDs: $0) }
-        let idKey: @Sendable (PostgresCells, SessionContext) throws -> String = { _, context in context.session.id }
-        let sharedByTokenHash = lookups.batcher(
-            byTokenHash, on: connection(on: Self.eventLoopGroup.next()), executor: Self.batchExecutor, key: tokenHashKey
-        )
-        let sharedByID = lookups.batcher(
-            byID, on: connection(on: Self.eventLoopGroup.next()), executor: Self.batchExecutor, key: idKey)
-        var tokenHashConnections: [(loop: any EventLoop, connection: PostgresDedicatedConnection)] = []
-        self.contextsByTokenHash = PostgresLoopBatchers(loops: loops, shared: sharedByTokenHash) { loop in
-            let dedicatedConnection = connection(on: loop)
-            tokenHashConnections.append((loop, dedicatedConnection))
-            return lookups.batcher(
-                byTokenHash, on: dedicatedConnection, executor: EventLoopTaskExecutor(loop), key: tokenHashKey)
-        }
-        self.contextsByID = PostgresLoopBatchers(loops: loops, shared: sharedByID) { loop in
-            lookups.batcher(byID, on: connection(on: loop), executor: EventLoopTaskExecutor(loop), key: idKey)
-        }
-        self.tokenHashConnections = tokenHashConnections
-        self.dedicatedConnections = dedicated
         self.runner = Task { await postgres.run() }
-        let everyDedicated = dedicated
         let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.sequencerSignal = signal
         self.sweeper = Task {
@@ -139,7 +108,7 @@ public final class PostgresStore: TesseraStore {
                 }
                 group.addTask {
                     while (try? await Task.sleep(for: .seconds(5))) != nil {
-                        for connection in everyDedicated { connection.closeIfIdle() }
+                        for connection in dedicated { connection.closeIfIdle() }
                     }
                 }
             }
@@ -173,14 +142,14 @@ public final class PostgresStore: TesseraStore {
         let maximumRetries: Int
         let logger: Logger
 
-        /// Batches of `query` on `connection` (the pool when it cannot), sent from a task on
-        /// `executor`, each session filed under the key `key` reads from its row.
+        /// Batches of `query` on `connection` (the pool when it cannot), each session filed under the
+        /// key `key` reads from its row.
         func batcher<Key: Hashable & Sendable, Query: PostgresPreparedStatement>(
             _ query: @escaping @Sendable ([Key]) -> Query, on connection: PostgresDedicatedConnection,
-            executor: any TaskExecutor, key: @escaping @Sendable (PostgresCells, SessionContext) throws -> Key
+            key: @escaping @Sendable (PostgresCells, SessionContext) throws -> Key
         ) -> PostgresReadBatcher<Key, SessionContext> where Query.Row == PostgresRow {
             let (client, retries, logger) = (client, maximumRetries, logger)
-            return PostgresReadBatcher(executor: executor, expiry: expiry) { keys in
+            return PostgresReadBatcher(executor: PostgresStore.batchExecutor, expiry: expiry) { keys in
                 try await PostgresStore.retrying(maximumRetries: retries, logger: logger) {
                     let statement = query(keys)
                     let rows = try await connection.run(
@@ -199,8 +168,7 @@ public final class PostgresStore: TesseraStore {
 
     /// A connection for one batcher, configured like the pool's own (see ``PostgresDedicatedConnection``).
     private static func dedicatedConnection(
-        _ configuration: PostgresConfiguration, client: PostgresClient.Configuration, on eventLoop: any EventLoop,
-        logger: Logger
+        _ configuration: PostgresConfiguration, client: PostgresClient.Configuration, logger: Logger
     ) -> PostgresDedicatedConnection {
         // Without a TLS context of its own it would speak plain text where the pool would not: then
         // there is no dedicated connection (every read goes through the pool).
@@ -216,7 +184,7 @@ public final class PostgresStore: TesseraStore {
         connection.options.connectTimeout = TimeAmount(configuration.connectTimeout)
         connection.options.additionalStartupParameters = client.options.additionalStartupParameters
         let dedicated = PostgresDedicatedConnection(
-            configuration: connection, eventLoop: eventLoop, logger: logger,
+            configuration: connection, eventLoop: eventLoopGroup.next(), logger: logger,
             stuckTimeout: configuration.operationTimeout)
         if tls == nil { dedicated.shutDown() }
         return dedicated
