@@ -160,7 +160,7 @@ extension StoreConformanceTests {
         let projectID = environment.project.project.id
         let now = environment.clock.seconds
         let today = ActivitySQL.day(of: now)
-        var generator = SeededGenerator(seed: 25)
+        var generator = SplitMix64(seed: 25)
         var profiles: [String] = []
         for _ in 0..<24 { profiles.append(try await start(store, projectID: projectID, now: now).profile.id) }
         // Few installations, shared by profiles (a device handed on), and some marks without one.
@@ -257,20 +257,5 @@ extension StoreConformanceTests {
     /// The profile IDs in a project's activity rows, read raw.
     static func activityProfileIDs(_ store: any TesseraStore, projectID: String) async throws -> Set<String> {
         Set(try await ActivityRecount.rows(store, projectID: projectID).map(\.profileID))
-    }
-}
-
-/// A seeded random source (SplitMix64), so a failing random case is the same case again.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,0 +1,1 @@
+../EndToEndTests/SplitMix64.swift
