@@ -25,7 +25,7 @@ struct ConcurrentOperationsTests {
     }
 
     private func burst(seed: UInt64) async throws {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let provider = ClosureIdentityTokenProvider { request in
             FakeServer.identityToken(sub: request.externalUserID ?? "nobody")
         }

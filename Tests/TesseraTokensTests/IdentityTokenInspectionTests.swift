@@ -181,7 +181,7 @@ import Testing
     /// Seeded mutations of valid tokens: flipped characters, dropped, swapped and duplicated segments.
     @Test(arguments: [11, 12, 13] as [UInt64])
     func mutatedTokensAreInspectedAsTheyAreVerified(seed: UInt64) {
-        var random = RandomizedInputTests.SplitMix64(state: seed)
+        var random = SplitMix64(seed: seed)
         let verifier = Fixture.verifier(secrets: [Fixture.secret, Fixture.otherSecret], expectedIssuer: "iss-1")
         let minter = IdentityTokenMinter(secret: Fixture.secret)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=".utf8)

@@ -5,21 +5,9 @@ import Testing
 
 /// Arbitrary bytes into every parser: nothing may crash, and nothing but a valid token may verify.
 @Suite struct RandomizedInputTests {
-    /// SplitMix64, seeded, so a failure is reproducible from the printed seed.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func arbitraryBytesNeverCrashOrVerify(seed: UInt64) {
-        var random = SplitMix64(state: seed)
+        var random = SplitMix64(seed: seed)
         let verifier = Fixture.verifier()
         let ring = SessionJWTTests.ring
         let valid = Array(Fixture.signed().utf8)

@@ -1,1 +1,1 @@
-../EndToEndTests/SplitMix64.swift
+../../../Tests/Shared/SplitMix64.swift
