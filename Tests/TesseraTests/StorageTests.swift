@@ -251,16 +251,7 @@ struct WycheproofAESGCMTests {
     }
     struct File: Decodable { var testGroups: [Group] }
 
-    static func hex(_ text: String) -> Data {
-        var data = Data()
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            data.append(UInt8(text[index..<next], radix: 16)!)
-            index = next
-        }
-        return data
-    }
+    static func hex(_ text: String) -> Data { Data(hexBytes(text)) }
 
     @Test("Valid vectors decrypt to the message; every invalid one fails")
     func vectors() throws {

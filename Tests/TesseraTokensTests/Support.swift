@@ -69,16 +69,7 @@ enum Wycheproof {
         return try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    static func hex(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            bytes.append(UInt8(text[index..<next], radix: 16)!)
-            index = next
-        }
-        return bytes
-    }
+    static func hex(_ text: String) -> [UInt8] { hexBytes(text) }
 }
 
 /// Expects `body` to throw a ``TokenError`` with exactly `code`.

@@ -15,16 +15,7 @@ struct QRCodeTests {
             let mask: Int
             let matrices: [String]
             var testDescription: String { "\(input.count / 2) bytes, version \(version)" }
-            var bytes: [UInt8] {
-                var bytes: [UInt8] = []
-                var index = input.startIndex
-                while index < input.endIndex {
-                    let next = input.index(index, offsetBy: 2)
-                    bytes.append(UInt8(input[index..<next], radix: 16)!)
-                    index = next
-                }
-                return bytes
-            }
+            var bytes: [UInt8] { hexBytes(input) }
         }
         let generator: String
         let firstMatrix: [String]
