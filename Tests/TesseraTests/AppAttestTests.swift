@@ -9,6 +9,14 @@ import Testing
 /// device that never fail a start.
 @Suite("App Attest")
 struct AppAttestTests {
+    /// A started client of ``harness(_:mode:server:store:logs:)`` with a new provider, and the provider.
+    static func started(server: AppAttestModel.Mode = .enforce) async throws -> (Harness, FakeAppAttestProvider) {
+        let provider = FakeAppAttestProvider()
+        let harness = Self.harness(provider, server: server)
+        try await harness.client.start()
+        return (harness, provider)
+    }
+
     static func harness(
         _ provider: FakeAppAttestProvider = FakeAppAttestProvider(), mode: AppAttestMode = .automatic,
         server: AppAttestModel.Mode = .enforce, store: (any CredentialStore)? = nil,
@@ -73,9 +81,7 @@ struct AppAttestTests {
 
     @Test("Restores and identifies assert with the attested key over SHA-256(challenge ‖ installation ID)")
     func restoresAndIdentifiesAssert() async throws {
-        let provider = FakeAppAttestProvider()
-        let harness = Self.harness(provider)
-        try await harness.client.start()
+        let (harness, provider) = try await Self.started()
         try await Self.restore(harness)
         _ = try await harness.client.identify(userID: "alice")
         #expect(
@@ -93,9 +99,7 @@ struct AppAttestTests {
 
     @Test("A relaunched client (or an extension on the same store) asserts with the stored key")
     func keySharedThroughTheStore() async throws {
-        let provider = FakeAppAttestProvider()
-        let harness = Self.harness(provider)
-        try await harness.client.start()
+        let (harness, provider) = try await Self.started()
         await harness.client.stop()
         let next = Harness(store: harness.store, clock: harness.clock, server: harness.server) {
             $0.appAttest = .automatic
@@ -110,9 +114,7 @@ struct AppAttestTests {
 
     @Test("The key the device calls invalid (a backup restored onto another device) is re-attested once at a restore")
     func invalidKeyReattestedAtRestore() async throws {
-        let provider = FakeAppAttestProvider()
-        let harness = Self.harness(provider)
-        try await harness.client.start()
+        let (harness, provider) = try await Self.started()
         provider.invalidateKeys()
         try await Self.restore(harness)
         #expect(
@@ -128,9 +130,7 @@ struct AppAttestTests {
 
     @Test("A key the server does not know (attested while its mode was off) is re-attested once, never in a loop")
     func unknownKeyReattestedOnce() async throws {
-        let provider = FakeAppAttestProvider()
-        let harness = Self.harness(provider)
-        try await harness.client.start()
+        let (harness, provider) = try await Self.started()
         harness.server.forgetAppAttestKeys()
         try await Self.restore(harness)
         #expect(
@@ -152,9 +152,7 @@ struct AppAttestTests {
 
     @Test("An identify whose key the device calls invalid attests a new key in the same request")
     func invalidKeyAtIdentify() async throws {
-        let provider = FakeAppAttestProvider()
-        let harness = Self.harness(provider, server: .off)
-        try await harness.client.start()
+        let (harness, provider) = try await Self.started(server: .off)
         let installation = try #require(await Self.installation(harness))
         provider.invalidateKeys()
         _ = try await harness.client.identify(userID: "alice")
@@ -216,9 +214,7 @@ struct AppAttestTests {
 
     @Test("A new installation (reset) attests a new key; the old installation's record is replaced")
     func newInstallationNewKey() async throws {
-        let provider = FakeAppAttestProvider()
-        let harness = Self.harness(provider)
-        try await harness.client.start()
+        let (harness, _) = try await Self.started()
         try await harness.client.reset()
         let installation = try #require(await Self.installation(harness))
         #expect(harness.server.appAttest.received.last == "anonymous attestation key-2")
@@ -238,9 +234,7 @@ struct AppAttestTests {
 extension AppAttestTests {
     @Test("Enforce: an identify refused for its key (unknown to the server) attests a new key and is sent again, once")
     func identifyRefusedForItsKeyReattests() async throws {
-        let provider = FakeAppAttestProvider()
-        let harness = Self.harness(provider)
-        try await harness.client.start()
+        let (harness, _) = try await Self.started()
         let anonymous = try #require(await harness.client.sessions.token)
         _ = try await harness.client.registerDeviceToken("push-1", platform: .apns, environment: .sandbox)
         harness.server.forgetAppAttestKeys()
@@ -258,9 +252,7 @@ extension AppAttestTests {
 
     @Test("Enforce: an identify whose key the device calls invalid attests a new key at once")
     func identifyWithInvalidKeyInEnforce() async throws {
-        let provider = FakeAppAttestProvider()
-        let harness = Self.harness(provider)
-        try await harness.client.start()
+        let (harness, provider) = try await Self.started()
         provider.invalidateKeys()
         _ = try await harness.client.identify(userID: "alice")
         #expect(harness.server.appAttest.received == ["anonymous attestation key-1", "identify attestation key-2"])
@@ -269,9 +261,7 @@ extension AppAttestTests {
 
     @Test("An identify refused again after its new key is the answer: one retry, never a loop")
     func identifyRetriesOnce() async throws {
-        let provider = FakeAppAttestProvider()
-        let harness = Self.harness(provider)
-        try await harness.client.start()
+        let (harness, provider) = try await Self.started()
         harness.server.forgetAppAttestKeys()
         harness.server.script("POST /v1/sessions/identify", .reply(FakeServer.attestationInvalid("key_id")))
         harness.server.script("POST /v1/sessions/identify", .reply(FakeServer.attestationInvalid("key_id")))
@@ -285,9 +275,7 @@ extension AppAttestTests {
 
     @Test("Identified while the server's mode was off: under enforce the identified user's identify attests once")
     func identifiedWhileOff() async throws {
-        let provider = FakeAppAttestProvider()
-        let harness = Self.harness(provider, server: .off)
-        try await harness.client.start()
+        let (harness, _) = try await Self.started(server: .off)
         _ = try await harness.client.identify(userID: "alice")
         #expect(harness.server.appAttest.keys.isEmpty, "off: the server kept no key")
         harness.server.setAppAttest(.enforce)
@@ -326,9 +314,7 @@ extension AppAttestTests {
 
     @Test("A server older than contract 1.5.0 refuses an identify's attestation: the identify goes again without it")
     func olderServerRefusesAttestationAtIdentify() async throws {
-        let provider = FakeAppAttestProvider()
-        let harness = Self.harness(provider, server: .off)
-        try await harness.client.start()
+        let (harness, provider) = try await Self.started(server: .off)
         provider.invalidateKeys()
         harness.server.script("POST /v1/sessions/identify", .reply(.error(400, "invalid_request")))
         _ = try await harness.client.identify(userID: "alice")
@@ -371,9 +357,7 @@ extension AppAttestTests {
 
     @Test("A challenge that expired on its way: the identify asserts again with a fresh challenge, once")
     func expiredChallengeAtIdentify() async throws {
-        let provider = FakeAppAttestProvider()
-        let harness = Self.harness(provider)
-        try await harness.client.start()
+        let (harness, provider) = try await Self.started()
         // The server's own refusal: the challenge it issued is expired when the assertion comes back.
         let challenges = Locked(0)
         provider.onAssertion.withLock {

@@ -18,6 +18,22 @@ struct DeviceKeyTests {
         }
     }
 
+    /// A harness against a fake server that binds sessions to device keys, on a clock of its own.
+    static func bound(store: (any CredentialStore)? = nil, keys: FakeDeviceKeyProvider = FakeDeviceKeyProvider())
+        -> Harness
+    {
+        let clock = ManualClock()
+        return harness(store: store, keys: keys, server: bindingServer(clock), clock: clock)
+    }
+
+    /// The next launch after `first`: its store, server and clock.
+    static func relaunch(
+        _ first: Harness, keys: FakeDeviceKeyProvider = FakeDeviceKeyProvider(),
+        provider: (any IdentityTokenProvider)? = nil
+    ) -> Harness {
+        harness(store: first.store, keys: keys, provider: provider, server: first.server, clock: first.clock)
+    }
+
     static func bindingServer(_ clock: ManualClock, nonce: String? = nil) -> FakeServer {
         let server = FakeServer(clock: clock)
         server.bindSessions(requiringNonce: nonce)
@@ -78,20 +94,18 @@ struct DeviceKeyTests {
 
     @Test("The key outlives the process: the next launch signs with it and keeps the session")
     func keySurvivesRelaunch() async throws {
-        let clock = ManualClock()
-        let server = Self.bindingServer(clock)
         let keys = FakeDeviceKeyProvider()
-        let first = Self.harness(keys: keys, server: server, clock: clock)
+        let first = Self.bound(keys: keys)
         try await first.client.start()
         let session = try #require(await first.client.sessions.current)
         await first.client.stop()
 
-        let next = Self.harness(store: first.store, keys: keys, server: server, clock: clock)
+        let next = Self.relaunch(first, keys: keys)
         try await next.client.start()
         #expect(await next.client.sessions.current?.id == session.id)
         _ = try await next.client.sessions.authenticate()
         #expect(keys.made.withLock { $0 }.count == 1, "one key per installation")
-        #expect(server.acceptedProofs.allSatisfy { $0.thumbprint == session.binding?.thumbprint })
+        #expect(first.server.acceptedProofs.allSatisfy { $0.thumbprint == session.binding?.thumbprint })
         #expect(next.transport.count("POST /v1/sessions/anonymous") == 0, "the stored session was restored")
     }
 
@@ -139,17 +153,15 @@ struct DeviceKeyTests {
         "An anonymous installation whose key is lost restores its identity within one start, no sign-out",
         arguments: Loss.allCases)
     func anonymousKeyLoss(_ loss: Loss) async throws {
-        let clock = ManualClock()
-        let server = Self.bindingServer(clock)
         let keys = FakeDeviceKeyProvider()
-        let first = Self.harness(keys: keys, server: server, clock: clock)
+        let first = Self.bound(keys: keys)
         try await first.client.start()
         let before = try #require(await first.client.sessions.current)
         await first.client.stop()
         try Self.lose(loss, store: first.store, keys: keys)
         keys.faults.withLock { $0.restoreFails = loss == .unreadable }
 
-        let next = Self.harness(store: first.store, keys: keys, server: server, clock: clock)
+        let next = Self.relaunch(first, keys: keys)
         let states = Recorder(next.client.sessionUpdates)
         let events = Recorder(next.client.events)
         try await next.client.start()
@@ -176,10 +188,8 @@ struct DeviceKeyTests {
         "A verified user whose key is lost is identified again through the provider within one start",
         arguments: Loss.allCases)
     func verifiedKeyLoss(_ loss: Loss) async throws {
-        let clock = ManualClock()
-        let server = Self.bindingServer(clock)
         let keys = FakeDeviceKeyProvider()
-        let first = Self.harness(keys: keys, server: server, clock: clock)
+        let first = Self.bound(keys: keys)
         try await first.client.start()
         try await first.client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
         let before = try #require(await first.client.sessions.current)
@@ -188,7 +198,7 @@ struct DeviceKeyTests {
 
         let provider = StubProvider()
         provider.enqueue(.success(FakeServer.identityToken(sub: "alice")))
-        let next = Self.harness(store: first.store, keys: keys, provider: provider, server: server, clock: clock)
+        let next = Self.relaunch(first, keys: keys, provider: provider)
         let states = Recorder(next.client.sessionUpdates)
         try await next.client.start()
         let after = try #require(await next.client.sessions.current)
@@ -206,14 +216,12 @@ struct DeviceKeyTests {
 
     @Test("An extension that replaced the key and bound a new session: the app reads the key again, no loss")
     func keyReplacedByAnotherClientOfTheStore() async throws {
-        let clock = ManualClock()
-        let server = Self.bindingServer(clock)
         let keys = FakeDeviceKeyProvider()
-        let app = Self.harness(keys: keys, server: server, clock: clock)
+        let app = Self.bound(keys: keys)
         try await app.client.start()
         // The extension cannot restore the key: it makes a new one and restores the installation with it.
         keys.faults.withLock { $0.restoreFails = true }
-        let ext = Self.harness(store: app.store, keys: keys, server: server, clock: clock)
+        let ext = Self.relaunch(app, keys: keys)
         try await ext.client.start()
         keys.faults.withLock { $0.restoreFails = false }
         let replaced = try #require(await ext.client.sessions.current)
@@ -225,15 +233,13 @@ struct DeviceKeyTests {
 
     @Test("A verified user whose key is lost and who cannot be identified again ends as a revoked one would")
     func verifiedKeyLossWithoutProvider() async throws {
-        let clock = ManualClock()
-        let server = Self.bindingServer(clock)
-        let first = Self.harness(server: server, clock: clock)
+        let first = Self.bound()
         try await first.client.start()
         try await first.client.identify(signedIdentityToken: FakeServer.identityToken(sub: "bob"))
         await first.client.stop()
         try first.store.remove("tessera-device-key")
 
-        let next = Self.harness(store: first.store, server: server, clock: clock)
+        let next = Self.relaunch(first)
         let events = Recorder(next.client.events)
         try await next.client.start()
         _ = await events.first { $0 == .sessionEnded(.deviceKeyLost) }
@@ -243,16 +249,14 @@ struct DeviceKeyTests {
 
     @Test("A key store that cannot be read now makes no key: start fails as transient, then recovers")
     func keyStoreUnavailable() async throws {
-        let clock = ManualClock()
-        let server = Self.bindingServer(clock)
         let store = KeyFaultStore()
-        let first = Self.harness(store: store, server: server, clock: clock)
+        let first = Self.bound(store: store)
         try await first.client.start()
         let session = try #require(await first.client.sessions.current)
         await first.client.stop()
 
         store.failing.withLock { $0 = .unavailable("locked") }
-        let next = Self.harness(store: store, server: server, clock: clock)
+        let next = Self.relaunch(first)
         await #expect(throws: TesseraError.self) { try await next.client.start() }
         #expect(await next.client.sessions.current?.id == session.id, "the session is kept")
         #expect(next.client.sessionState.reason != .signedOut)
