@@ -10,6 +10,8 @@
 -- one stopped, so successive runs over a large file visit every line (scale.py --realistic).
 -- At the end it prints one line `WRK_JSON {...}` with requests/s and latency percentiles (µs).
 
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") .. "summary.lua")
+
 local threads = {}
 
 function setup(thread)
@@ -61,12 +63,5 @@ function done(summary, latency, requests)
     for _, thread in ipairs(threads) do
         wraps = wraps + (thread:get("wrapped") or 0)
     end
-    local seconds = summary.duration / 1e6
-    io.write(string.format(
-        'WRK_JSON {"requests":%d,"seconds":%.3f,"rps":%.1f,"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d,'
-            .. '"connect_errors":%d,"read_errors":%d,"write_errors":%d,"timeouts":%d,"non_2xx":%d,"wrapped":%d}\n',
-        summary.requests, seconds, summary.requests / seconds,
-        latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
-        summary.errors.connect, summary.errors.read, summary.errors.write, summary.errors.timeout,
-        summary.errors.status, wraps))
+    write_summary(summary, latency, wraps)
 end
