@@ -338,10 +338,20 @@ def device_remove(world: World, op: Op, log: list) -> Answer:
     return Answer(frozenset({204}), end_sessions(world, [], [op.target], ""))
 
 
-def block(world: World, op: Op, log: list) -> Answer:
-    profile = world.resolve(op.target)
-    if profile is None:
-        return Answer(frozenset({404}), [])
+def on_profile(rule):
+    """An admin operation on the live profile `op.target` names, directly or by an alias: 404 and
+    nothing written when there is none, else `rule(world, profile, log)` with the profile's symbol."""
+    def apply(world: World, op: Op, log: list) -> Answer:
+        profile = world.resolve(op.target)
+        if profile is None:
+            return Answer(frozenset({404}), [])
+        return rule(world, profile, log)
+    apply.__name__ = rule.__name__
+    return apply
+
+
+@on_profile
+def block(world: World, profile: str, log: list) -> Answer:
     events = []
     record = world.profiles[profile]
     if not record.blocked:
@@ -351,20 +361,16 @@ def block(world: World, op: Op, log: list) -> Answer:
     return Answer(frozenset({200}), events)
 
 
-def unblock(world: World, op: Op, log: list) -> Answer:
-    profile = world.resolve(op.target)
-    if profile is None:
-        return Answer(frozenset({404}), [])
+@on_profile
+def unblock(world: World, profile: str, log: list) -> Answer:
     record = world.profiles[profile]
     events = [ev("profile.unblocked", profile_id=profile)] if record.blocked else []
     record.blocked = False
     return Answer(frozenset({200}), events)
 
 
-def erase(world: World, op: Op, log: list) -> Answer:
-    profile = world.resolve(op.target)
-    if profile is None:
-        return Answer(frozenset({404}), [])
+@on_profile
+def erase(world: World, profile: str, log: list) -> Answer:
     record = world.profiles[profile]
     events = end_sessions(world, unrevoked(world, profile, True), devices_of(world, profile, True), "erased")
     scrub(log, [profile] + record.aliases)
@@ -381,10 +387,8 @@ def erase(world: World, op: Op, log: list) -> Answer:
     return Answer(frozenset({204}), events)
 
 
-def revoke_all(world: World, op: Op, log: list) -> Answer:
-    profile = world.resolve(op.target)
-    if profile is None:
-        return Answer(frozenset({404}), [])
+@on_profile
+def revoke_all(world: World, profile: str, log: list) -> Answer:
     return Answer(frozenset({200, 204}), end_sessions(world, unrevoked(world, profile, False),
                                                       [d for d, device in world.devices.items()
                                                        if world.sessions[device.session].profile == profile],
