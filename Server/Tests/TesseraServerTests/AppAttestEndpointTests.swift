@@ -43,11 +43,21 @@ struct AppAttestEndpointTests {
         return environment
     }
 
+    /// Runs `body` against the application of an ``environment(_:mode:allowUnsupported:authority:)``
+    /// trusting a new test authority, with the environment and the authority.
+    static func withAttestedApp(
+        _ backend: StoreBackend, mode: AppAttestSettings.Mode, allowUnsupported: Bool = false,
+        _ body: @escaping @Sendable (TestEnvironment, APIClient, TestAuthority) async throws -> Void
+    ) async throws {
+        let authority = try TestAuthority()
+        let environment = try await environment(
+            backend, mode: mode, allowUnsupported: allowUnsupported, authority: authority)
+        try await environment.withApp { client in try await body(environment, client, authority) }
+    }
+
     @Test("A challenge is 32 random bytes in base64url, valid five minutes", arguments: StoreBackend.allCases)
     func challenge(backend: StoreBackend) async throws {
-        let authority = try TestAuthority()
-        let environment = try await Self.environment(backend, mode: .monitor, authority: authority)
-        try await environment.withApp { client in
+        try await Self.withAttestedApp(backend, mode: .monitor) { environment, client, authority in
             let reply = try await client.send(.post, "/v1/attestations/challenge", bearer: client.publishableKey)
             #expect(reply.status == .ok)
             let challenge = try #require(reply.json["challenge"] as? String)
@@ -100,9 +110,7 @@ struct AppAttestEndpointTests {
         "enforce: a script without an attestation creates no profile; the genuine app attests, then asserts",
         arguments: StoreBackend.allCases)
     func enforce(backend: StoreBackend) async throws {
-        let authority = try TestAuthority()
-        let environment = try await Self.environment(backend, mode: .enforce, authority: authority)
-        try await environment.withApp { client in
+        try await Self.withAttestedApp(backend, mode: .enforce) { environment, client, authority in
             for _ in 0..<5 {
                 let refused = try await client.anonymous()
                 #expect(refused.status == .forbidden)
@@ -142,9 +150,7 @@ struct AppAttestEndpointTests {
 
     @Test("A challenge is single-use and expires after five minutes", arguments: StoreBackend.allCases)
     func challengeSingleUse(backend: StoreBackend) async throws {
-        let authority = try TestAuthority()
-        let environment = try await Self.environment(backend, mode: .enforce, authority: authority)
-        try await environment.withApp { client in
+        try await Self.withAttestedApp(backend, mode: .enforce) { environment, client, authority in
             let challenge = try await client.challenge()
             let first = try await AttestedDevice.start(client, authority: authority, challenge: challenge)
             #expect(first.started.status == .created)
@@ -172,9 +178,7 @@ struct AppAttestEndpointTests {
         "monitor: refuses nothing, records each verdict and counts what enforce would have refused",
         arguments: StoreBackend.allCases)
     func monitor(backend: StoreBackend) async throws {
-        let authority = try TestAuthority()
-        let environment = try await Self.environment(backend, mode: .monitor, authority: authority)
-        try await environment.withApp { client in
+        try await Self.withAttestedApp(backend, mode: .monitor) { environment, client, authority in
             var profiles: [String] = []
             for _ in 0..<3 {
                 let started = try await client.anonymous()
@@ -222,9 +226,7 @@ struct AppAttestEndpointTests {
         "enforce_new gates only new installations; allow_unsupported lets unsupported devices through",
         arguments: StoreBackend.allCases)
     func enforceNew(backend: StoreBackend) async throws {
-        let authority = try TestAuthority()
-        let environment = try await Self.environment(backend, mode: .monitor, authority: authority)
-        try await environment.withApp { client in
+        try await Self.withAttestedApp(backend, mode: .monitor) { environment, client, authority in
             let (installationID, secret) = try await AppAttestEndpointTests.knownThenEnforceNew(client)
             #expect(try await client.anonymous(installationID: installationID, secret: secret).status == .ok)
             #expect(try await client.anonymous().errorCode == "attestation_required")
@@ -243,9 +245,7 @@ struct AppAttestEndpointTests {
 
     @Test("An attestation that fails verification is refused with its reason under enforce")
     func reasons() async throws {
-        let authority = try TestAuthority()
-        let environment = try await Self.environment(.selected, mode: .enforce, authority: authority)
-        try await environment.withApp { client in
+        try await Self.withAttestedApp(.selected, mode: .enforce) { environment, client, authority in
             var development = ForgedAttestation(authority: authority)
             development.aaguid = AppAttestEnvironment.development.aaguid
             let wrongEnvironment = try await AttestedDevice.start(client, authority: authority, forged: development)
@@ -300,10 +300,8 @@ struct AppAttestEndpointTests {
 
     @Test("enforce with allow_unsupported: a device that cannot attest starts, restores and identifies")
     func unsupportedUnderEnforce() async throws {
-        let authority = try TestAuthority()
-        let environment = try await Self.environment(
-            .selected, mode: .enforce, allowUnsupported: true, authority: authority)
-        try await environment.withApp { client in
+        try await Self.withAttestedApp(.selected, mode: .enforce, allowUnsupported: true) {
+            environment, client, authority in
             let unsupported = #","attestation":{"unsupported":true}"#
             let installationID = UUID().uuidString.lowercased()
             let secret = OpaqueToken.installationSecret()

@@ -30,10 +30,8 @@ struct AppAttestRolloutTests {
         "Identified while the mode was off: under monitor then enforce, the installation attests a new key at identify",
         arguments: StoreBackend.allCases)
     func identifiedWhileOff(backend: StoreBackend) async throws {
-        let authority = try TestAuthority()
-        let environment = try await AppAttestEndpointTests.environment(backend, mode: .off, authority: authority)
-        let projectID = environment.project.project.id
-        try await environment.withApp { client in
+        try await AppAttestEndpointTests.withAttestedApp(backend, mode: .off) { environment, client, authority in
+            let projectID = environment.project.project.id
             // Off: the first start's attestation is ignored, so the server keeps no key.
             let device = try await AttestedDevice.start(client, authority: authority)
             #expect(device.started.status == .created)
@@ -99,9 +97,7 @@ struct AppAttestRolloutTests {
         "Enforce: a restore and an anonymous identify of an installation without a stored key attest a new key",
         arguments: StoreBackend.allCases)
     func anonymousWithoutKey(backend: StoreBackend) async throws {
-        let authority = try TestAuthority()
-        let environment = try await AppAttestEndpointTests.environment(backend, mode: .off, authority: authority)
-        try await environment.withApp { client in
+        try await AppAttestEndpointTests.withAttestedApp(backend, mode: .off) { environment, client, authority in
             let device = try await AttestedDevice.start(client, authority: authority)
             _ = try await client.admin(.patch, "/v1/admin/project", body: #"{"app_attest":{"mode":"enforce"}}"#)
             let refused = try await device.restore(client, counter: 1)
@@ -125,9 +121,7 @@ struct AppAttestRolloutTests {
 
     @Test("An identify with the publishable key has no installation to keep an attested key for: key_id")
     func publishableKeyAttestation() async throws {
-        let authority = try TestAuthority()
-        let environment = try await AppAttestEndpointTests.environment(.selected, mode: .enforce, authority: authority)
-        try await environment.withApp { client in
+        try await AppAttestEndpointTests.withAttestedApp(.selected, mode: .enforce) { environment, client, authority in
             let attestation = try await Self.attestation(client, authority: authority)
             let refused = try await client.identify(
                 token: environment.identityToken(sub: "no-installation"), bearer: client.publishableKey,
@@ -144,9 +138,7 @@ struct AppAttestRolloutTests {
         "An expired challenge is challenge_invalid with reason expired; an unknown one has no reason",
         arguments: StoreBackend.allCases)
     func expiredChallenge(backend: StoreBackend) async throws {
-        let authority = try TestAuthority()
-        let environment = try await AppAttestEndpointTests.environment(backend, mode: .enforce, authority: authority)
-        try await environment.withApp { client in
+        try await AppAttestEndpointTests.withAttestedApp(backend, mode: .enforce) { environment, client, authority in
             let late = try await client.challenge()
             environment.clock.advance(seconds: 300)
             let expired = try await AttestedDevice.start(client, authority: authority, challenge: late)
