@@ -23,145 +23,149 @@ struct ProfileRaceTests {
         "erase ∥ block: one profile.erased, no profile.blocked, the block is not found",
         arguments: StoreBackend.allCases)
     func eraseThenBlock(backend: StoreBackend) async throws {
-        let race = try await Race.make(backend)
-        let anonymous = try await race.start()
-        let profileID = anonymous.context.profile.id
-        let (erased, blocked) = try await race.run(
-            holding: profileID,
-            {
-                try await $0.eraseProfile(
-                    projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
-            },
-            then: {
-                try await $0.setProfileBlocked(
-                    projectID: race.projectID, profileID: profileID, blocked: true, reason: "r", now: Self.now,
-                    origin: .system)
-            })
-        #expect(erased)
-        #expect(blocked == nil, "the block found no profile")
-        let events = try await race.eventsSince()
-        #expect(events.filter { $0.type == "profile.erased" }.count == 1)
-        #expect(!events.contains { $0.type == "profile.blocked" }, "a block answered 'not found' wrote nothing")
-        try await race.close()
+        try await Race.with(backend) { race in
+            let anonymous = try await race.start()
+            let profileID = anonymous.context.profile.id
+            let (erased, blocked) = try await race.run(
+                holding: profileID,
+                {
+                    try await $0.eraseProfile(
+                        projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
+                },
+                then: {
+                    try await $0.setProfileBlocked(
+                        projectID: race.projectID, profileID: profileID, blocked: true, reason: "r", now: Self.now,
+                        origin: .system)
+                })
+            #expect(erased)
+            #expect(blocked == nil, "the block found no profile")
+            let events = try await race.eventsSince()
+            #expect(events.filter { $0.type == "profile.erased" }.count == 1)
+            #expect(!events.contains { $0.type == "profile.blocked" }, "a block answered 'not found' wrote nothing")
+        }
     }
 
     @Test(
         "merge ∥ block: the block lands on the profile merged into, one profile.blocked naming it",
         arguments: StoreBackend.allCases)
     func mergeThenBlock(backend: StoreBackend) async throws {
-        let race = try await Race.make(backend)
-        let user = try await race.identify(externalID: "user-1")
-        let target = user.context.profile.id
-        let anonymous = try await race.start()
-        let aliasID = anonymous.context.profile.id
-        let (merged, blocked) = try await race.run(
-            holding: aliasID,
-            { try await race.identify(externalID: "user-1", caller: anonymous.context.session.id, store: $0) },
-            then: {
-                try await $0.setProfileBlocked(
-                    projectID: race.projectID, profileID: aliasID, blocked: true, reason: "r", now: Self.now,
-                    origin: .system)
-            })
-        #expect(merged.merge?.outcome == .merged)
-        let profile = try #require(blocked, "the alias names the profile it was merged into")
-        #expect(profile.id == target && profile.blocked)
-        let events = try await race.eventsSince()
-        let blocks = events.filter { $0.type == "profile.blocked" }
-        #expect(blocks.count == 1)
-        #expect(blocks.first?.profileID == target)
-        #expect(try await race.store.liveSessions(profileID: target, now: Self.now).isEmpty, "the block ended them")
-        try await race.close()
+        try await Race.with(backend) { race in
+            let user = try await race.identify(externalID: "user-1")
+            let target = user.context.profile.id
+            let anonymous = try await race.start()
+            let aliasID = anonymous.context.profile.id
+            let (merged, blocked) = try await race.run(
+                holding: aliasID,
+                { try await race.identify(externalID: "user-1", caller: anonymous.context.session.id, store: $0) },
+                then: {
+                    try await $0.setProfileBlocked(
+                        projectID: race.projectID, profileID: aliasID, blocked: true, reason: "r", now: Self.now,
+                        origin: .system)
+                })
+            #expect(merged.merge?.outcome == .merged)
+            let profile = try #require(blocked, "the alias names the profile it was merged into")
+            #expect(profile.id == target && profile.blocked)
+            let events = try await race.eventsSince()
+            let blocks = events.filter { $0.type == "profile.blocked" }
+            #expect(blocks.count == 1)
+            #expect(blocks.first?.profileID == target)
+            #expect(try await race.store.liveSessions(profileID: target, now: Self.now).isEmpty, "the block ended them")
+        }
     }
 
     @Test("erase ∥ erase: one erasure, one not found, one profile.erased", arguments: StoreBackend.allCases)
     func eraseTwice(backend: StoreBackend) async throws {
-        let race = try await Race.make(backend)
-        let user = try await race.identify(externalID: "user-2", email: "two@example.com")
-        let profileID = user.context.profile.id
-        let erase: @Sendable (any TesseraStore) async throws -> Bool = {
-            try await $0.eraseProfile(projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
+        try await Race.with(backend) { race in
+            let user = try await race.identify(externalID: "user-2", email: "two@example.com")
+            let profileID = user.context.profile.id
+            let erase: @Sendable (any TesseraStore) async throws -> Bool = {
+                try await $0.eraseProfile(
+                    projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
+            }
+            let (first, second) = try await race.run(holding: profileID, erase, then: erase)
+            #expect(first && !second, "the second erasure found nothing")
+            let erasures = try await race.eventsSince().filter { $0.type == "profile.erased" }
+            #expect(erasures.count == 1)
+            #expect(
+                erasures.first?.data.contains("\"external_id\":\"user-2\"") == true, "the one event keeps its subject")
         }
-        let (first, second) = try await race.run(holding: profileID, erase, then: erase)
-        #expect(first && !second, "the second erasure found nothing")
-        let erasures = try await race.eventsSince().filter { $0.type == "profile.erased" }
-        #expect(erasures.count == 1)
-        #expect(erasures.first?.data.contains("\"external_id\":\"user-2\"") == true, "the one event keeps its subject")
-        try await race.close()
     }
 
     @Test("erase ∥ merge: nothing personal survives under either ID", arguments: StoreBackend.allCases)
     func mergeThenErase(backend: StoreBackend) async throws {
-        let race = try await Race.make(backend)
-        let user = try await race.identify(externalID: "user-3", name: "Ada", email: "ada@example.com")
-        let target = user.context.profile.id
-        let anonymous = try await race.start()
-        let aliasID = anonymous.context.profile.id
-        let (merged, erased) = try await race.run(
-            holding: aliasID,
-            {
-                try await race.identify(
-                    externalID: "user-3", caller: anonymous.context.session.id, name: "Ada", email: "ada@example.com",
-                    store: $0)
-            },
-            then: {
-                try await $0.eraseProfile(projectID: race.projectID, profileID: aliasID, now: Self.now, origin: .system)
-            })
-        #expect(merged.merge?.outcome == .merged)
-        #expect(erased)
-        #expect(try await race.store.profile(projectID: race.projectID, id: aliasID) == nil)
-        #expect(try await race.store.profile(projectID: race.projectID, id: target) == nil)
-        #expect(try await race.store.profiles(projectID: race.projectID, externalID: "user-3").isEmpty)
-        let events = try await race.eventsSince()
-        let erasure = try #require(events.first { $0.type == "profile.erased" })
-        #expect(erasure.profileID == target, "the erasure followed the alias to the profile it names")
-        for event in events where event.type != "profile.erased" {
-            #expect(!event.data.contains("ada@example.com") && !event.data.contains("user-3"), "\(event.type)")
+        try await Race.with(backend) { race in
+            let user = try await race.identify(externalID: "user-3", name: "Ada", email: "ada@example.com")
+            let target = user.context.profile.id
+            let anonymous = try await race.start()
+            let aliasID = anonymous.context.profile.id
+            let (merged, erased) = try await race.run(
+                holding: aliasID,
+                {
+                    try await race.identify(
+                        externalID: "user-3", caller: anonymous.context.session.id, name: "Ada",
+                        email: "ada@example.com",
+                        store: $0)
+                },
+                then: {
+                    try await $0.eraseProfile(
+                        projectID: race.projectID, profileID: aliasID, now: Self.now, origin: .system)
+                })
+            #expect(merged.merge?.outcome == .merged)
+            #expect(erased)
+            #expect(try await race.store.profile(projectID: race.projectID, id: aliasID) == nil)
+            #expect(try await race.store.profile(projectID: race.projectID, id: target) == nil)
+            #expect(try await race.store.profiles(projectID: race.projectID, externalID: "user-3").isEmpty)
+            let events = try await race.eventsSince()
+            let erasure = try #require(events.first { $0.type == "profile.erased" })
+            #expect(erasure.profileID == target, "the erasure followed the alias to the profile it names")
+            for event in events where event.type != "profile.erased" {
+                #expect(!event.data.contains("ada@example.com") && !event.data.contains("user-3"), "\(event.type)")
+            }
         }
-        try await race.close()
     }
 
     @Test("erase ∥ promote: profile.erased carries the external ID the promote gave", arguments: StoreBackend.allCases)
     func promoteThenErase(backend: StoreBackend) async throws {
-        let race = try await Race.make(backend)
-        let anonymous = try await race.start()
-        let profileID = anonymous.context.profile.id
-        let (promoted, erased) = try await race.run(
-            holding: profileID,
-            { try await race.identify(externalID: "user-4", caller: anonymous.context.session.id, store: $0) },
-            then: {
-                try await $0.eraseProfile(
-                    projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
-            })
-        #expect(promoted.merge?.outcome == .promoted)
-        #expect(erased)
-        let erasure = try #require(try await race.eventsSince().first { $0.type == "profile.erased" })
-        #expect(erasure.data.contains("\"external_id\":\"user-4\""), "\(erasure.data)")
-        #expect(try await race.store.profiles(projectID: race.projectID, externalID: "user-4").isEmpty)
-        try await race.close()
+        try await Race.with(backend) { race in
+            let anonymous = try await race.start()
+            let profileID = anonymous.context.profile.id
+            let (promoted, erased) = try await race.run(
+                holding: profileID,
+                { try await race.identify(externalID: "user-4", caller: anonymous.context.session.id, store: $0) },
+                then: {
+                    try await $0.eraseProfile(
+                        projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
+                })
+            #expect(promoted.merge?.outcome == .promoted)
+            #expect(erased)
+            let erasure = try #require(try await race.eventsSince().first { $0.type == "profile.erased" })
+            #expect(erasure.data.contains("\"external_id\":\"user-4\""), "\(erasure.data)")
+            #expect(try await race.store.profiles(projectID: race.projectID, externalID: "user-4").isEmpty)
+        }
     }
 
     @Test(
         "erase ∥ revoke all sessions: the revoke finds no profile and claims no session",
         arguments: StoreBackend.allCases)
     func eraseThenRevokeAll(backend: StoreBackend) async throws {
-        let race = try await Race.make(backend)
-        let user = try await race.identify(externalID: "user-5")
-        let profileID = user.context.profile.id
-        let (erased, revoked) = try await race.run(
-            holding: profileID,
-            {
-                try await $0.eraseProfile(
-                    projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
-            },
-            then: {
-                try await $0.revokeSessions(
-                    projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
-            })
-        #expect(erased)
-        #expect(revoked == nil, "not found: the erasure had ended the sessions")
-        let ended = try await race.eventsSince().filter { $0.type == "session.ended" }
-        #expect(ended.count == 1 && ended.allSatisfy { $0.data.contains("\"reason\":\"erased\"") })
-        try await race.close()
+        try await Race.with(backend) { race in
+            let user = try await race.identify(externalID: "user-5")
+            let profileID = user.context.profile.id
+            let (erased, revoked) = try await race.run(
+                holding: profileID,
+                {
+                    try await $0.eraseProfile(
+                        projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
+                },
+                then: {
+                    try await $0.revokeSessions(
+                        projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
+                })
+            #expect(erased)
+            #expect(revoked == nil, "not found: the erasure had ended the sessions")
+            let ended = try await race.eventsSince().filter { $0.type == "session.ended" }
+            #expect(ended.count == 1 && ended.allSatisfy { $0.data.contains("\"reason\":\"erased\"") })
+        }
     }
 }
 
@@ -256,6 +260,18 @@ final class Race: Sendable {
 
     /// Closes the store (its pool and dedicated connections): many tests share one PostgreSQL.
     func close() async throws { try await store.close() }
+
+    /// Runs `body` with a new race on `backend`, then closes its store, whether `body` threw or not.
+    static func with(_ backend: StoreBackend, _ body: (Race) async throws -> Void) async throws {
+        let race = try await make(backend)
+        do {
+            try await body(race)
+        } catch {
+            try? await race.close()
+            throw error
+        }
+        try await race.close()
+    }
 }
 
 /// Holds `store`'s writes back: on PostgreSQL a transaction holding `rows` (in the order given), on

@@ -25,73 +25,73 @@ struct SessionRaceTests {
         "SP ends SP2 ∥ SP2 ends SP: the first ends the other, the second's caller had ended",
         arguments: StoreBackend.allCases)
     func mutualSessionDelete(backend: StoreBackend) async throws {
-        let race = try await Race.make(backend)
-        let (profileID, sp, sp2) = try await Self.twoSessions(race, externalID: "user-s1")
-        let (first, second) = try await race.run(
-            holding: [.profile(profileID), .session(min(sp, sp2)), .session(max(sp, sp2))],
-            {
-                try await $0.revokeSession(
-                    sessionID: sp2, callerSessionID: sp, now: Self.now, reason: .revoked, origin: .system)
-            },
-            then: {
-                try await $0.revokeSession(
-                    sessionID: sp, callerSessionID: sp2, now: Self.now, reason: .revoked, origin: .system)
-            })
-        #expect(first == true)
-        #expect(second == nil, "the caller's session had ended: 401, nothing ended")
-        let ended = try await race.eventsSince().filter { $0.type == "session.ended" }
-        #expect(ended.count == 1 && ended.first?.data.contains(sp2) == true)
-        #expect(try await race.store.liveSessions(profileID: profileID, now: Self.now).map(\.id) == [sp])
-        try await race.close()
+        try await Race.with(backend) { race in
+            let (profileID, sp, sp2) = try await Self.twoSessions(race, externalID: "user-s1")
+            let (first, second) = try await race.run(
+                holding: [.profile(profileID), .session(min(sp, sp2)), .session(max(sp, sp2))],
+                {
+                    try await $0.revokeSession(
+                        sessionID: sp2, callerSessionID: sp, now: Self.now, reason: .revoked, origin: .system)
+                },
+                then: {
+                    try await $0.revokeSession(
+                        sessionID: sp, callerSessionID: sp2, now: Self.now, reason: .revoked, origin: .system)
+                })
+            #expect(first == true)
+            #expect(second == nil, "the caller's session had ended: 401, nothing ended")
+            let ended = try await race.eventsSince().filter { $0.type == "session.ended" }
+            #expect(ended.count == 1 && ended.first?.data.contains(sp2) == true)
+            #expect(try await race.store.liveSessions(profileID: profileID, now: Self.now).map(\.id) == [sp])
+        }
     }
 
     @Test(
         "SP2 ends SP ∥ SP revokes the others: the revoke's caller had ended, SP2 lives",
         arguments: StoreBackend.allCases)
     func deleteThenRevokeOthers(backend: StoreBackend) async throws {
-        let race = try await Race.make(backend)
-        let (profileID, sp, sp2) = try await Self.twoSessions(race, externalID: "user-s2")
-        let (first, second) = try await race.run(
-            holding: [.profile(profileID), .session(min(sp, sp2)), .session(max(sp, sp2))],
-            {
-                try await $0.revokeSession(
-                    sessionID: sp, callerSessionID: sp2, now: Self.now, reason: .revoked, origin: .system)
-            },
-            then: { try await $0.revokeOtherSessions(sessionID: sp, now: Self.now, origin: .system) })
-        #expect(first == true)
-        #expect(second == nil)
-        #expect(try await race.store.liveSessions(profileID: profileID, now: Self.now).map(\.id) == [sp2])
-        try await race.close()
+        try await Race.with(backend) { race in
+            let (profileID, sp, sp2) = try await Self.twoSessions(race, externalID: "user-s2")
+            let (first, second) = try await race.run(
+                holding: [.profile(profileID), .session(min(sp, sp2)), .session(max(sp, sp2))],
+                {
+                    try await $0.revokeSession(
+                        sessionID: sp, callerSessionID: sp2, now: Self.now, reason: .revoked, origin: .system)
+                },
+                then: { try await $0.revokeOtherSessions(sessionID: sp, now: Self.now, origin: .system) })
+            #expect(first == true)
+            #expect(second == nil)
+            #expect(try await race.store.liveSessions(profileID: profileID, now: Self.now).map(\.id) == [sp2])
+        }
     }
 
     @Test(
         "SP ends SP2 ∥ SP2 removes a device: the removal's caller had ended, the device stays",
         arguments: StoreBackend.allCases)
     func deleteThenRemoveDevice(backend: StoreBackend) async throws {
-        let race = try await Race.make(backend)
-        let (profileID, sp, sp2) = try await Self.twoSessions(race, externalID: "user-s3")
-        let device = try await race.store.registerDevice(
-            DeviceRecord(
-                id: OpaqueToken.identifier(prefix: "dev_"), projectID: race.projectID, sessionID: sp,
-                profileID: profileID, platform: "ios", environment: "production", token: "token-s3",
-                createdAt: Self.now),
-            origin: .system)
-        let (first, second) = try await race.run(
-            holding: [.profile(profileID), .session(min(sp, sp2)), .session(max(sp, sp2))],
-            {
-                try await $0.revokeSession(
-                    sessionID: sp2, callerSessionID: sp, now: Self.now, reason: .revoked, origin: .system)
-            },
-            then: {
-                try await $0.deleteDevice(
-                    deviceID: device.id, callerSessionID: sp2, ownSessionOnly: false, now: Self.now,
-                    origin: .system)
-            })
-        #expect(first == true)
-        #expect(second == nil, "the caller's session had ended: 401, nothing removed")
-        #expect(!(try await race.eventsSince().contains { $0.type == "device.removed" }))
-        #expect(try await race.store.liveDevices(profileID: profileID, now: Self.now).map(\.id) == [device.id])
-        try await race.close()
+        try await Race.with(backend) { race in
+            let (profileID, sp, sp2) = try await Self.twoSessions(race, externalID: "user-s3")
+            let device = try await race.store.registerDevice(
+                DeviceRecord(
+                    id: OpaqueToken.identifier(prefix: "dev_"), projectID: race.projectID, sessionID: sp,
+                    profileID: profileID, platform: "ios", environment: "production", token: "token-s3",
+                    createdAt: Self.now),
+                origin: .system)
+            let (first, second) = try await race.run(
+                holding: [.profile(profileID), .session(min(sp, sp2)), .session(max(sp, sp2))],
+                {
+                    try await $0.revokeSession(
+                        sessionID: sp2, callerSessionID: sp, now: Self.now, reason: .revoked, origin: .system)
+                },
+                then: {
+                    try await $0.deleteDevice(
+                        deviceID: device.id, callerSessionID: sp2, ownSessionOnly: false, now: Self.now,
+                        origin: .system)
+                })
+            #expect(first == true)
+            #expect(second == nil, "the caller's session had ended: 401, nothing removed")
+            #expect(!(try await race.eventsSince().contains { $0.type == "device.removed" }))
+            #expect(try await race.store.liveDevices(profileID: profileID, now: Self.now).map(\.id) == [device.id])
+        }
     }
 
 }
@@ -122,8 +122,7 @@ struct CallerRaceTests {
         "DELETE /v1/sessions: SP ends SP2 ∥ SP2 ends SP answers 204, then 401 session_revoked",
         arguments: StoreBackend.allCases)
     func mutualDelete(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend, store: try backend.makeRaceStore())
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp(backend: backend, store: try backend.makeRaceStore()) { environment, client in
             let (sp, sp2, rows) = try await Self.twoSessions(environment, client, sub: "user-h1")
             let (first, second) = try await race(
                 environment.store, holding: rows,
@@ -140,8 +139,7 @@ struct CallerRaceTests {
         "DELETE /v1/devices: SP ends SP2 ∥ SP2 removes SP's device answers 204, then 401; the device stays",
         arguments: StoreBackend.allCases)
     func deleteThenRemoveDevice(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend, store: try backend.makeRaceStore())
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp(backend: backend, store: try backend.makeRaceStore()) { environment, client in
             let (sp, sp2, rows) = try await Self.twoSessions(environment, client, sub: "user-h2")
             let device = try #require(
                 try await client.registerDevice(bearer: sp.token, platform: "apns", token: "race-token")["device"]["id"]

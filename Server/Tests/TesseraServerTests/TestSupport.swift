@@ -85,14 +85,14 @@ struct TestEnvironment: Sendable {
         return TestEnvironment(store: store, clock: clock, project: project, configuration: configuration)
     }
 
-    /// Makes an environment (as ``make(backend:settings:configure:)``) and runs `body` against its
+    /// Makes an environment (as ``make(backend:settings:store:configure:)``) and runs `body` against its
     /// application, with the environment.
     static func withApp(
         backend: StoreBackend = .selected, settings: ProjectSettings = ProjectSettings(),
-        configure: (inout ServerConfiguration) -> Void = { _ in }, _ setup: TestingSetup = .router,
-        _ body: @escaping @Sendable (TestEnvironment, APIClient) async throws -> Void
+        store given: (any TesseraStore)? = nil, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ setup: TestingSetup = .router, _ body: @escaping @Sendable (TestEnvironment, APIClient) async throws -> Void
     ) async throws {
-        let environment = try await make(backend: backend, settings: settings, configure: configure)
+        let environment = try await make(backend: backend, settings: settings, store: given, configure: configure)
         try await environment.withApp(setup) { client in try await body(environment, client) }
     }
 

@@ -28,8 +28,7 @@ struct WebhookRaceTests {
         "DELETE of a webhook ∥ a replay to it: the replay is not found, never 503 or a replay of nothing",
         arguments: StoreBackend.allCases)
     func deleteThenReplay(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend, store: try backend.makeRaceStore())
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp(backend: backend, store: try backend.makeRaceStore()) { environment, client in
             let (webhook, eventID) = try await Self.webhookAndEvent(environment, client)
             let (deleted, replayed) = try await race(
                 environment.store, holding: [.webhook(webhook.id)],
@@ -47,8 +46,7 @@ struct WebhookRaceTests {
         "DELETE of a webhook ∥ a test event to it: the test is not found, never 503",
         arguments: StoreBackend.allCases)
     func deleteThenTest(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend, store: try backend.makeRaceStore())
-        try await environment.withApp { client in
+        try await TestEnvironment.withApp(backend: backend, store: try backend.makeRaceStore()) { environment, client in
             let (webhook, _) = try await Self.webhookAndEvent(environment, client)
             let (deleted, tested) = try await race(
                 environment.store, holding: [.webhook(webhook.id)],
