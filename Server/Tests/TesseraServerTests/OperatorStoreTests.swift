@@ -21,6 +21,14 @@ struct OperatorStoreTests {
             role: role, createdAt: time)
     }
 
+    /// A new admin with `email`, stored with a pending enrollment.
+    static func enrolled(_ email: String, in store: any TesseraStore) async throws -> OperatorRecord {
+        let record = record(email)
+        try await store.createOperator(
+            record, enrollmentTokenHash: OpaqueToken.sha256("e"), enrollmentExpiresAt: now + 900)
+        return record
+    }
+
     @Test("Operators round-trip, oldest first; an email is taken once", arguments: StoreBackend.allCases)
     func roundTrip(backend: StoreBackend) async throws {
         let store = try await makeOperatorStore(backend)
@@ -83,9 +91,7 @@ struct OperatorStoreTests {
         arguments: StoreBackend.allCases)
     func sessions(backend: StoreBackend) async throws {
         let store = try await makeOperatorStore(backend)
-        let record = Self.record("session@example.com")
-        try await store.createOperator(
-            record, enrollmentTokenHash: OpaqueToken.sha256("e"), enrollmentExpiresAt: Self.now + 900)
+        let record = try await Self.enrolled("session@example.com", in: store)
         let session = OperatorSessionRecord(
             id: "ops_1", operatorID: record.id, tokenHash: OpaqueToken.sha256("cookie"), csrfToken: "csrf",
             createdAt: Self.now, lastSeenAt: Self.now, expiresAt: Self.now + OperatorSessionRecord.absoluteSeconds)
@@ -139,9 +145,7 @@ struct OperatorStoreTests {
     )
     func cleanup(backend: StoreBackend) async throws {
         let store = try await makeOperatorStore(backend)
-        let record = Self.record("clean@example.com")
-        try await store.createOperator(
-            record, enrollmentTokenHash: OpaqueToken.sha256("e"), enrollmentExpiresAt: Self.now + 900)
+        let record = try await Self.enrolled("clean@example.com", in: store)
         let base = OperatorSessionRecord(
             id: "ops_live", operatorID: record.id, tokenHash: OpaqueToken.sha256("live"), csrfToken: "c",
             createdAt: Self.now, lastSeenAt: Self.now + 1000, expiresAt: Self.now + 100_000)

@@ -9,23 +9,6 @@ import Testing
 /// changes, on both backends; shown on the profile page.
 @Suite("Sessions' last clients")
 struct SessionClientTests {
-    /// Starts an anonymous session created by `client`; answers its context.
-    static func start(_ store: any TesseraStore, projectID: String, now: Int64, client: SessionClient?) async throws
-        -> SessionContext
-    {
-        var session = SessionRecord(
-            id: OpaqueToken.identifier(prefix: "ses_"), projectID: projectID, profileID: "", installationID: nil,
-            kind: .anonymous, createdAt: now, lastAuthenticatedAt: now, expiresAt: now + 3600)
-        session.client = client
-        return try await store.startAnonymousSession(
-            AnonymousStart(
-                projectID: projectID, installationID: UUID().uuidString.lowercased(),
-                installationSecretHash: OpaqueToken.sha256(OpaqueToken.installationSecret()),
-                newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session,
-                sessionTokenHash: OpaqueToken.sha256(OpaqueToken.sessionToken()))
-        ).context
-    }
-
     static let phone = SessionClient(address: "203.0.113.7", userAgent: "Demo/1.0 (iPhone; iOS 19.1)")
     static let laptop = SessionClient(address: "198.51.100.2", userAgent: nil)
 
@@ -35,10 +18,8 @@ struct SessionClientTests {
     func store(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
         let store = environment.store
-        let projectID = environment.project.project.id
-        let now = environment.clock.seconds
-        let first = try await Self.start(store, projectID: projectID, now: now, client: Self.phone)
-        let second = try await Self.start(store, projectID: projectID, now: now, client: nil)
+        let first = try await environment.storeStart(client: Self.phone).context
+        let second = try await environment.storeStart().context
         let firstID = first.session.id
         let secondID = second.session.id
         #expect(try await store.sessionClients(ids: [firstID, secondID]) == [firstID: Self.phone])
@@ -67,10 +48,8 @@ struct SessionClientTests {
     func recorder() async throws {
         let environment = try await TestEnvironment.make(backend: .sqlite)
         let store = environment.store
-        let projectID = environment.project.project.id
-        let now = environment.clock.seconds
         let recorder = SessionClientRecorder(store: store)
-        let context = try await Self.start(store, projectID: projectID, now: now, client: Self.phone)
+        let context = try await environment.storeStart(client: Self.phone).context
         let id = context.session.id
         recorder.created(sessionID: id, client: Self.phone)
         for _ in 0..<100 {
@@ -96,8 +75,7 @@ struct SessionClientTests {
 
     @Test("A session started through the API carries its client; the profile page shows it")
     func profilePage() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (browser, _) = try await signedInBrowser(environment, api, role: .viewer)
+        try await withConsole(role: .viewer) { environment, api, browser, _ in
             let installationID = UUID().uuidString.lowercased()
             let started = try await api.send(
                 .post, "/v1/sessions/anonymous", bearer: api.publishableKey,

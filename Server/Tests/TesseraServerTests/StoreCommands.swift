@@ -6,26 +6,27 @@ import TesseraTokens
 /// The store's two session-creating commands with fresh IDs, for the suites that drive a store
 /// directly (the store conformance and event suites).
 extension TestEnvironment {
-    /// A new session of `kind` in this environment's project, from the clock's now, and its token's hash.
-    func newSession(kind: SessionRecord.Kind = .anonymous, minutes: Int64 = 60) -> (SessionRecord, [UInt8]) {
+    /// A new session of `kind` in this environment's project, from the clock's now, created by
+    /// `client`, and its token's hash.
+    func newSession(kind: SessionRecord.Kind = .anonymous, minutes: Int64 = 60, client: SessionClient? = nil)
+        -> (SessionRecord, [UInt8])
+    {
         let now = clock.seconds
-        return (
-            SessionRecord(
-                id: OpaqueToken.identifier(prefix: "ses_"), projectID: project.project.id, profileID: "",
-                installationID: nil, kind: kind, createdAt: now, lastAuthenticatedAt: now,
-                expiresAt: now + minutes * 60),
-            OpaqueToken.sha256(OpaqueToken.sessionToken())
-        )
+        var session = SessionRecord(
+            id: OpaqueToken.identifier(prefix: "ses_"), projectID: project.project.id, profileID: "",
+            installationID: nil, kind: kind, createdAt: now, lastAuthenticatedAt: now, expiresAt: now + minutes * 60)
+        session.client = client
+        return (session, OpaqueToken.sha256(OpaqueToken.sessionToken()))
     }
 
-    /// An anonymous start of `installationID` straight on the store.
+    /// An anonymous start of `installationID` straight on the store, by `client` when given.
     func storeStart(
         installationID: String = UUID().uuidString.lowercased(),
         secretHash: [UInt8] = OpaqueToken.sha256(OpaqueToken.installationSecret()), minutes: Int64 = 60,
-        rateLimit: RateLimitCharge? = nil,
+        client: SessionClient? = nil, rateLimit: RateLimitCharge? = nil,
         origin: EventOrigin = EventOrigin(actor: .sdk(sessionID: nil), clientAddress: nil)
     ) async throws -> AnonymousStartResult {
-        let (session, hash) = newSession(minutes: minutes)
+        let (session, hash) = newSession(minutes: minutes, client: client)
         return try await store.startAnonymousSession(
             AnonymousStart(
                 projectID: project.project.id, installationID: installationID, installationSecretHash: secretHash,

@@ -60,17 +60,7 @@ extension StoreConformanceTests {
 
         var state = try await store.appAttestState(projectID: projectID, installationID: installationID)
         #expect(state == AppAttestState(installationExists: false, record: nil))
-        let token = OpaqueToken.sessionToken()
-        let started = try await store.startAnonymousSession(
-            AnonymousStart(
-                projectID: projectID, installationID: installationID,
-                installationSecretHash: OpaqueToken.sha256(OpaqueToken.installationSecret()),
-                newProfileID: OpaqueToken.identifier(prefix: "usr_"),
-                newSession: SessionRecord(
-                    id: OpaqueToken.identifier(prefix: "ses_"), projectID: projectID, profileID: "",
-                    installationID: nil, kind: .anonymous, createdAt: now, lastAuthenticatedAt: now,
-                    expiresAt: now + 3600),
-                sessionTokenHash: OpaqueToken.sha256(token)))
+        let started = try await environment.storeStart(installationID: installationID)
         #expect(
             try await store.installationIDs(projectID: projectID, profileID: started.context.profile.id) == [
                 installationID

@@ -17,6 +17,27 @@ struct StoreEventTests {
         var description: String {
             "\(type) \(data.sorted { $0.key < $1.key }) \(actor.kind.rawValue)/\(actor.id ?? "-")"
         }
+
+        /// A `session.ended` of `session` (of `profile`) for `reason`.
+        static func sessionEnded(_ session: String, of profile: String, reason: String, by actor: EventActor) -> Seen {
+            Seen(
+                type: "session.ended", data: ["session_id": session, "profile_id": profile, "reason": reason],
+                actor: actor)
+        }
+
+        /// A `session.created` of `session` (of `profile`) of `kind`.
+        static func sessionCreated(_ session: String, of profile: String, kind: String, by actor: EventActor) -> Seen {
+            Seen(
+                type: "session.created", data: ["session_id": session, "profile_id": profile, "kind": kind],
+                actor: actor)
+        }
+
+        /// A `device.registered` or `device.removed` of `device`, bound to `session` of `profile`.
+        static func device(
+            _ type: String, _ device: String, of profile: String, session: String, by actor: EventActor
+        ) -> Seen {
+            Seen(type: type, data: ["device_id": device, "profile_id": profile, "session_id": session], actor: actor)
+        }
     }
 
     /// Reads the events written since the last read, checking that their sequences follow on.
@@ -97,19 +118,13 @@ struct StoreEventTests {
         #expect(
             try await events.next() == [
                 Seen(type: "profile.created", data: ["profile_id": profileID, "kind": "anonymous"], actor: sdk(nil)),
-                Seen(
-                    type: "session.created",
-                    data: ["session_id": first.context.session.id, "profile_id": profileID, "kind": "anonymous"],
-                    actor: sdk(nil)),
+                .sessionCreated(first.context.session.id, of: profileID, kind: "anonymous", by: sdk(nil)),
             ])
         #expect(events.all.allSatisfy { $0.clientAddress == "192.0.2.7" && $0.id.hasPrefix("evt_") })
         let restored = try await start(environment, installationID: installation)
         #expect(
             try await events.next() == [
-                Seen(
-                    type: "session.created",
-                    data: ["session_id": restored.context.session.id, "profile_id": profileID, "kind": "anonymous"],
-                    actor: sdk(nil))
+                .sessionCreated(restored.context.session.id, of: profileID, kind: "anonymous", by: sdk(nil))
             ])
         // A device of the other (orphaned) session goes when the promote ends that session.
         let orphanDevice = try await store.registerDevice(
@@ -117,20 +132,16 @@ struct StoreEventTests {
             origin: EventOrigin(actor: sdk(first.context.session.id), clientAddress: nil))
         #expect(
             try await events.next() == [
-                Seen(
-                    type: "device.registered",
-                    data: [
-                        "device_id": orphanDevice.id, "profile_id": profileID, "session_id": first.context.session.id,
-                    ], actor: sdk(first.context.session.id))
+                .device(
+                    "device.registered", orphanDevice.id, of: profileID, session: first.context.session.id,
+                    by: sdk(first.context.session.id))
             ])
 
         let promoted = try await identify(
             environment, externalID: "user-1", caller: restored.context.session.id, name: "Ada")
         let caller = sdk(restored.context.session.id)
         let endedByPromote = [first.context.session.id, restored.context.session.id].sorted().map {
-            Seen(
-                type: "session.ended", data: ["session_id": $0, "profile_id": profileID, "reason": "replaced"],
-                actor: caller)
+            Seen.sessionEnded($0, of: profileID, reason: "replaced", by: caller)
         }
         #expect(
             try await events.next()
@@ -140,17 +151,10 @@ struct StoreEventTests {
                         actor: caller)
                 ]
                 + endedByPromote + [
-                    Seen(
-                        type: "device.removed",
-                        data: [
-                            "device_id": orphanDevice.id, "profile_id": profileID,
-                            "session_id": first.context.session.id,
-                        ], actor: caller),
+                    .device(
+                        "device.removed", orphanDevice.id, of: profileID, session: first.context.session.id, by: caller),
                     Seen(type: "profile.updated", data: ["profile_id": profileID, "changed": "name"], actor: caller),
-                    Seen(
-                        type: "session.created",
-                        data: ["session_id": promoted.context.session.id, "profile_id": profileID, "kind": "verified"],
-                        actor: caller),
+                    .sessionCreated(promoted.context.session.id, of: profileID, kind: "verified", by: caller),
                 ])
 
         let second = try await start(environment)
@@ -160,12 +164,8 @@ struct StoreEventTests {
         let mergeCaller = sdk(second.context.session.id)
         #expect(
             try await events.next() == [
-                Seen(
-                    type: "session.ended",
-                    data: [
-                        "session_id": second.context.session.id, "profile_id": second.context.profile.id,
-                        "reason": "replaced",
-                    ], actor: mergeCaller),
+                .sessionEnded(
+                    second.context.session.id, of: second.context.profile.id, reason: "replaced", by: mergeCaller),
                 Seen(
                     type: "profile.merged",
                     data: [
@@ -173,10 +173,7 @@ struct StoreEventTests {
                         "external_id": "user-1", "alias_ids": second.context.profile.id,
                     ], actor: mergeCaller),
                 Seen(type: "profile.updated", data: ["profile_id": profileID, "changed": "email"], actor: mergeCaller),
-                Seen(
-                    type: "session.created",
-                    data: ["session_id": merged.context.session.id, "profile_id": profileID, "kind": "verified"],
-                    actor: mergeCaller),
+                .sessionCreated(merged.context.session.id, of: profileID, kind: "verified", by: mergeCaller),
             ])
 
         // A new user: profile.created (identified) and its session; signing in again: only the session.
@@ -194,10 +191,7 @@ struct StoreEventTests {
                 sessionID: promoted.context.session.id, profileID: nil, now: now, reason: .signedOut, origin: signOut))
         #expect(
             try await events.next() == [
-                Seen(
-                    type: "session.ended",
-                    data: ["session_id": promoted.context.session.id, "profile_id": profileID, "reason": "signed_out"],
-                    actor: signOut.actor)
+                .sessionEnded(promoted.context.session.id, of: profileID, reason: "signed_out", by: signOut.actor)
             ])
         #expect(
             try await !store.revokeSession(
@@ -232,27 +226,15 @@ struct StoreEventTests {
         #expect(
             try await events.next().map(\.description)
                 == [
-                    Seen(
-                        type: "device.registered",
-                        data: [
-                            "device_id": first.id, "profile_id": one.context.profile.id,
-                            "session_id": one.context.session.id,
-                        ],
-                        actor: origin.actor),
-                    Seen(
-                        type: "device.removed",
-                        data: [
-                            "device_id": first.id, "profile_id": one.context.profile.id,
-                            "session_id": one.context.session.id,
-                        ],
-                        actor: origin.actor),
-                    Seen(
-                        type: "device.registered",
-                        data: [
-                            "device_id": moved.id, "profile_id": two.context.profile.id,
-                            "session_id": two.context.session.id,
-                        ],
-                        actor: origin.actor),
+                    Seen.device(
+                        "device.registered", first.id, of: one.context.profile.id, session: one.context.session.id,
+                        by: origin.actor),
+                    .device(
+                        "device.removed", first.id, of: one.context.profile.id, session: one.context.session.id,
+                        by: origin.actor),
+                    .device(
+                        "device.registered", moved.id, of: two.context.profile.id, session: two.context.session.id,
+                        by: origin.actor),
                 ].map(\.description))
         #expect(
             try await store.deleteDevice(
@@ -272,17 +254,10 @@ struct StoreEventTests {
         #expect(
             try await events.next() == [
                 Seen(type: "profile.blocked", data: ["profile_id": one.context.profile.id], actor: .secretKey),
-                Seen(
-                    type: "session.ended",
-                    data: [
-                        "session_id": one.context.session.id, "profile_id": one.context.profile.id, "reason": "blocked",
-                    ], actor: .secretKey),
-                Seen(
-                    type: "device.removed",
-                    data: [
-                        "device_id": blockedDevice.id, "profile_id": one.context.profile.id,
-                        "session_id": one.context.session.id,
-                    ], actor: .secretKey),
+                .sessionEnded(one.context.session.id, of: one.context.profile.id, reason: "blocked", by: .secretKey),
+                .device(
+                    "device.removed", blockedDevice.id, of: one.context.profile.id, session: one.context.session.id,
+                    by: .secretKey),
             ])
         _ = try await store.setProfileBlocked(
             projectID: projectID, profileID: one.context.profile.id, blocked: true, reason: "again", now: now,
@@ -429,18 +404,11 @@ struct StoreEventTests {
         #expect(counts.sessions == 2)
         #expect(
             try await events.next() == [
-                Seen(
-                    type: "session.ended",
-                    data: [
-                        "session_id": expiring.context.session.id, "profile_id": expiring.context.profile.id,
-                        "reason": "expired",
-                    ], actor: .cleanup),
-                Seen(
-                    type: "device.removed",
-                    data: [
-                        "device_id": withDevice.id, "profile_id": expiring.context.profile.id,
-                        "session_id": expiring.context.session.id,
-                    ], actor: .cleanup),
+                .sessionEnded(
+                    expiring.context.session.id, of: expiring.context.profile.id, reason: "expired", by: .cleanup),
+                .device(
+                    "device.removed", withDevice.id, of: expiring.context.profile.id,
+                    session: expiring.context.session.id, by: .cleanup),
             ])
     }
 
@@ -462,14 +430,8 @@ struct StoreEventTests {
         let profileID = old.context.profile.id
         #expect(
             try await events.next() == [
-                Seen(
-                    type: "session.ended",
-                    data: ["session_id": old.context.session.id, "profile_id": profileID, "reason": "expired"],
-                    actor: .cleanup),
-                Seen(
-                    type: "device.removed",
-                    data: ["device_id": oldDevice.id, "profile_id": profileID, "session_id": old.context.session.id],
-                    actor: .cleanup),
+                .sessionEnded(old.context.session.id, of: profileID, reason: "expired", by: .cleanup),
+                .device("device.removed", oldDevice.id, of: profileID, session: old.context.session.id, by: .cleanup),
                 Seen(
                     type: "profile.erased", data: ["profile_id": profileID, "external_id": "null", "alias_ids": ""],
                     actor: .cleanup),
