@@ -12,8 +12,7 @@ import Testing
 struct ConsolePageTests {
     @Test("Every page renders for an owner; bad parameters and unknown targets are error pages")
     func everyPage() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (browser, _) = try await signedInBrowser(environment, api, role: .owner)
+        try await withConsole(role: .owner) { environment, api, browser, _ in
             let anonymous = try await api.anonymous()
             let profileID = try #require(anonymous.profileID)
             let created = try await api.admin(
@@ -89,8 +88,7 @@ struct ConsolePageTests {
 
     @Test("A session's device key: bound or not, the thumbprint shortened (whole in its title) and the key tier")
     func sessionBinding() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (browser, _) = try await signedInBrowser(environment, api, role: .viewer)
+        try await withConsole(role: .viewer) { environment, api, browser, _ in
             // (profile, session, the cell its rows must show): three bound sessions, one of each tier, and one not.
             var expected: [(String, String, String)] = []
             var keys: [String] = []
@@ -134,8 +132,7 @@ struct ConsolePageTests {
 
     @Test("Roles: a viewer cannot change settings, an admin cannot see operators")
     func roles() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (viewer, _) = try await signedInBrowser(environment, api, role: .viewer)
+        try await withConsole(role: .viewer) { environment, api, viewer, _ in
             let (admin, _) = try await signedInBrowser(environment, api, role: .admin)
             let settings = try await viewer.get("/console/settings")
             #expect(!settings.html.contains("Review changes"))
@@ -150,8 +147,7 @@ struct ConsolePageTests {
 
     @Test("The inspector shows every check and identify's answer, and never writes the token back")
     func inspector() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (browser, _) = try await signedInBrowser(environment, api, role: .viewer)
+        try await withConsole(role: .viewer) { environment, api, browser, _ in
             try await browser.get("/console/inspector")
             let good = environment.identityToken(sub: "user-7")
             let passed = try await browser.post("/console/inspector", [("token", good)])
@@ -234,8 +230,7 @@ struct ConsolePageTests {
 
     @Test("Sign-in failures are rate limited per email: 429 with Retry-After, even for the right password")
     func rateLimit() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (_, account) = try await signedInBrowser(environment, api, role: .viewer)
+        try await withConsole(role: .viewer) { environment, api, _, account in
             let browser = ConsoleBrowser(api)
             try await browser.get("/console/login")
             for _ in 0..<OperatorAccounts.failuresPerEmail {
@@ -252,8 +247,7 @@ struct ConsolePageTests {
 
     @Test("A wrong-password storm at actions never refuses the right password; the tenth signs out, not locks out")
     func reauthenticationLimit() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (admin, account) = try await signedInBrowser(environment, api, role: .admin)
+        try await withConsole(role: .admin) { environment, api, admin, account in
             let anonymous = try await api.anonymous()
             let profileID = try #require(anonymous.profileID)
             try await admin.get("/console/profile?id=\(profileID)")
@@ -288,8 +282,7 @@ struct ConsolePageTests {
 
     @Test("Signing out ends the console session on the server, not only in the browser")
     func signOut() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (browser, _) = try await signedInBrowser(environment, api, role: .viewer)
+        try await withConsole(role: .viewer) { environment, api, browser, _ in
             let cookie = try #require(browser.cookie(ConsoleHTTP.sessionCookie))
             try await browser.get("/console/")
             let out = try await browser.post("/console/logout", [])
@@ -369,8 +362,7 @@ struct ConsolePageTests {
 
     @Test("Operators: an owner invites one (the link is shown once) and removes one, with the password")
     func operators() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (owner, account) = try await signedInBrowser(environment, api, role: .owner)
+        try await withConsole(role: .owner) { environment, api, owner, account in
             try await owner.get("/console/operators")
             let invited = try await owner.post(
                 "/console/operator-create", [("email", "Ada@Example.com"), ("role", "support")])

@@ -20,8 +20,7 @@ struct ConsoleRefusalTests {
 
     @Test("A wrong password at block: the profile page again, 403, reason kept, password not, message beside it")
     func blockRefused() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (admin, adminAccount) = try await signedInBrowser(environment, api, role: .admin)
+        try await withConsole(role: .admin) { environment, api, admin, adminAccount in
             let profileID = try #require(try await api.anonymous().profileID)
             try await admin.get("/console/profile?id=\(profileID)")
             let refused = try await admin.post(
@@ -64,8 +63,7 @@ struct ConsoleRefusalTests {
 
     @Test("Erase with a mistyped ID: 400 on the profile page, the typed ID kept beside its message")
     func eraseRefused() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (admin, _) = try await signedInBrowser(environment, api, role: .admin)
+        try await withConsole(role: .admin) { environment, api, admin, _ in
             let profileID = try #require(try await api.anonymous().profileID)
             try await admin.get("/console/profile?id=\(profileID)")
             let refused = try await admin.post(
@@ -81,8 +79,7 @@ struct ConsoleRefusalTests {
 
     @Test("Settings: a bad value comes back beside its field, named by its label, what was typed kept")
     func settingsRefused() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (admin, _) = try await signedInBrowser(environment, api, role: .admin)
+        try await withConsole(role: .admin) { environment, api, admin, _ in
             let form = try await admin.get("/console/settings")
             #expect(form.html.contains("for development only"), "a line on what the risky setting does")
             let base = try #require(ConsoleBrowser.Page.first(#"name="base" value="([^"]+)""#, in: form.html))
@@ -104,8 +101,7 @@ struct ConsoleRefusalTests {
 
     @Test("The Sessions page shows when an ended session ended, not its future expiry")
     func endedSessions() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (support, _) = try await signedInBrowser(environment, api, role: .support)
+        try await withConsole(role: .support) { environment, api, support, _ in
             let profileID = try #require(try await api.anonymous().profileID)
             try await support.get("/console/profile?id=\(profileID)")
             let ended = try await support.post("/console/revoke-sessions", [("profile_id", profileID)])
@@ -117,8 +113,7 @@ struct ConsoleRefusalTests {
 
     @Test("Rotations redirect; the result is shown once; a reload rotates nothing")
     func postRedirectGet() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (admin, _) = try await signedInBrowser(environment, api, role: .admin)
+        try await withConsole(role: .admin) { environment, api, admin, _ in
             let projectID = environment.project.project.id
             try await admin.get("/console/keys")
             let before = try await environment.store.sessionKeys(projectID: projectID).count
@@ -149,8 +144,7 @@ struct ConsoleRefusalTests {
 
     @Test("A flash is the session's own: another operator's browser cannot read or spend it")
     func flashIsPerSession() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (admin, _) = try await signedInBrowser(environment, api, role: .admin)
+        try await withConsole(role: .admin) { environment, api, admin, _ in
             let (other, _) = try await signedInBrowser(environment, api, role: .admin)
             try await admin.get("/console/keys")
             let rotated = try await admin.post(
@@ -198,8 +192,7 @@ struct ConsoleRefusalTests {
 
     @Test("GET of a form's address goes to its page, never the API's JSON")
     func getOnPostRoutes() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (admin, _) = try await signedInBrowser(environment, api, role: .admin)
+        try await withConsole(role: .admin) { environment, api, admin, _ in
             for (path, home) in [
                 ("block", "profiles"), ("erase", "profiles"), ("rotate-api-key", "keys"),
                 ("webhook-create", "webhooks"),
@@ -261,8 +254,7 @@ struct ConsoleRefusalTests {
 
     @Test("Operators: the enrollment link is shown once after the redirect; a taken email comes back in place")
     func operators() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (owner, _) = try await signedInBrowser(environment, api, role: .owner)
+        try await withConsole(role: .owner) { environment, api, owner, _ in
             try await owner.get("/console/operators")
             let invited = try await owner.post(
                 "/console/operator-create", [("email", "Ada@Example.com"), ("role", "support")])

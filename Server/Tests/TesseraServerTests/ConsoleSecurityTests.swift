@@ -43,8 +43,7 @@ struct ConsoleSecurityTests {
 
     @Test("Sign-in refuses a made-up form token even when the cookie carries the same value")
     func forgedFormToken() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (_, account) = try await signedInBrowser(environment, api, role: .viewer)
+        try await withConsole(role: .viewer) { environment, api, _, account in
             let forged = OpaqueToken.generate(prefix: "")
             let body =
                 "csrf=\(forged)&email=\(ConsoleURL.encode(account.email))&password=\(ConsoleURL.encode("correct horse battery"))"
@@ -68,8 +67,7 @@ struct ConsoleSecurityTests {
 
     @Test("Owners unlock an operator on the Operators page; it is audited with the owner's email")
     func unlockButton() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (_, victim) = try await signedInBrowser(environment, api, role: .viewer)
+        try await withConsole(role: .viewer) { environment, api, _, victim in
             let (owner, ownerAccount) = try await signedInBrowser(environment, api, role: .owner)
             let guesser = ConsoleBrowser(api)
             try await guesser.get("/console/login")

@@ -102,6 +102,18 @@ func signedInBrowser(
     return (browser, account)
 }
 
+/// Runs `body` against an application on SQLite with an operator of `role` signed in to the console:
+/// the environment, the API client, the operator's browser and account.
+func withConsole(
+    role: OperatorRole,
+    _ body: @escaping @Sendable (TestEnvironment, APIClient, ConsoleBrowser, OperatorRecord) async throws -> Void
+) async throws {
+    try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
+        let (browser, account) = try await signedInBrowser(environment, api, role: role)
+        try await body(environment, api, browser, account)
+    }
+}
+
 @Suite("Console: HTML builder, forms and links")
 struct ConsoleHTMLTests {
     @Test("Text and attribute values are escaped; markup only from static strings")
@@ -170,8 +182,7 @@ struct ConsoleTests {
 
     @Test("Sign-in: a wrong password, a missing form token and an unknown email all fail the same way")
     func signIn() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (_, account) = try await signedInBrowser(environment, api, role: .viewer)
+        try await withConsole(role: .viewer) { environment, api, _, account in
             let browser = ConsoleBrowser(api)
             try await browser.get("/console/login")
             let wrong = try await browser.post(
@@ -192,8 +203,7 @@ struct ConsoleTests {
 
     @Test("Search resolves every kind of identifier to its profile page")
     func search() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (browser, _) = try await signedInBrowser(environment, api, role: .viewer)
+        try await withConsole(role: .viewer) { environment, api, browser, _ in
             let installationID = UUID().uuidString.lowercased()
             let anonymous = try await api.anonymous(installationID: installationID)
             let token = environment.identityToken(sub: "user-42", email: "jane@example.com")
@@ -223,8 +233,7 @@ struct ConsoleTests {
 
     @Test("Support ends a session: the session is refused at once; CSRF and roles are enforced")
     func revoke() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (support, _) = try await signedInBrowser(environment, api, role: .support)
+        try await withConsole(role: .support) { environment, api, support, _ in
             let (viewer, _) = try await signedInBrowser(environment, api, role: .viewer)
             let anonymous = try await api.anonymous()
             let profileID = try #require(anonymous.profileID)
@@ -254,8 +263,7 @@ struct ConsoleTests {
 
     @Test("Block and erase need the operator's password, erase the typed profile ID")
     func blockAndErase() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (admin, _) = try await signedInBrowser(environment, api, role: .admin)
+        try await withConsole(role: .admin) { environment, api, admin, _ in
             let anonymous = try await api.anonymous()
             let profileID = try #require(anonymous.profileID)
             try await admin.get("/console/profile?id=\(profileID)")
@@ -292,8 +300,7 @@ struct ConsoleTests {
 
     @Test("Settings show a diff first and save on confirmation; a stale form is refused")
     func settings() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (admin, _) = try await signedInBrowser(environment, api, role: .admin)
+        try await withConsole(role: .admin) { environment, api, admin, _ in
             let form = try await admin.get("/console/settings")
             let base = try #require(ConsoleBrowser.Page.first(#"name="base" value="([^"]+)""#, in: form.html))
             let fields: [(String, String)] = [
@@ -320,8 +327,7 @@ struct ConsoleTests {
 
     @Test("Keys: the publishable key is shown once when rotated; the secret key never reaches the page")
     func keys() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (admin, _) = try await signedInBrowser(environment, api, role: .admin)
+        try await withConsole(role: .admin) { environment, api, admin, _ in
             let page = try await admin.get("/console/keys")
             #expect(page.status == .ok)
             #expect(!page.html.contains(environment.project.secretKey))
@@ -344,8 +350,7 @@ struct ConsoleTests {
 
     @Test("Values from the database are text on the page, never markup")
     func escapesData() async throws {
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (browser, _) = try await signedInBrowser(environment, api, role: .owner)
+        try await withConsole(role: .owner) { environment, api, browser, _ in
             _ = try await api.allowUnverifiedIdentify()
             let anonymous = try await api.anonymous()
             let identified = try await api.identify(userID: "<script>alert(1)</script>", bearer: anonymous.sessionToken)
@@ -373,8 +378,7 @@ struct ConsoleTests {
         #expect(cache.get(projectID: "prj_1", now: 200) { throw CoreError.unavailable }?.value.profiles == 7)
         await cache.settled(projectID: "prj_1")
         #expect(cache.get(projectID: "prj_1", now: 201) { throw CoreError.unavailable }?.at == 100)
-        try await TestEnvironment.withApp(backend: .sqlite) { environment, api in
-            let (browser, _) = try await signedInBrowser(environment, api, role: .viewer)
+        try await withConsole(role: .viewer) { environment, api, browser, _ in
             _ = try await api.anonymous()
             let page = try await browser.get("/console/")
             #expect(page.status == .ok)
