@@ -86,9 +86,7 @@ struct DeviceKeyEndToEndTests {
 
     @Test("A session bound in one process works in the next one on the same store")
     func boundSessionSurvivesTheProcess() async throws {
-        try await EndToEndTests.withServer { server in
-            let state = EndToEndTests.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: state) }
+        try await EndToEndTests.withServerAndState { server, state in
             let first = server.client(stateDirectory: state)
             try await first.start()
             let session = try #require(await first.sessions.current)
@@ -111,9 +109,7 @@ struct DeviceKeyEndToEndTests {
 
     @Test("A bound session's token or JWT without the key's proof is refused: 401 dpop_proof_required")
     func credentialWithoutProofIsRefused() async throws {
-        try await EndToEndTests.withServer { server in
-            let state = EndToEndTests.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: state) }
+        try await EndToEndTests.withServerAndState { server, state in
             let client = server.client(stateDirectory: state)
             try await client.start()
             let token = try #require(client.currentSessionToken)
@@ -132,9 +128,7 @@ struct DeviceKeyEndToEndTests {
 
     @Test("An anonymous device restored without its key comes back through the installation secret, same profile")
     func anonymousRestoredWithoutKey() async throws {
-        try await EndToEndTests.withServer { server in
-            let state = EndToEndTests.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: state) }
+        try await EndToEndTests.withServerAndState { server, state in
             let first = server.client(stateDirectory: state)
             try await first.start()
             let before = try #require(await first.sessions.current)
@@ -162,9 +156,7 @@ struct DeviceKeyEndToEndTests {
 
     @Test("An identified device restored without its key is identified again through the provider in one start")
     func identifiedRestoredWithoutKey() async throws {
-        try await EndToEndTests.withServer { server in
-            let state = EndToEndTests.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: state) }
+        try await EndToEndTests.withServerAndState { server, state in
             let first = server.client(stateDirectory: state)
             try await first.start()
             try await first.identify(signedIdentityToken: server.identityToken(sub: "restored-alice"))
@@ -220,9 +212,7 @@ struct DeviceKeyEndToEndTests {
 
     @Test("A bound session extends through the SDK: its proof names the body; the heartbeat's repeats")
     func boundExtension() async throws {
-        try await EndToEndTests.withServer { server in
-            let state = EndToEndTests.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: state) }
+        try await EndToEndTests.withServerAndState { server, state in
             let client = server.client(stateDirectory: state)
             try await client.start()
             try await client.identify(signedIdentityToken: server.identityToken(sub: "extends"))

@@ -68,14 +68,21 @@ import Testing
         }
     }
 
+    /// Runs `body` against a live server, with a new state directory for its clients, removed afterwards.
+    static func withServerAndState(_ body: @escaping @Sendable (Harness, URL) async throws -> Void) async throws {
+        try await withServer { server in
+            let state = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: state) }
+            try await body(server, state)
+        }
+    }
+
     static func temporaryDirectory() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("tessera-e2e-state-\(UUID())")
     }
 
     @Test func anonymousFirstThenRestoredByASecondClient() async throws {
-        try await Self.withServer { server in
-            let state = Self.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: state) }
+        try await Self.withServerAndState { server, state in
             let first = server.client(stateDirectory: state)
             try await first.start()
             let profile = try #require(await first.profile)
@@ -91,9 +98,7 @@ import Testing
     }
 
     @Test func signedIdentityMergesThenSignOutLeavesNothingForTheNextUser() async throws {
-        try await Self.withServer { server in
-            let state = Self.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: state) }
+        try await Self.withServerAndState { server, state in
             let client = server.client(stateDirectory: state)
             try await client.start()
             let anonymousProfile = try #require(await client.profile)
@@ -164,9 +169,7 @@ import Testing
     }
 
     @Test func anExpiredIdentityTokenIsATypedErrorAndLeavesTheSDKAnonymous() async throws {
-        try await Self.withServer { server in
-            let state = Self.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: state) }
+        try await Self.withServerAndState { server, state in
             let client = server.client(stateDirectory: state)
             try await client.start()
             let before = await client.profile

@@ -19,9 +19,7 @@ import Testing
 
     @Test("Every /v1 answer the SDK reads from a live server is Cache-Control: no-store, errors included")
     func everyAnswerIsNoStore() async throws {
-        try await EndToEndTests.withServer { server in
-            let state = EndToEndTests.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: state) }
+        try await EndToEndTests.withServerAndState { server, state in
             let recorder = Recorder()
             let network = TesseraConfiguration.urlSessionTransport
             let client = TesseraClient(
