@@ -142,54 +142,50 @@ struct AppAttestMutationTests {
         await expectRefusal(.keyIDMismatch) { _ = try await verify(forged, keyID: Array(forged.keyID.prefix(31))) }
     }
 
-    @Test("key_id: a credential ID that is not the key ID")
-    func credentialID() async throws {
-        var forged = ForgedAttestation(authority: authority)
-        forged.credentialID = forged.keyID.reversed()
-        await expectRefusal(.credentialIDMismatch) { _ = try await verify(forged) }
+    /// One field of an otherwise valid attestation changed, and the refusal it must meet.
+    struct FieldMutation: Sendable, CustomTestStringConvertible {
+        let testDescription: String
+        let refusal: AppAttestError.Kind
+        let apply: @Sendable (inout ForgedAttestation) -> Void
+
+        init(
+            _ description: String, _ refusal: AppAttestError.Kind,
+            _ apply: @escaping @Sendable (inout ForgedAttestation) -> Void
+        ) {
+            (testDescription, self.refusal, self.apply) = (description, refusal, apply)
+        }
     }
 
-    @Test("key_id: a COSE credential key that is not the leaf's key")
-    func credentialKey() async throws {
+    static let fieldMutations: [FieldMutation] = [
+        FieldMutation("key_id: a credential ID that is not the key ID", .credentialIDMismatch) {
+            $0.credentialID = $0.keyID.reversed()
+        },
+        FieldMutation("key_id: a COSE credential key that is not the leaf's key", .credentialKeyMismatch) {
+            $0.coseKey = P256.Signing.PrivateKey().publicKey
+        },
+        FieldMutation("app_id: an rpIdHash of an app ID the project does not list", .appIDMismatch) {
+            $0.appID = "TEAMID1234.dev.tessera.attest2"
+        },
+        FieldMutation("counter: an attestation whose counter is not 0", .counterNotZero) { $0.counter = 1 },
+        FieldMutation("environment: the other environment's AAGUID", .environmentMismatch) {
+            $0.aaguid = AppAttestEnvironment.development.aaguid
+        },
+        FieldMutation("environment: an unknown AAGUID", .unknownAAGUID) {
+            $0.aaguid = Array("appattest".utf8) + [0, 0, 0, 0, 0, 0, 1]
+        },
+        FieldMutation("format: an unknown fmt", .unknownFormat) { $0.format = "packed" },
+    ]
+
+    @Test(
+        "key_id, app_id, counter, environment, fmt: one field changed is refused with its reason",
+        arguments: fieldMutations)
+    func fieldMutation(_ mutation: FieldMutation) async throws {
         var forged = ForgedAttestation(authority: authority)
-        forged.coseKey = P256.Signing.PrivateKey().publicKey
-        await expectRefusal(.credentialKeyMismatch) { _ = try await verify(forged) }
-    }
-
-    // MARK: app_id, counter, environment
-
-    @Test("app_id: an rpIdHash of an app ID the project does not list")
-    func appID() async throws {
-        var forged = ForgedAttestation(authority: authority)
-        forged.appID = "TEAMID1234.dev.tessera.attest2"
-        await expectRefusal(.appIDMismatch) { _ = try await verify(forged) }
-    }
-
-    @Test("counter: an attestation whose counter is not 0")
-    func counter() async throws {
-        var forged = ForgedAttestation(authority: authority)
-        forged.counter = 1
-        await expectRefusal(.counterNotZero) { _ = try await verify(forged) }
-    }
-
-    @Test("environment: the other environment's AAGUID, and an unknown AAGUID")
-    func environment() async throws {
-        var development = ForgedAttestation(authority: authority)
-        development.aaguid = AppAttestEnvironment.development.aaguid
-        await expectRefusal(.environmentMismatch) { _ = try await verify(development) }
-        var unknown = ForgedAttestation(authority: authority)
-        unknown.aaguid = Array("appattest".utf8) + [0, 0, 0, 0, 0, 0, 1]
-        await expectRefusal(.unknownAAGUID) { _ = try await verify(unknown) }
+        mutation.apply(&forged)
+        await expectRefusal(mutation.refusal) { _ = try await verify(forged) }
     }
 
     // MARK: format
-
-    @Test("format: an unknown fmt")
-    func unknownFormat() async throws {
-        var forged = ForgedAttestation(authority: authority)
-        forged.format = "packed"
-        await expectRefusal(.unknownFormat) { _ = try await verify(forged) }
-    }
 
     @Test("format: malformed CBOR (truncated, trailing byte, duplicate key, indefinite length, bad UTF-8, not a map)")
     func malformedCBOR() async throws {
