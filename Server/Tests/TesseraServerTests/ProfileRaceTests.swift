@@ -28,10 +28,7 @@ struct ProfileRaceTests {
             let profileID = anonymous.context.profile.id
             let (erased, blocked) = try await race.run(
                 holding: profileID,
-                {
-                    try await $0.eraseProfile(
-                        projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
-                },
+                race.erasure(of: profileID, now: Self.now),
                 then: {
                     try await $0.setProfileBlocked(
                         projectID: race.projectID, profileID: profileID, blocked: true, reason: "r", now: Self.now,
@@ -78,10 +75,7 @@ struct ProfileRaceTests {
         try await Race.with(backend) { race in
             let user = try await race.identify(externalID: "user-2", email: "two@example.com")
             let profileID = user.context.profile.id
-            let erase: @Sendable (any TesseraStore) async throws -> Bool = {
-                try await $0.eraseProfile(
-                    projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
-            }
+            let erase = race.erasure(of: profileID, now: Self.now)
             let (first, second) = try await race.run(holding: profileID, erase, then: erase)
             #expect(first && !second, "the second erasure found nothing")
             let erasures = try await race.eventsSince().filter { $0.type == "profile.erased" }
@@ -106,10 +100,7 @@ struct ProfileRaceTests {
                         email: "ada@example.com",
                         store: $0)
                 },
-                then: {
-                    try await $0.eraseProfile(
-                        projectID: race.projectID, profileID: aliasID, now: Self.now, origin: .system)
-                })
+                then: race.erasure(of: aliasID, now: Self.now))
             #expect(merged.merge?.outcome == .merged)
             #expect(erased)
             #expect(try await race.store.profile(projectID: race.projectID, id: aliasID) == nil)
@@ -132,10 +123,7 @@ struct ProfileRaceTests {
             let (promoted, erased) = try await race.run(
                 holding: profileID,
                 { try await race.identify(externalID: "user-4", caller: anonymous.context.session.id, store: $0) },
-                then: {
-                    try await $0.eraseProfile(
-                        projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
-                })
+                then: race.erasure(of: profileID, now: Self.now))
             #expect(promoted.merge?.outcome == .promoted)
             #expect(erased)
             let erasure = try #require(try await race.eventsSince().first { $0.type == "profile.erased" })
@@ -153,10 +141,7 @@ struct ProfileRaceTests {
             let profileID = user.context.profile.id
             let (erased, revoked) = try await race.run(
                 holding: profileID,
-                {
-                    try await $0.eraseProfile(
-                        projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
-                },
+                race.erasure(of: profileID, now: Self.now),
                 then: {
                     try await $0.revokeSessions(
                         projectID: race.projectID, profileID: profileID, now: Self.now, origin: .system)
@@ -259,6 +244,23 @@ final class Race: Sendable {
     }
 
     /// Closes the store (its pool and dedicated connections): many tests share one PostgreSQL.
+    /// The erasure of `profileID` (of the race's project, at `now`), as an operation for ``run(holding:_:then:)``.
+    func erasure(of profileID: String, now: Int64) -> @Sendable (any TesseraStore) async throws -> Bool {
+        let projectID = projectID
+        return { try await $0.eraseProfile(projectID: projectID, profileID: profileID, now: now, origin: .system) }
+    }
+
+    /// The end of `sessionID` by the caller `callerID` (a revoke, at `now`), as an operation for
+    /// ``run(holding:_:then:)``: nil when the caller's session had ended.
+    func revocation(of sessionID: String, by callerID: String, now: Int64)
+        -> @Sendable (any TesseraStore) async throws -> Bool?
+    {
+        {
+            try await $0.revokeSession(
+                sessionID: sessionID, callerSessionID: callerID, now: now, reason: .revoked, origin: .system)
+        }
+    }
+
     func close() async throws { try await store.close() }
 
     /// Runs `body` with a new race on `backend`, then closes its store, whether `body` threw or not.

@@ -29,14 +29,8 @@ struct SessionRaceTests {
             let (profileID, sp, sp2) = try await Self.twoSessions(race, externalID: "user-s1")
             let (first, second) = try await race.run(
                 holding: [.profile(profileID), .session(min(sp, sp2)), .session(max(sp, sp2))],
-                {
-                    try await $0.revokeSession(
-                        sessionID: sp2, callerSessionID: sp, now: Self.now, reason: .revoked, origin: .system)
-                },
-                then: {
-                    try await $0.revokeSession(
-                        sessionID: sp, callerSessionID: sp2, now: Self.now, reason: .revoked, origin: .system)
-                })
+                race.revocation(of: sp2, by: sp, now: Self.now),
+                then: race.revocation(of: sp, by: sp2, now: Self.now))
             #expect(first == true)
             #expect(second == nil, "the caller's session had ended: 401, nothing ended")
             let ended = try await race.eventsSince().filter { $0.type == "session.ended" }
@@ -53,10 +47,7 @@ struct SessionRaceTests {
             let (profileID, sp, sp2) = try await Self.twoSessions(race, externalID: "user-s2")
             let (first, second) = try await race.run(
                 holding: [.profile(profileID), .session(min(sp, sp2)), .session(max(sp, sp2))],
-                {
-                    try await $0.revokeSession(
-                        sessionID: sp, callerSessionID: sp2, now: Self.now, reason: .revoked, origin: .system)
-                },
+                race.revocation(of: sp, by: sp2, now: Self.now),
                 then: { try await $0.revokeOtherSessions(sessionID: sp, now: Self.now, origin: .system) })
             #expect(first == true)
             #expect(second == nil)
@@ -78,10 +69,7 @@ struct SessionRaceTests {
                 origin: .system)
             let (first, second) = try await race.run(
                 holding: [.profile(profileID), .session(min(sp, sp2)), .session(max(sp, sp2))],
-                {
-                    try await $0.revokeSession(
-                        sessionID: sp2, callerSessionID: sp, now: Self.now, reason: .revoked, origin: .system)
-                },
+                race.revocation(of: sp2, by: sp, now: Self.now),
                 then: {
                     try await $0.deleteDevice(
                         deviceID: device.id, callerSessionID: sp2, ownSessionOnly: false, now: Self.now,
