@@ -6,6 +6,11 @@ import TesseraTokens
 /// The store's two session-creating commands with fresh IDs, for the suites that drive a store
 /// directly (the store conformance and event suites).
 extension TestEnvironment {
+    /// The store, the project's ID and the clock's now: what the store suites start from.
+    var storeProjectNow: (store: any TesseraStore, projectID: String, now: Int64) {
+        (store, project.project.id, clock.seconds)
+    }
+
     /// A new session of `kind` in this environment's project, from the clock's now, created by
     /// `client`, and its token's hash.
     func newSession(kind: SessionRecord.Kind = .anonymous, minutes: Int64 = 60, client: SessionClient? = nil)

@@ -16,8 +16,7 @@ extension StoreConformanceTests {
         arguments: StoreBackend.allCases)
     func appAttestChallenges(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
+        let (store, projectID, _) = environment.storeProjectNow
         let other = try await environment.makeOtherProject().project.id
         let now = environment.clock.seconds
         let hash = Array(repeating: UInt8(1), count: 32)
@@ -53,9 +52,7 @@ extension StoreConformanceTests {
         arguments: StoreBackend.allCases)
     func appAttestRecords(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
-        let now = environment.clock.seconds
+        let (store, projectID, now) = environment.storeProjectNow
         let installationID = UUID().uuidString.lowercased()
 
         var state = try await store.appAttestState(projectID: projectID, installationID: installationID)

@@ -16,8 +16,7 @@ extension StoreConformanceTests {
     @Test("Webhooks: create, read, page, patch, rotate, delete, per project", arguments: StoreBackend.allCases)
     func webhooks(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
+        let (store, projectID, _) = environment.storeProjectNow
         let other = try await environment.makeOtherProject().project.id
 
         let created = webhook(projectID)

@@ -53,8 +53,7 @@ struct StoreConformanceTests {
     @Test("Identity secrets: limit and last-secret rules", arguments: StoreBackend.allCases)
     func identitySecrets(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
+        let (store, projectID, _) = environment.storeProjectNow
         for index in 0..<2 {
             try await store.addIdentitySecret(
                 projectID: projectID, secret: IdentitySecretRecord(kid: "k\(index)", value: "v", createdAt: 1), limit: 3
@@ -91,8 +90,7 @@ struct StoreConformanceTests {
     @Test("Identify: promote, merge with alias, unchanged, conflict, replay", arguments: StoreBackend.allCases)
     func identifyRules(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
+        let (store, projectID, _) = environment.storeProjectNow
         let anonymous = try await start(environment)
         let promoted = try await identify(environment, externalID: "a", caller: anonymous.context.session.id)
         #expect(promoted.merge?.outcome == .promoted)
@@ -122,8 +120,7 @@ struct StoreConformanceTests {
     @Test("Sessions: extend is max(), revoke keeps the row, alive checks", arguments: StoreBackend.allCases)
     func sessions(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let now = environment.clock.seconds
+        let (store, _, now) = environment.storeProjectNow
         let started = try await start(environment, minutes: 60)
         let id = started.context.session.id
         let shorter = try await store.extendSession(sessionID: id, expiresAt: now + 60, now: now)
@@ -144,8 +141,7 @@ struct StoreConformanceTests {
     @Test("Devices: move, delete by owner, live only", arguments: StoreBackend.allCases)
     func devices(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let now = environment.clock.seconds
+        let (store, _, now) = environment.storeProjectNow
         let one = try await start(environment)
         let two = try await start(environment)
         func device(_ context: SessionContext) -> DeviceRecord {
@@ -167,8 +163,7 @@ struct StoreConformanceTests {
     @Test("Cleanup deletes expired sessions, their devices and used jtis, in batches", arguments: StoreBackend.allCases)
     func cleanup(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let now = environment.clock.seconds
+        let (store, _, now) = environment.storeProjectNow
         for _ in 0..<5 {
             let started = try await start(environment, minutes: 5)
             _ = try await store.registerDevice(
@@ -193,8 +188,7 @@ struct StoreConformanceTests {
     @Test("Erasure removes the profile, aliases, sessions and devices", arguments: StoreBackend.allCases)
     func erasure(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
+        let (store, projectID, _) = environment.storeProjectNow
         let existing = try await identify(environment, externalID: "gone")
         let anonymous = try await start(environment)
         _ = try await identify(environment, externalID: "gone", caller: anonymous.context.session.id)
@@ -209,8 +203,7 @@ struct StoreConformanceTests {
         "Rate-limit counters: one per key and window, no hit lost under concurrency", arguments: StoreBackend.allCases)
     func rateLimitCounters(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
+        let (store, projectID, _) = environment.storeProjectNow
         let address = RateLimitKey(projectID: projectID, bucket: .failedIdentifyByAddress, key: "192.0.2.1")
         let installation = RateLimitKey(projectID: projectID, bucket: .failedIdentifyByInstallation, key: "i-1")
         let server = RateLimitKey(projectID: "", bucket: .failedSessionLookup, key: "192.0.2.1")
@@ -262,8 +255,7 @@ struct StoreConformanceTests {
         arguments: StoreBackend.allCases)
     func staleCleanup(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
+        let (store, projectID, _) = environment.storeProjectNow
         let window = RateLimitWindow(containing: environment.clock.seconds)
         let key = RateLimitKey(projectID: projectID, bucket: .anonymousStart, key: "192.0.2.1")
         _ = try await store.hitRateLimits([key], window: window)

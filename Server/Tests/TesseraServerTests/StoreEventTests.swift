@@ -108,8 +108,7 @@ struct StoreEventTests {
         arguments: StoreBackend.allCases)
     func sessionsAndProfiles(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let now = environment.clock.seconds
+        let (store, _, now) = environment.storeProjectNow
         let events = Reader(environment)
         let installation = UUID().uuidString.lowercased()
 
@@ -213,9 +212,7 @@ struct StoreEventTests {
         arguments: StoreBackend.allCases)
     func devicesBlockErase(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
-        let now = environment.clock.seconds
+        let (store, projectID, now) = environment.storeProjectNow
         let events = Reader(environment)
         let one = try await start(environment)
         let two = try await start(environment)
@@ -305,9 +302,7 @@ struct StoreEventTests {
         "Project settings, identity secrets, API and signing keys write their events", arguments: StoreBackend.allCases)
     func projectConfiguration(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
-        let now = environment.clock.seconds
+        let (store, projectID, now) = environment.storeProjectNow
         let events = Reader(environment)
         var settings = environment.project.project.settings
         settings.leewaySeconds = 5
@@ -351,8 +346,7 @@ struct StoreEventTests {
     @Test("A change that rolls back writes no event", arguments: StoreBackend.allCases)
     func rolledBack(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
+        let (store, projectID, _) = environment.storeProjectNow
         let events = Reader(environment)
         let installation = UUID().uuidString.lowercased()
         let anonymous = try await start(environment, installationID: installation)
@@ -389,8 +383,7 @@ struct StoreEventTests {
     @Test("Cleanup ends expired sessions with reason expired, as the cleanup service", arguments: StoreBackend.allCases)
     func expiry(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let now = environment.clock.seconds
+        let (store, _, now) = environment.storeProjectNow
         let events = Reader(environment)
         let expiring = try await start(environment, minutes: 5)
         let withDevice = try await store.registerDevice(
@@ -443,8 +436,7 @@ struct StoreEventTests {
         arguments: StoreBackend.allCases)
     func feedAndRetention(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
+        let (store, projectID, _) = environment.storeProjectNow
         let one = try await start(environment)
         environment.clock.advance(seconds: 100)
         let two = try await start(environment)

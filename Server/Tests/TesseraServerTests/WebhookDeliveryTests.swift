@@ -59,9 +59,26 @@ struct WebhookDeliveryTests {
         return record
     }
 
+    /// An environment on `backend` whose project has one webhook for `types` (every type when empty).
+    private func withWebhook(_ backend: StoreBackend, types: [String] = []) async throws -> (
+        TestEnvironment, WebhookRecord
+    ) {
+        let environment = try await TestEnvironment.make(backend: backend)
+        return (environment, try await webhook(environment, types: types))
+    }
+
+    /// A receiver (answering `answer` when given) and a dispatcher delivering to it.
+    private func receiving(_ environment: TestEnvironment, answer: WebhookOutcome? = nil) -> (
+        Receiver, WebhookDispatcher
+    ) {
+        let receiver = Receiver()
+        if let answer { receiver.answer(answer) }
+        return (receiver, dispatcher(environment, receiver))
+    }
+
     /// Writes `identity_secret.created` then `identity_secret.deleted`.
     private func twoEvents(_ environment: TestEnvironment) async throws {
-        let (store, projectID, now) = (environment.store, environment.project.project.id, environment.clock.seconds)
+        let (store, projectID, now) = environment.storeProjectNow
         let kid = OpaqueToken.identifier(prefix: "k")
         try await store.addIdentitySecret(
             projectID: projectID, secret: IdentitySecretRecord(kid: kid, value: "v", createdAt: now), limit: 3,
@@ -88,8 +105,7 @@ struct WebhookDeliveryTests {
         let deleted = try await webhook(environment, types: ["identity_secret.deleted"])
         let other = try await environment.makeOtherProject()
         try await twoEvents(environment)
-        let receiver = Receiver()
-        let dispatcher = dispatcher(environment, receiver)
+        let (receiver, dispatcher) = receiving(environment)
         #expect(await dispatcher.runOnce() == 5)
 
         // From its creation on (its own webhook.created included): `deleted`'s creation and the two events.
@@ -134,12 +150,9 @@ struct WebhookDeliveryTests {
         "A failing delivery is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed",
         arguments: StoreBackend.allCases)
     func retrySchedule(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let endpoint = try await webhook(environment, types: ["identity_secret.created"])
+        let (environment, endpoint) = try await withWebhook(backend, types: ["identity_secret.created"])
         try await twoEvents(environment)
-        let receiver = Receiver()
-        receiver.answer(Self.failed)
-        let dispatcher = dispatcher(environment, receiver)
+        let (receiver, dispatcher) = receiving(environment, answer: Self.failed)
         let start = environment.clock.seconds
         #expect(await dispatcher.runOnce() == 1)
         var expected = start
@@ -189,11 +202,9 @@ struct WebhookDeliveryTests {
 
     @Test("A success in between restarts the 5 days", arguments: StoreBackend.allCases)
     func successResetsFailing(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let endpoint = try await webhook(environment, types: ["identity_secret.created", "identity_secret.deleted"])
-        let receiver = Receiver()
-        receiver.answer(Self.failed)
-        let dispatcher = dispatcher(environment, receiver)
+        let (environment, endpoint) = try await withWebhook(
+            backend, types: ["identity_secret.created", "identity_secret.deleted"])
+        let (receiver, dispatcher) = receiving(environment, answer: Self.failed)
         try await twoEvents(environment)
         #expect(await dispatcher.runOnce() == 2)
         environment.clock.advance(seconds: 4 * 86_400)
@@ -212,13 +223,11 @@ struct WebhookDeliveryTests {
         "410 fails the delivery and disables the endpoint; enabling it again resumes with new events",
         arguments: StoreBackend.allCases)
     func goneDisables(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
+        let (environment, endpoint) = try await withWebhook(backend, types: ["identity_secret.created"])
         let projectID = environment.project.project.id
-        let endpoint = try await webhook(environment, types: ["identity_secret.created"])
         try await twoEvents(environment)
-        let receiver = Receiver()
-        receiver.answer(WebhookOutcome(kind: .gone, statusCode: 410, durationMilliseconds: 2))
-        let dispatcher = dispatcher(environment, receiver)
+        let (receiver, dispatcher) = receiving(
+            environment, answer: WebhookOutcome(kind: .gone, statusCode: 410, durationMilliseconds: 2))
         #expect(await dispatcher.runOnce() == 1)
         let row = try #require(try await log(environment, endpoint).first)
         #expect(row.state == .failed && row.statusCode == 410 && row.nextAttemptAt == nil)
@@ -240,9 +249,8 @@ struct WebhookDeliveryTests {
         "A lease keeps a delivery to one claimer until it expires; a stale lease records nothing",
         arguments: StoreBackend.allCases)
     func leases(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
+        let (environment, endpoint) = try await withWebhook(backend)
         let store = environment.store
-        let endpoint = try await webhook(environment)
         for _ in 0..<5 { try await twoEvents(environment) }
         let now = environment.clock.seconds
         _ = try await store.fanOutWebhookDeliveries(now: now, batchSize: 500)
@@ -302,9 +310,9 @@ struct WebhookDeliveryTests {
         "An erasure removes the bodies of the attempts that carried the profile's events, and keeps the rest",
         arguments: StoreBackend.allCases)
     func erasureScrubsAttempts(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID) = (environment.store, environment.project.project.id)
-        let endpoint = try await webhook(environment, types: ["profile.created", "identity_secret.created"])
+        let (environment, endpoint) = try await withWebhook(
+            backend, types: ["profile.created", "identity_secret.created"])
+        let (store, projectID, _) = environment.storeProjectNow
         try await twoEvents(environment)
         let now = environment.clock.seconds
         let identified = try await store.identify(
@@ -345,9 +353,8 @@ struct WebhookDeliveryTests {
         "Every attempt is kept (request, status, the first 4 KiB of the answer, latency); a replay adds attempts",
         arguments: StoreBackend.allCases)
     func attemptLog(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID) = (environment.store, environment.project.project.id)
-        let endpoint = try await webhook(environment, types: ["identity_secret.created"])
+        let (environment, endpoint) = try await withWebhook(backend, types: ["identity_secret.created"])
+        let (store, projectID, _) = environment.storeProjectNow
         try await twoEvents(environment)
         let receiver = Receiver()
         var failed = Self.failed
@@ -399,12 +406,10 @@ struct WebhookDeliveryTests {
 
     @Test("Replay of one event, of everything after a sequence, and a test event", arguments: StoreBackend.allCases)
     func replay(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID) = (environment.store, environment.project.project.id)
-        let endpoint = try await webhook(environment, types: ["identity_secret.created"])
+        let (environment, endpoint) = try await withWebhook(backend, types: ["identity_secret.created"])
+        let (store, projectID, _) = environment.storeProjectNow
         for _ in 0..<3 { try await twoEvents(environment) }
-        let receiver = Receiver()
-        let dispatcher = dispatcher(environment, receiver)
+        let (receiver, dispatcher) = receiving(environment)
         #expect(await dispatcher.runOnce() == 3)
         let events = try await feed(environment)
         let created = events.filter { $0.type == "identity_secret.created" }
@@ -463,16 +468,14 @@ struct WebhookDeliveryTests {
         "Within 24 h of a rotation a delivery is signed with the new and the previous secret",
         arguments: StoreBackend.allCases)
     func rotation(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
+        let (environment, endpoint) = try await withWebhook(backend, types: ["identity_secret.created"])
         let projectID = environment.project.project.id
-        let endpoint = try await webhook(environment, types: ["identity_secret.created"])
         let newSecret = WebhookSecret.generate().text
         _ = try await environment.store.rotateWebhookSecret(
             projectID: projectID, id: endpoint.id, newSecret: newSecret,
             previousExpiresAt: environment.clock.seconds + 86_400, now: environment.clock.seconds)
         try await twoEvents(environment)
-        let receiver = Receiver()
-        let dispatcher = dispatcher(environment, receiver)
+        let (receiver, dispatcher) = receiving(environment)
         #expect(await dispatcher.runOnce() == 1)
         #expect(receiver.sent.first?.secrets == [try WebhookSecret(newSecret), try WebhookSecret(endpoint.secret)])
         environment.clock.advance(seconds: 86_400)
@@ -483,11 +486,10 @@ struct WebhookDeliveryTests {
 
     @Test("The log pages newest first and filters by status", arguments: StoreBackend.allCases)
     func logPages(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID) = (environment.store, environment.project.project.id)
-        let endpoint = try await webhook(environment, types: ["identity_secret.created", "identity_secret.deleted"])
-        let receiver = Receiver()
-        let dispatcher = dispatcher(environment, receiver)
+        let (environment, endpoint) = try await withWebhook(
+            backend, types: ["identity_secret.created", "identity_secret.deleted"])
+        let (store, projectID, _) = environment.storeProjectNow
+        let (receiver, dispatcher) = receiving(environment)
         for _ in 0..<3 {
             try await twoEvents(environment)
             #expect(await dispatcher.runOnce() == 2)
@@ -520,7 +522,7 @@ struct WebhookDeliveryTests {
         arguments: StoreBackend.allCases)
     func crudEvents(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID, now) = (environment.store, environment.project.project.id, environment.clock.seconds)
+        let (store, projectID, now) = environment.storeProjectNow
         let secret = WebhookSecret.generate().text
         let record = WebhookRecord(
             id: OpaqueToken.identifier(prefix: "whk_"), projectID: projectID,

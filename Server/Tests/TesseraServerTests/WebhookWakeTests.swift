@@ -74,7 +74,7 @@ struct WebhookWakeTests {
 
     /// Commits one `identity_secret.created` and returns its event ID.
     private func event(_ environment: TestEnvironment) async throws -> String {
-        let (store, projectID, now) = (environment.store, environment.project.project.id, environment.clock.seconds)
+        let (store, projectID, now) = environment.storeProjectNow
         try await store.addIdentitySecret(
             projectID: projectID,
             secret: IdentitySecretRecord(kid: OpaqueToken.identifier(prefix: "k"), value: "v", createdAt: now),
