@@ -419,28 +419,34 @@ def cleanup(world: World, op: Op, log: list) -> Answer:
     return Answer(frozenset({0}), events)
 
 
-def webhook_update(world: World, op: Op, log: list) -> Answer:
-    hook = world.webhook
-    if hook is None or not hook.exists:
-        return Answer(frozenset({404}), [])
+def on_webhook(rule):
+    """An admin operation on the race's webhook: 404 and nothing written when it is gone (or never
+    was), else `rule(hook, op)`."""
+    def apply(world: World, op: Op, log: list) -> Answer:
+        hook = world.webhook
+        if hook is None or not hook.exists:
+            return Answer(frozenset({404}), [])
+        return rule(hook, op)
+    apply.__name__ = rule.__name__
+    return apply
+
+
+@on_webhook
+def webhook_update(hook: Webhook, op: Op) -> Answer:
     description = f"race {op.new}"
     events = [] if hook.description == description else [ev("webhook.updated", webhook_id="W", changed=["description"])]
     hook.description = description
     return Answer(frozenset({200}), events)
 
 
-def webhook_delete(world: World, op: Op, log: list) -> Answer:
-    hook = world.webhook
-    if hook is None or not hook.exists:
-        return Answer(frozenset({404}), [])
+@on_webhook
+def webhook_delete(hook: Webhook, op: Op) -> Answer:
     hook.exists = False
     return Answer(frozenset({204}), [ev("webhook.deleted", webhook_id="W")])
 
 
-def webhook_rotate(world: World, op: Op, log: list) -> Answer:
-    hook = world.webhook
-    if hook is None or not hook.exists:
-        return Answer(frozenset({404}), [])
+@on_webhook
+def webhook_rotate(hook: Webhook, op: Op) -> Answer:
     return Answer(frozenset({200}), [ev("webhook.updated", webhook_id="W", changed=["secret"])])
 
 
