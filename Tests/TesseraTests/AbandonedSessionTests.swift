@@ -87,6 +87,21 @@ struct AbandonedSessionTests {
         #expect(try harness.storedState()?.pendingRevocations == [])
     }
 
+    /// Hydrates the client with `token` while the request it sends for that (`route`) is held, resets
+    /// the client before the server answers, then lets the answer through; answers the hydration.
+    static func hydrateOvertakenByReset(_ harness: Harness, _ token: String, at route: String) async throws
+        -> Task<Void, any Error>
+    {
+        let client = harness.client
+        harness.server.hold(route)
+        let hydrate = Task { _ = try await client.sessions.update(tokens: SessionTokens(sessionToken: token)) }
+        let exchange = await harness.transport.next()
+        harness.server.release(route)
+        try await client.reset()
+        exchange.respond(harness.server.reply(to: exchange.request))
+        return hydrate
+    }
+
     @Test("A hydration overtaken by a reset: the hydrated session is revoked, not left alive")
     func overtakenHydrationIsRevoked() async throws {
         let harness = Harness()
@@ -94,12 +109,7 @@ struct AbandonedSessionTests {
         let other = Harness(server: harness.server)
         try await other.start(quiet: true)
         let hydrated = try #require(await other.client.sessions.token)
-        harness.server.hold("POST /v1/sessions/authenticate")
-        let hydrate = Task { try await client.sessions.update(tokens: SessionTokens(sessionToken: hydrated)) }
-        let exchange = await harness.transport.next()
-        harness.server.release("POST /v1/sessions/authenticate")
-        try await client.reset()
-        exchange.respond(harness.server.reply(to: exchange.request))
+        let hydrate = try await Self.hydrateOvertakenByReset(harness, hydrated, at: "POST /v1/sessions/authenticate")
         await #expect { try await hydrate.value } throws: { ($0 as? TesseraError)?.code == .superseded }
         #expect(harness.server.session(token: hydrated)?.endCode == "session_revoked")
         #expect(harness.server.liveSessions.map(\.token) == [try #require(await client.sessions.token)])
@@ -110,12 +120,7 @@ struct AbandonedSessionTests {
         let harness = Harness()
         let client = harness.client
         let minted = harness.server.mintSession(sub: "dave")
-        harness.server.hold("POST /v1/sessions/anonymous")
-        let hydrate = Task { try await client.sessions.update(tokens: SessionTokens(sessionToken: minted)) }
-        let startExchange = await harness.transport.next()
-        harness.server.release("POST /v1/sessions/anonymous")
-        try await client.reset()
-        startExchange.respond(harness.server.reply(to: startExchange.request))
+        let hydrate = try await Self.hydrateOvertakenByReset(harness, minted, at: "POST /v1/sessions/anonymous")
         // Before: the hydration failed with `superseded` before sending anything, and the session it was
         // handed stayed alive on the server, held by nobody.
         _ = try await hydrate.value
