@@ -77,22 +77,22 @@ struct LifecycleTests {
 
     @Test("Protected data becoming available reads an unavailable store at once, without waiting for a retry")
     func protectedDataRetriesStorage() async throws {
-        let device = Device()
-        defer { device.deleteApp() }
-        let (_, installation) = try await device.firstRun()
+        try await Device.with { device in
+            let (_, installation) = try await device.firstRun()
 
-        device.keychain.setFault(.locked)
-        let harness = device.launch()
-        let center = NotificationCenter()
-        let observation = LifecycleObservation(client: harness.client, sources: Self.sources(center))
-        await #expect(throws: TesseraError.self) { try await harness.client.start() }
-        #expect(harness.client.sessionState == .unavailable(.storageUnavailable))
-        device.keychain.setFault(nil)
-        let states = Recorder(harness.client.sessionUpdates)
-        center.post(name: Self.protectedData, object: nil)
-        _ = await states.first { $0.value != nil }  // the clock did not move
-        #expect(await harness.client.installationID == installation)
-        withExtendedLifetime(observation) {}
-        await harness.client.stop()
+            device.keychain.setFault(.locked)
+            let harness = device.launch()
+            let center = NotificationCenter()
+            let observation = LifecycleObservation(client: harness.client, sources: Self.sources(center))
+            await #expect(throws: TesseraError.self) { try await harness.client.start() }
+            #expect(harness.client.sessionState == .unavailable(.storageUnavailable))
+            device.keychain.setFault(nil)
+            let states = Recorder(harness.client.sessionUpdates)
+            center.post(name: Self.protectedData, object: nil)
+            _ = await states.first { $0.value != nil }  // the clock did not move
+            #expect(await harness.client.installationID == installation)
+            withExtendedLifetime(observation) {}
+            await harness.client.stop()
+        }
     }
 }

@@ -33,6 +33,20 @@ struct Device {
         return (first, try #require(await first.client.installationID))
     }
 
+    /// Runs `body` on a new device, then deletes the app (its container), whether `body` threw or not.
+    static func with(_ body: (Device) async throws -> Void) async rethrows {
+        let device = Device()
+        defer { device.deleteApp() }
+        try await body(device)
+    }
+
+    /// Runs `body` on a new device, then deletes the app (its container), whether `body` threw or not.
+    static func with(_ body: (Device) throws -> Void) rethrows {
+        let device = Device()
+        defer { device.deleteApp() }
+        try body(device)
+    }
+
     /// Deletes the app: its container goes, its keychain items stay.
     func deleteApp() { try? FileManager.default.removeItem(at: container) }
 
