@@ -2,10 +2,12 @@
 -- (Server/Sources/TesseraServer/Storage/Postgres/PostgresStore+Sessions.swift) for what bench.py's
 -- anonymous scenario sends, rate limits lifted (as the benchmark lifts them): the installation's
 -- lookup FOR UPDATE, the new anonymous profile, the installation (a random UUID, the SHA-256 of its
--- secret), the new session, the two events (profile.created, session.created) into the outbox; the
--- same statements in the same transaction, each a round trip, on the schema `tessera` migrated.
+-- secret), the new session, the two events (profile.created, session.created) into the outbox
+-- (created_events.sql, which pgbench.py appends, as identify.sql's); the same statements in the same
+-- transaction, each a round trip, on the schema `tessera` migrated.
 --
---   pgbench -n -M extended -D project=prj_… -f anonymous.sql …   (see pgbench.py)
+--   cat anonymous.sql created_events.sql > script.sql
+--   pgbench -n -M extended -D project=prj_… -D kind=anonymous -f script.sql …   (see pgbench.py)
 --
 -- New rows' identifiers are made by their INSERT and read back with RETURNING … \gset (pgbench
 -- cannot build strings); they are time-ordered like TimeOrderedID's.
@@ -34,18 +36,3 @@ VALUES ('ses_' || lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000
     :now::bigint + 525600 * 60, NULL, sha256(('st_' || :a::text || '-' || :b::text)::bytea))
 RETURNING id AS session_id
 \gset
-INSERT INTO event_outbox
-    (project_id, id, type, created_at, actor_type, actor_id, client_address, profile_id, data, reason)
-SELECT :project, e.id, e.type, :now, 'sdk', NULL, '127.0.0.1', NULLIF(e.profile_id, ''), e.data, NULL
-FROM unnest(
-    ARRAY['evt_' || lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
-            || substr(md5(random()::text), 1, 16),
-        'evt_' || lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
-            || substr(md5(random()::text), 1, 16)]::text[],
-    ARRAY['profile.created', 'session.created']::text[],
-    ARRAY[:profile_id::text, :profile_id::text]::text[],
-    ARRAY['{"profile_id":"' || :profile_id::text || '","kind":"anonymous"}',
-        '{"session_id":"' || :session_id::text || '","profile_id":"' || :profile_id::text || '","kind":"anonymous"}'
-    ]::text[]) WITH ORDINALITY AS e(id, type, profile_id, data, n)
-ORDER BY e.n;
-COMMIT;

@@ -4,10 +4,12 @@
 -- once a minute per node (IdentitySecretUsage), so not here. The same statements in the same
 -- transaction, each a round trip, on the same tables and indexes (the schema `tessera` migrated):
 -- the profile lookup FOR UPDATE, the new profile, the claims' update of it, the new session, the two
--- events (profile.created, session.created) into the outbox. Identifiers are time-ordered like
--- TimeOrderedID's (prefix, 12 hex digits of milliseconds, 16 random characters).
+-- events (profile.created, session.created) into the outbox (created_events.sql, which pgbench.py
+-- appends, as anonymous.sql's). Identifiers are time-ordered like TimeOrderedID's (prefix, 12 hex
+-- digits of milliseconds, 16 random characters).
 --
---   pgbench -n -M extended -D project=prj_… -f identify.sql …   (see pgbench.py)
+--   cat identify.sql created_events.sql > script.sql
+--   pgbench -n -M extended -D project=prj_… -D kind=identified -f script.sql …   (see pgbench.py)
 --
 -- pgbench cannot build strings, so each new row's identifier is made by its INSERT and read back with
 -- RETURNING … \gset (the server binds the values it made; the statements are otherwise the same).
@@ -39,18 +41,3 @@ VALUES ('ses_' || lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000
     sha256(('st_' || :a::text || '-' || :b::text)::bytea))
 RETURNING id AS session_id
 \gset
-INSERT INTO event_outbox
-    (project_id, id, type, created_at, actor_type, actor_id, client_address, profile_id, data, reason)
-SELECT :project, e.id, e.type, :now, 'sdk', NULL, '127.0.0.1', NULLIF(e.profile_id, ''), e.data, NULL
-FROM unnest(
-    ARRAY['evt_' || lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
-            || substr(md5(random()::text), 1, 16),
-        'evt_' || lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
-            || substr(md5(random()::text), 1, 16)]::text[],
-    ARRAY['profile.created', 'session.created']::text[],
-    ARRAY[:profile_id::text, :profile_id::text]::text[],
-    ARRAY['{"profile_id":"' || :profile_id::text || '","kind":"identified"}',
-        '{"session_id":"' || :session_id::text || '","profile_id":"' || :profile_id::text || '","kind":"identified"}'
-    ]::text[]) WITH ORDINALITY AS e(id, type, profile_id, data, n)
-ORDER BY e.n;
-COMMIT;

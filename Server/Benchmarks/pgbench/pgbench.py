@@ -4,7 +4,7 @@ Run by scripts/bench-pgbench, which builds the release `tessera` and installs wr
 cluster (scripts/postgres, fsync on), its schema migrated by `tessera projects create`, one
 `tessera serve` on it (rate limits lifted). For each scenario, in the same run:
 
-  pgbench   the scenario's transaction (identify.sql, anonymous.sql: the statements
+  pgbench   the scenario's transaction (identify.sql or anonymous.sql, then created_events.sql: the statements
             PostgresStore runs for a new user / a new installation, same tables, indexes and outbox
             rows), `-M extended` (each statement parsed, bound and run, as postgres-nio sends them),
             --connections clients (64, like wrk), one thread; beside it the event sequencer
@@ -41,6 +41,16 @@ import bench  # noqa: E402  (wrk, servers, CPU time, the prepared requests)
 from bench import harness  # noqa: E402
 
 SCRIPTS = {"identify": HERE / "identify.sql", "anonymous": HERE / "anonymous.sql"}
+# The `kind` of the profile and session each scenario creates, as its events write it.
+KINDS = {"identify": "identified", "anonymous": "anonymous"}
+
+
+def transaction_script(name: str, work: Path) -> Path:
+    """The scenario's pgbench script: its statements, then the events and COMMIT both scenarios end
+    with (created_events.sql), in one file in `work`."""
+    script = work / f"{name}.sql"
+    script.write_text(SCRIPTS[name].read_text() + (HERE / "created_events.sql").read_text())
+    return script
 
 
 def postgres_cpu_seconds(data: Path) -> float:
@@ -66,14 +76,15 @@ def postgres_cpu_seconds(data: Path) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-def run_pgbench(url: str, script: Path, project: str, arguments: argparse.Namespace, sequencer: bool) -> dict:
-    """pgbench of `script` (and the sequencer beside it); returns transactions/s and failures."""
+def run_pgbench(url: str, name: str, work: Path, project: str, arguments: argparse.Namespace,
+                sequencer: bool) -> dict:
+    """pgbench of scenario `name` (and the sequencer beside it); returns transactions/s and failures."""
     common = ["-n", "-M", "extended", "-T", str(arguments.duration), "-D", f"project={project}",
               "--no-vacuum"]
     url = harness.libpq_url(url)
     main = subprocess.Popen(
-        ["pgbench", *common, "-c", str(arguments.pgbench_clients), "-j", str(arguments.threads),
-         "-f", str(script), url],
+        ["pgbench", *common, "-D", f"kind={KINDS[name]}", "-c", str(arguments.pgbench_clients),
+         "-j", str(arguments.threads), "-f", str(transaction_script(name, work)), url],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     side = subprocess.Popen(
         ["pgbench", *common, "-c", "1", "-j", "1", "-R", "50", "-f", str(HERE / "sequencer.sql"), url],
@@ -176,7 +187,7 @@ def main() -> int:
                         print(f"› pgbench {SCRIPTS[name].name}, {arguments.pgbench_clients} clients, "
                               f"{arguments.duration} s{label}", file=sys.stderr)
                         measured[side] = with_postgres_cpu(data, lambda: run_pgbench(
-                            database, SCRIPTS[name], project.project_id, arguments, not arguments.no_sequencer))
+                            database, name, work, project.project_id, arguments, not arguments.no_sequencer))
                     else:
                         url = f"http://127.0.0.1:{port}{bench.PATHS[name]}"
                         script_args = ["POST", bench.PATHS[name], str(requests[name][round_index]),
