@@ -317,13 +317,8 @@ struct DeliveryDrainTests {
     /// answer, and returns the states of the webhook's deliveries once the dispatcher stopped.
     func shutDownDuringASend(grace: Duration) async throws -> (states: [WebhookDeliveryRecord.State], inFlight: Int) {
         let environment = try await TestEnvironment.make()
-        let now = environment.clock.seconds
-        let webhook = WebhookRecord(
-            id: OpaqueToken.identifier(prefix: "whk_"), projectID: environment.project.project.id,
-            url: "https://receiver.example/hook", types: [], description: nil, enabled: true, createdAt: now,
-            updatedAt: now, secret: WebhookSecret.generate().text)
         // Its own `webhook.created` is the first event it is sent.
-        try await environment.store.createWebhook(webhook)
+        let webhook = try await environment.storeWebhook()
         let held = HeldTransport()
         let activity = NodeActivity()
         let clock = environment.clock

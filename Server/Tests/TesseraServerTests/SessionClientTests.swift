@@ -16,8 +16,7 @@ struct SessionClientTests {
         "The store keeps the creating client, writes a new one only when it differs, and reads them by ID",
         arguments: StoreBackend.allCases)
     func store(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
+        let (environment, store, _, _) = try await TestEnvironment.makeUnpacked(backend: backend)
         let first = try await environment.storeStart(client: Self.phone).context
         let second = try await environment.storeStart().context
         let firstID = first.session.id
@@ -46,8 +45,7 @@ struct SessionClientTests {
 
     @Test("The recorder queues nothing while the client is the one it last saw; a change is written once")
     func recorder() async throws {
-        let environment = try await TestEnvironment.make(backend: .sqlite)
-        let store = environment.store
+        let (environment, store, _, _) = try await TestEnvironment.makeUnpacked(backend: .sqlite)
         let recorder = SessionClientRecorder(store: store)
         let context = try await environment.storeStart(client: Self.phone).context
         let id = context.session.id

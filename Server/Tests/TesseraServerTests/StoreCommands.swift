@@ -11,6 +11,16 @@ extension TestEnvironment {
         (store, project.project.id, clock.seconds)
     }
 
+    /// Makes an environment (as ``make(backend:settings:store:configure:)``) and answers it with its
+    /// store, project ID and now, the four names a store test starts from.
+    static func makeUnpacked(backend: StoreBackend) async throws -> (
+        TestEnvironment, store: any TesseraStore, projectID: String, now: Int64
+    ) {
+        let environment = try await make(backend: backend)
+        let (store, projectID, now) = environment.storeProjectNow
+        return (environment, store, projectID, now)
+    }
+
     /// A new session of `kind` in this environment's project, from the clock's now, created by
     /// `client`, and its token's hash.
     func newSession(kind: SessionRecord.Kind = .anonymous, minutes: Int64 = 60, client: SessionClient? = nil)
@@ -37,6 +47,19 @@ extension TestEnvironment {
                 projectID: project.project.id, installationID: installationID, installationSecretHash: secretHash,
                 newProfileID: OpaqueToken.identifier(prefix: "usr_"), newSession: session, sessionTokenHash: hash,
                 rateLimit: rateLimit, origin: origin))
+    }
+
+    /// A webhook of this environment's project for `types` (every type when empty), stored directly
+    /// at the clock's now.
+    @discardableResult
+    func storeWebhook(types: [String] = []) async throws -> WebhookRecord {
+        let now = clock.seconds
+        let record = WebhookRecord(
+            id: OpaqueToken.identifier(prefix: "whk_"), projectID: project.project.id,
+            url: "https://receiver.example/hook", types: types, description: nil, enabled: true, createdAt: now,
+            updatedAt: now, secret: WebhookSecret.generate().text)
+        try await store.createWebhook(record)
+        return record
     }
 
     /// A verified identify of `externalID` straight on the store, from the caller's session when given.

@@ -15,8 +15,7 @@ extension StoreConformanceTests {
         "App Attest challenges: single-use, per project, refused once expired, cleaned up",
         arguments: StoreBackend.allCases)
     func appAttestChallenges(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID, _) = environment.storeProjectNow
+        let (environment, store, projectID, _) = try await TestEnvironment.makeUnpacked(backend: backend)
         let other = try await environment.makeOtherProject().project.id
         let now = environment.clock.seconds
         let hash = Array(repeating: UInt8(1), count: 32)
@@ -51,8 +50,7 @@ extension StoreConformanceTests {
         "App Attest records: verdicts kept or replaced with the key, counters that only rise, counts",
         arguments: StoreBackend.allCases)
     func appAttestRecords(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID, now) = environment.storeProjectNow
+        let (environment, store, projectID, now) = try await TestEnvironment.makeUnpacked(backend: backend)
         let installationID = UUID().uuidString.lowercased()
 
         var state = try await store.appAttestState(projectID: projectID, installationID: installationID)

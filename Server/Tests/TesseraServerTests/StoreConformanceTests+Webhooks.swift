@@ -15,8 +15,7 @@ extension StoreConformanceTests {
 
     @Test("Webhooks: create, read, page, patch, rotate, delete, per project", arguments: StoreBackend.allCases)
     func webhooks(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID, _) = environment.storeProjectNow
+        let (environment, store, projectID, _) = try await TestEnvironment.makeUnpacked(backend: backend)
         let other = try await environment.makeOtherProject().project.id
 
         let created = webhook(projectID)

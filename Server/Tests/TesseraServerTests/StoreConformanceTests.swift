@@ -52,8 +52,7 @@ struct StoreConformanceTests {
 
     @Test("Identity secrets: limit and last-secret rules", arguments: StoreBackend.allCases)
     func identitySecrets(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID, _) = environment.storeProjectNow
+        let (environment, store, projectID, _) = try await TestEnvironment.makeUnpacked(backend: backend)
         for index in 0..<2 {
             try await store.addIdentitySecret(
                 projectID: projectID, secret: IdentitySecretRecord(kid: "k\(index)", value: "v", createdAt: 1), limit: 3
@@ -89,8 +88,7 @@ struct StoreConformanceTests {
 
     @Test("Identify: promote, merge with alias, unchanged, conflict, replay", arguments: StoreBackend.allCases)
     func identifyRules(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID, _) = environment.storeProjectNow
+        let (environment, store, projectID, _) = try await TestEnvironment.makeUnpacked(backend: backend)
         let anonymous = try await start(environment)
         let promoted = try await identify(environment, externalID: "a", caller: anonymous.context.session.id)
         #expect(promoted.merge?.outcome == .promoted)
@@ -119,8 +117,7 @@ struct StoreConformanceTests {
 
     @Test("Sessions: extend is max(), revoke keeps the row, alive checks", arguments: StoreBackend.allCases)
     func sessions(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, _, now) = environment.storeProjectNow
+        let (environment, store, _, now) = try await TestEnvironment.makeUnpacked(backend: backend)
         let started = try await start(environment, minutes: 60)
         let id = started.context.session.id
         let shorter = try await store.extendSession(sessionID: id, expiresAt: now + 60, now: now)
@@ -140,8 +137,7 @@ struct StoreConformanceTests {
 
     @Test("Devices: move, delete by owner, live only", arguments: StoreBackend.allCases)
     func devices(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, _, now) = environment.storeProjectNow
+        let (environment, store, _, now) = try await TestEnvironment.makeUnpacked(backend: backend)
         let one = try await start(environment)
         let two = try await start(environment)
         func device(_ context: SessionContext) -> DeviceRecord {
@@ -162,8 +158,7 @@ struct StoreConformanceTests {
 
     @Test("Cleanup deletes expired sessions, their devices and used jtis, in batches", arguments: StoreBackend.allCases)
     func cleanup(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, _, now) = environment.storeProjectNow
+        let (environment, store, _, now) = try await TestEnvironment.makeUnpacked(backend: backend)
         for _ in 0..<5 {
             let started = try await start(environment, minutes: 5)
             _ = try await store.registerDevice(
@@ -187,8 +182,7 @@ struct StoreConformanceTests {
 
     @Test("Erasure removes the profile, aliases, sessions and devices", arguments: StoreBackend.allCases)
     func erasure(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID, _) = environment.storeProjectNow
+        let (environment, store, projectID, _) = try await TestEnvironment.makeUnpacked(backend: backend)
         let existing = try await identify(environment, externalID: "gone")
         let anonymous = try await start(environment)
         _ = try await identify(environment, externalID: "gone", caller: anonymous.context.session.id)
@@ -202,8 +196,7 @@ struct StoreConformanceTests {
     @Test(
         "Rate-limit counters: one per key and window, no hit lost under concurrency", arguments: StoreBackend.allCases)
     func rateLimitCounters(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID, _) = environment.storeProjectNow
+        let (environment, store, projectID, _) = try await TestEnvironment.makeUnpacked(backend: backend)
         let address = RateLimitKey(projectID: projectID, bucket: .failedIdentifyByAddress, key: "192.0.2.1")
         let installation = RateLimitKey(projectID: projectID, bucket: .failedIdentifyByInstallation, key: "i-1")
         let server = RateLimitKey(projectID: "", bucket: .failedSessionLookup, key: "192.0.2.1")
@@ -254,8 +247,7 @@ struct StoreConformanceTests {
         "Cleanup deletes finished rate-limit windows and old anonymous profiles without a live session",
         arguments: StoreBackend.allCases)
     func staleCleanup(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID, _) = environment.storeProjectNow
+        let (environment, store, projectID, _) = try await TestEnvironment.makeUnpacked(backend: backend)
         let window = RateLimitWindow(containing: environment.clock.seconds)
         let key = RateLimitKey(projectID: projectID, bucket: .anonymousStart, key: "192.0.2.1")
         _ = try await store.hitRateLimits([key], window: window)

@@ -107,8 +107,7 @@ struct StoreEventTests {
         "Sessions and profiles: start, restore, promote, merge, revoke, each with its events",
         arguments: StoreBackend.allCases)
     func sessionsAndProfiles(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, _, now) = environment.storeProjectNow
+        let (environment, store, _, now) = try await TestEnvironment.makeUnpacked(backend: backend)
         let events = Reader(environment)
         let installation = UUID().uuidString.lowercased()
 
@@ -211,8 +210,7 @@ struct StoreEventTests {
         "Devices, block, unblock and erasure write their events; erasure scrubs older ones",
         arguments: StoreBackend.allCases)
     func devicesBlockErase(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID, now) = environment.storeProjectNow
+        let (environment, store, projectID, now) = try await TestEnvironment.makeUnpacked(backend: backend)
         let events = Reader(environment)
         let one = try await start(environment)
         let two = try await start(environment)
@@ -301,8 +299,7 @@ struct StoreEventTests {
     @Test(
         "Project settings, identity secrets, API and signing keys write their events", arguments: StoreBackend.allCases)
     func projectConfiguration(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID, now) = environment.storeProjectNow
+        let (environment, store, projectID, now) = try await TestEnvironment.makeUnpacked(backend: backend)
         let events = Reader(environment)
         var settings = environment.project.project.settings
         settings.leewaySeconds = 5
@@ -345,8 +342,7 @@ struct StoreEventTests {
 
     @Test("A change that rolls back writes no event", arguments: StoreBackend.allCases)
     func rolledBack(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID, _) = environment.storeProjectNow
+        let (environment, store, projectID, _) = try await TestEnvironment.makeUnpacked(backend: backend)
         let events = Reader(environment)
         let installation = UUID().uuidString.lowercased()
         let anonymous = try await start(environment, installationID: installation)
@@ -382,8 +378,7 @@ struct StoreEventTests {
 
     @Test("Cleanup ends expired sessions with reason expired, as the cleanup service", arguments: StoreBackend.allCases)
     func expiry(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, _, now) = environment.storeProjectNow
+        let (environment, store, _, now) = try await TestEnvironment.makeUnpacked(backend: backend)
         let events = Reader(environment)
         let expiring = try await start(environment, minutes: 5)
         let withDevice = try await store.registerDevice(
@@ -409,8 +404,7 @@ struct StoreEventTests {
         "Retention of anonymous profiles tells each deletion: profile.erased, with its expired session and device",
         arguments: StoreBackend.allCases)
     func anonymousRetention(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
+        let (environment, store, _, _) = try await TestEnvironment.makeUnpacked(backend: backend)
         let events = Reader(environment)
         let old = try await start(environment, minutes: 5)
         let oldDevice = try await store.registerDevice(
@@ -435,8 +429,7 @@ struct StoreEventTests {
         "The feed filters by type and profile, pages with after, and retention deletes old events",
         arguments: StoreBackend.allCases)
     func feedAndRetention(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID, _) = environment.storeProjectNow
+        let (environment, store, projectID, _) = try await TestEnvironment.makeUnpacked(backend: backend)
         let one = try await start(environment)
         environment.clock.advance(seconds: 100)
         let two = try await start(environment)

@@ -69,12 +69,7 @@ struct TracingTests {
         let environment = try await TestEnvironment.make(backend: backend) {
             $0.tracing = ServerTracing(tracer: tracer)
         }
-        let now = environment.clock.seconds
-        let webhook = WebhookRecord(
-            id: OpaqueToken.identifier(prefix: "whk_"), projectID: environment.project.project.id,
-            url: "https://receiver.example/hook", types: ["profile.created", "session.created"], description: nil,
-            enabled: true, createdAt: now, updatedAt: now, secret: WebhookSecret.generate().text)
-        try await environment.store.createWebhook(webhook)
+        try await environment.storeWebhook(types: ["profile.created", "session.created"])
         #expect(tracer.inner.finishedSpans.isEmpty, "no span outside a traced request or delivery")
 
         // The application's store closes when it stops: everything runs while it serves.
@@ -137,12 +132,7 @@ struct TracingTests {
     func off() async throws {
         let environment = try await TestEnvironment.make()
         #expect(environment.configuration.tracing == nil)
-        let now = environment.clock.seconds
-        let webhook = WebhookRecord(
-            id: OpaqueToken.identifier(prefix: "whk_"), projectID: environment.project.project.id,
-            url: "https://receiver.example/hook", types: ["profile.created"], description: nil,
-            enabled: true, createdAt: now, updatedAt: now, secret: WebhookSecret.generate().text)
-        try await environment.store.createWebhook(webhook)
+        try await environment.storeWebhook(types: ["profile.created"])
         try await environment.withApp { client in
             let reply = try await client.send(
                 .post, "/v1/sessions/anonymous", bearer: client.publishableKey,

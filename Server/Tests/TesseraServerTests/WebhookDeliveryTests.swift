@@ -49,22 +49,12 @@ struct WebhookDeliveryTests {
             now: { clock.now }, node: node, logger: Logger(label: "test"))
     }
 
-    private func webhook(_ environment: TestEnvironment, types: [String] = []) async throws -> WebhookRecord {
-        let now = environment.clock.seconds
-        let record = WebhookRecord(
-            id: OpaqueToken.identifier(prefix: "whk_"), projectID: environment.project.project.id,
-            url: "https://receiver.example/hook", types: types, description: nil, enabled: true, createdAt: now,
-            updatedAt: now, secret: WebhookSecret.generate().text)
-        try await environment.store.createWebhook(record)
-        return record
-    }
-
     /// An environment on `backend` whose project has one webhook for `types` (every type when empty).
     private func withWebhook(_ backend: StoreBackend, types: [String] = []) async throws -> (
         TestEnvironment, WebhookRecord
     ) {
         let environment = try await TestEnvironment.make(backend: backend)
-        return (environment, try await webhook(environment, types: types))
+        return (environment, try await environment.storeWebhook(types: types))
     }
 
     /// A receiver (answering `answer` when given) and a dispatcher delivering to it.
@@ -101,8 +91,8 @@ struct WebhookDeliveryTests {
     func fanOut(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
         try await twoEvents(environment)  // before any webhook: never delivered
-        let every = try await webhook(environment)
-        let deleted = try await webhook(environment, types: ["identity_secret.deleted"])
+        let every = try await environment.storeWebhook()
+        let deleted = try await environment.storeWebhook(types: ["identity_secret.deleted"])
         let other = try await environment.makeOtherProject()
         try await twoEvents(environment)
         let (receiver, dispatcher) = receiving(environment)
@@ -285,8 +275,8 @@ struct WebhookDeliveryTests {
     @Test("Two nodes delivering at once send each event to an endpoint once", arguments: StoreBackend.allCases)
     func twoNodes(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        _ = try await webhook(environment, types: ["identity_secret.created", "identity_secret.deleted"])
-        _ = try await webhook(environment, types: ["identity_secret.deleted"])
+        _ = try await environment.storeWebhook(types: ["identity_secret.created", "identity_secret.deleted"])
+        _ = try await environment.storeWebhook(types: ["identity_secret.deleted"])
         for _ in 0..<40 { try await twoEvents(environment) }
         let receiver = Receiver()
         var first = dispatcher(environment, receiver, node: "node_a")
@@ -521,8 +511,7 @@ struct WebhookDeliveryTests {
         "Webhook changes write their events, with the actor, never a secret or the URL",
         arguments: StoreBackend.allCases)
     func crudEvents(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let (store, projectID, now) = environment.storeProjectNow
+        let (environment, store, projectID, now) = try await TestEnvironment.makeUnpacked(backend: backend)
         let secret = WebhookSecret.generate().text
         let record = WebhookRecord(
             id: OpaqueToken.identifier(prefix: "whk_"), projectID: projectID,
@@ -555,7 +544,7 @@ struct WebhookDeliveryTests {
         }
 
         // The dispatcher disabling an endpoint is a change too.
-        let endpoint = try await webhook(environment, types: ["identity_secret.created", "identity_secret.deleted"])
+        let endpoint = try await environment.storeWebhook(types: ["identity_secret.created", "identity_secret.deleted"])
         try await twoEvents(environment)
         let receiver = Receiver()
         receiver.answer(WebhookOutcome(kind: .gone, statusCode: 410, durationMilliseconds: 1))

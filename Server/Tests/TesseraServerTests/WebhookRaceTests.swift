@@ -12,12 +12,7 @@ struct WebhookRaceTests {
     private static func webhookAndEvent(_ environment: TestEnvironment, _ client: APIClient) async throws -> (
         WebhookRecord, eventID: String
     ) {
-        let now = environment.clock.seconds
-        let record = WebhookRecord(
-            id: OpaqueToken.identifier(prefix: "whk_"), projectID: environment.project.project.id,
-            url: "https://receiver.example/hook", types: [], description: nil, enabled: true, createdAt: now,
-            updatedAt: now, secret: WebhookSecret.generate().text)
-        try await environment.store.createWebhook(record)
+        let record = try await environment.storeWebhook()
         #expect(try await client.admin(.post, "/v1/admin/identity-secrets").status == .created)
         let events = try await environment.store.events(
             EventQuery(projectID: environment.project.project.id, after: 0, limit: 1000))

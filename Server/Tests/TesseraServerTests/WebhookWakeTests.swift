@@ -63,15 +63,6 @@ struct WebhookWakeTests {
         return Task { try await dispatcher.run() }
     }
 
-    private func webhook(_ environment: TestEnvironment) async throws {
-        let now = environment.clock.seconds
-        try await environment.store.createWebhook(
-            WebhookRecord(
-                id: OpaqueToken.identifier(prefix: "whk_"), projectID: environment.project.project.id,
-                url: "https://receiver.example/hook", types: [], description: nil, enabled: true, createdAt: now,
-                updatedAt: now, secret: WebhookSecret.generate().text))
-    }
-
     /// Commits one `identity_secret.created` and returns its event ID.
     private func event(_ environment: TestEnvironment) async throws -> String {
         let (store, projectID, now) = environment.storeProjectNow
@@ -87,7 +78,7 @@ struct WebhookWakeTests {
         "A commit that writes an event wakes a parked dispatcher, which delivers it", arguments: StoreBackend.allCases)
     func commitWakes(backend: StoreBackend) async throws {
         let environment = try await TestEnvironment.make(backend: backend)
-        try await webhook(environment)
+        try await environment.storeWebhook()
         let arrivals = Arrivals()
         let parks = Parks(environment.store.eventSignal)
         let running = start(environment, arrivals)
