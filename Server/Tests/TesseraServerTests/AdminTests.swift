@@ -48,8 +48,8 @@ struct AdminTests {
     @Test("Admin sessions: list and revoke all (devices go too)")
     func sessions() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let one = try await client.identify(token: environment.identityToken(sub: "multi"))
-            let two = try await client.identify(token: environment.identityToken(sub: "multi"))
+            let one = try await client.identify(sub: "multi")
+            let two = try await client.identify(sub: "multi")
             let profileID = try #require(one.profileID)
             _ = try await client.registerDevice(bearer: two.sessionToken, platform: "apns", token: "p")
             let list = try await client.admin(.get, "/v1/admin/profiles/\(profileID)/sessions")
@@ -66,10 +66,9 @@ struct AdminTests {
     @Test("DELETE a profile erases it, its aliases, sessions and devices")
     func erase() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let existing = try await client.identify(token: environment.identityToken(sub: "erase-me"))
+            let existing = try await client.identify(sub: "erase-me")
             let anonymous = try await client.anonymous()
-            let merged = try await client.identify(
-                token: environment.identityToken(sub: "erase-me"), bearer: anonymous.sessionToken)
+            let merged = try await client.identify(sub: "erase-me", bearer: anonymous.sessionToken)
             _ = try await client.registerDevice(bearer: merged.sessionToken, platform: "apns", token: "e")
             let profileID = try #require(existing.profileID)
             #expect(try await client.admin(.delete, "/v1/admin/profiles/\(profileID)").status == .noContent)
@@ -78,7 +77,7 @@ struct AdminTests {
             #expect(try await client.admin(.get, "/v1/admin/profiles/\(alias)").status == .notFound)
             #expect(try await client.send(.get, "/v1/me", bearer: merged.sessionToken).errorCode == "session_not_found")
             #expect(try await client.admin(.delete, "/v1/admin/profiles/\(profileID)").status == .notFound)
-            let again = try await client.identify(token: environment.identityToken(sub: "erase-me"))
+            let again = try await client.identify(sub: "erase-me")
             #expect(again.profileID != profileID)
         }
     }
@@ -120,7 +119,7 @@ struct AdminTests {
             let cleared = try await client.admin(.patch, "/v1/admin/project", body: #"{"expected_issuer":null}"#)
             #expect((cleared["project"]["settings"] as? [String: Any])?["expected_issuer"] is NSNull)
             let identified = try await client.identify(
-                token: environment.identityToken(sub: "capped"),
+                sub: "capped",
                 extra: #","session_duration_minutes":600"#)
             #expect(identified["session"]["expires_at"] as? String == RFC3339.string(environment.clock.seconds + 3600))
         }
@@ -137,7 +136,7 @@ struct AdminTests {
             #expect(
                 try await client.identify(token: environment.identityToken(sub: "new", secret: newSecret)).status == .ok
             )
-            #expect(try await client.identify(token: environment.identityToken(sub: "old")).status == .ok)
+            #expect(try await client.identify(sub: "old").status == .ok)
             #expect(try await client.admin(.post, "/v1/admin/identity-secrets").status == .created)
             let fourth = try await client.admin(.post, "/v1/admin/identity-secrets")
             #expect(fourth.status == .conflict)
@@ -147,7 +146,7 @@ struct AdminTests {
                 bearer: client.secretKey)
             #expect(deleted.status == .noContent)
             #expect(
-                try await client.identify(token: environment.identityToken(sub: "old")).errorCode == "invalid_signature"
+                try await client.identify(sub: "old").errorCode == "invalid_signature"
             )
             #expect(try await client.admin(.delete, "/v1/admin/identity-secrets/ik_nope").status == .notFound)
         }

@@ -139,7 +139,7 @@ struct AppAttestEndpointTests {
             #expect(try await client.identify(token: token, bearer: session).errorCode == "attestation_required")
             let challenge = try await client.challenge()
             let identified = try await client.identify(
-                token: environment.identityToken(sub: "user-1"), bearer: session,
+                sub: "user-1", bearer: session,
                 extra: "," + (try device.assertion(counter: 3, challenge: challenge.bytes)))
             #expect(identified.status == .ok)
             let after = try await environment.store.projectCounts(
@@ -288,11 +288,11 @@ struct AppAttestEndpointTests {
             #expect(attesting.status == .ok, "an identify may attest a new key (ignored while the mode is off)")
             let next = try #require(attesting.sessionToken)
             let empty = try await client.identify(
-                token: environment.identityToken(sub: "shape"), bearer: next,
+                sub: "shape", bearer: next,
                 extra: #","attestation":{"key_id":"","attestation_object":"AAAA","challenge":"AAAA"}"#)
             #expect(empty.errorCode == "invalid_request")
             let unsupported = try await client.identify(
-                token: environment.identityToken(sub: "shape"), bearer: next,
+                sub: "shape", bearer: next,
                 extra: #","attestation":{"unsupported":true}"#)
             #expect(unsupported.status == .ok)
         }

@@ -40,7 +40,7 @@ struct AppAttestRolloutTests {
             #expect(state.record == nil)
             let anonymous = try #require(device.started.sessionToken)
             let first = try await client.identify(
-                token: environment.identityToken(sub: "early-user"), bearer: anonymous,
+                sub: "early-user", bearer: anonymous,
                 extra: "," + (try device.assertion(counter: 1, challenge: try await client.challenge().bytes)))
             #expect(first.status == .ok)
             var session = try #require(first.sessionToken)
@@ -48,7 +48,7 @@ struct AppAttestRolloutTests {
             // Monitor: the unknown key is recorded, nothing is refused.
             _ = try await client.admin(.patch, "/v1/admin/project", body: #"{"app_attest":{"mode":"monitor"}}"#)
             let monitored = try await client.identify(
-                token: environment.identityToken(sub: "early-user"), bearer: session,
+                sub: "early-user", bearer: session,
                 extra: "," + (try device.assertion(counter: 2, challenge: try await client.challenge().bytes)))
             #expect(monitored.status == .ok)
             session = try #require(monitored.sessionToken)
@@ -61,14 +61,14 @@ struct AppAttestRolloutTests {
             // attests a new key at its identify, and asserts with it afterwards.
             _ = try await client.admin(.patch, "/v1/admin/project", body: #"{"app_attest":{"mode":"enforce"}}"#)
             let refused = try await client.identify(
-                token: environment.identityToken(sub: "early-user"), bearer: session,
+                sub: "early-user", bearer: session,
                 extra: "," + (try device.assertion(counter: 3, challenge: try await client.challenge().bytes)))
             #expect(refused.status == .forbidden)
             #expect(refused.errorCode == "attestation_invalid")
             #expect(refused["error"]["reason"] as? String == "key_id")
             let attestation = try await Self.attestation(client, authority: authority)
             let attested = try await client.identify(
-                token: environment.identityToken(sub: "early-user"), bearer: session, extra: "," + attestation.member)
+                sub: "early-user", bearer: session, extra: "," + attestation.member)
             #expect(attested.status == .ok)
             #expect(attested.profileID == first.profileID)
             state = try await environment.store.appAttestState(
@@ -81,13 +81,13 @@ struct AppAttestRolloutTests {
                 installationID: device.installationID, secret: device.secret, key: attestation.key,
                 keyID: attestation.keyID, started: attested)
             let asserted = try await client.identify(
-                token: environment.identityToken(sub: "early-user"), bearer: session,
+                sub: "early-user", bearer: session,
                 extra: "," + (try newKey.assertion(counter: 1, challenge: try await client.challenge().bytes)))
             #expect(asserted.status == .ok)
             // The old key is no longer the installation's.
             let latest = try #require(asserted.sessionToken)
             let oldKey = try await client.identify(
-                token: environment.identityToken(sub: "early-user"), bearer: latest,
+                sub: "early-user", bearer: latest,
                 extra: "," + (try device.assertion(counter: 9, challenge: try await client.challenge().bytes)))
             #expect(oldKey["error"]["reason"] as? String == "key_id")
         }
@@ -110,7 +110,7 @@ struct AppAttestRolloutTests {
             let attestation = try await Self.attestation(client, authority: authority)
             let restoredSession = try #require(restored.sessionToken)
             let identified = try await client.identify(
-                token: environment.identityToken(sub: "late-user"), bearer: restoredSession,
+                sub: "late-user", bearer: restoredSession,
                 extra: "," + attestation.member)
             #expect(identified.status == .ok)
             let state = try await environment.store.appAttestState(
@@ -124,7 +124,7 @@ struct AppAttestRolloutTests {
         try await AppAttestEndpointTests.withAttestedApp(.selected, mode: .enforce) { environment, client, authority in
             let attestation = try await Self.attestation(client, authority: authority)
             let refused = try await client.identify(
-                token: environment.identityToken(sub: "no-installation"), bearer: client.publishableKey,
+                sub: "no-installation", bearer: client.publishableKey,
                 extra: "," + attestation.member)
             #expect(refused.errorCode == "attestation_invalid")
             #expect(refused["error"]["reason"] as? String == "key_id")

@@ -16,7 +16,7 @@ struct ConcurrencyTests {
             let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
                 for token in anonymousTokens {
                     group.addTask {
-                        try await client.identify(token: environment.identityToken(sub: "crowd"), bearer: token)
+                        try await client.identify(sub: "crowd", bearer: token)
                     }
                 }
                 return try await group.reduce(into: [Reply]()) { $0.append($1) }

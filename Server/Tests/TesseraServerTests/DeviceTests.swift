@@ -45,8 +45,8 @@ struct DeviceTests {
     @Test("Registering a token bound elsewhere moves it to this session")
     func move() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let alice = try await client.identify(token: environment.identityToken(sub: "alice"))
-            let bob = try await client.identify(token: environment.identityToken(sub: "bob"))
+            let alice = try await client.identify(sub: "alice")
+            let bob = try await client.identify(sub: "bob")
             _ = try await client.registerDevice(bearer: alice.sessionToken, platform: "apns", token: "shared")
             _ = try await client.registerDevice(bearer: bob.sessionToken, platform: "apns", token: "shared")
             #expect(try await client.adminList("devices", of: alice.profileID)?.isEmpty == true)
@@ -60,22 +60,20 @@ struct DeviceTests {
     @Test("Devices go with their session: revoke, expiry, identify")
     func deletedWithSession() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let user = try await client.identify(token: environment.identityToken(sub: "devices"))
+            let user = try await client.identify(sub: "devices")
             let profileID = try #require(user.profileID)
             _ = try await client.registerDevice(bearer: user.sessionToken, platform: "apns", token: "t1")
             _ = try await client.send(.post, "/v1/sessions/revoke", bearer: user.sessionToken)
             #expect(try await client.adminList("devices", of: profileID)?.isEmpty == true)
 
-            let short = try await client.identify(
-                token: environment.identityToken(sub: "devices"), extra: #","session_duration_minutes":5"#)
+            let short = try await client.identify(sub: "devices", extra: #","session_duration_minutes":5"#)
             _ = try await client.registerDevice(bearer: short.sessionToken, platform: "apns", token: "t2")
             environment.clock.advance(seconds: 301)
             #expect(try await client.adminList("devices", of: profileID)?.isEmpty == true)
 
             let anonymous = try await client.anonymous()
             _ = try await client.registerDevice(bearer: anonymous.sessionToken, platform: "fcm", token: "t3")
-            let identified = try await client.identify(
-                token: environment.identityToken(sub: "devices"), bearer: anonymous.sessionToken)
+            let identified = try await client.identify(sub: "devices", bearer: anonymous.sessionToken)
             #expect(identified["merge"]["outcome"] as? String == "merged")
             #expect(try await client.adminList("devices", of: profileID)?.isEmpty == true)
         }

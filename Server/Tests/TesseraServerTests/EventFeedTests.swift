@@ -67,7 +67,7 @@ struct EventFeedTests {
             #expect(
                 ended.events.map { $0["type"] as? String } == ["profile.promoted", "session.ended", "session.ended"])
             #expect(ended.next == 7)
-            let other = try await client.identify(token: environment.identityToken(sub: "someone-else"))
+            let other = try await client.identify(sub: "someone-else")
             let mine = page(
                 try await client.admin(.get, "/v1/admin/events?profile_id=\(try #require(other.profileID))"))
             #expect(mine.events.map { $0["type"] as? String } == ["profile.created", "session.created"])

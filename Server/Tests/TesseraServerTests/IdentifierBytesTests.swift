@@ -16,15 +16,14 @@ struct IdentifierBytesTests {
     func canonicalEquivalentsAreTwoUsers() async throws {
         #expect(Self.nfc == Self.nfd)  // what Swift's String says
         try await TestEnvironment.withApp { environment, client in
-            let first = try await client.identify(token: environment.identityToken(sub: Self.nfc))
+            let first = try await client.identify(sub: Self.nfc)
             #expect(first["profile"]["external_id"] as? String == Self.nfc)
             // The second user over the first's session is another user (before: `unchanged`, and a new
             // session on the first user's profile).
-            let over = try await client.identify(
-                token: environment.identityToken(sub: Self.nfd), bearer: first.sessionToken)
+            let over = try await client.identify(sub: Self.nfd, bearer: first.sessionToken)
             #expect(over.status == .conflict)
             #expect(over.errorCode == "external_user_id_changed")
-            let second = try await client.identify(token: environment.identityToken(sub: Self.nfd))
+            let second = try await client.identify(sub: Self.nfd)
             #expect(second.status == .ok)
             #expect(second.profileID != first.profileID)
             let stored = try #require(second["profile"]["external_id"] as? String)
@@ -67,7 +66,7 @@ struct IdentifierBytesTests {
             #expect(asserted.status == .badRequest)
             #expect(asserted.errorCode == "invalid_request")
             // As a token's sub: invalid_claims, or invalid_identity_token when the payload passes its 4 KiB cap.
-            let signed = try await client.identify(token: environment.identityToken(sub: userID))
+            let signed = try await client.identify(sub: userID)
             #expect(signed.status == (userID.utf8.count > 4000 ? .unauthorized : .badRequest))
             #expect(signed.errorCode == (userID.utf8.count > 4000 ? "invalid_identity_token" : "invalid_claims"))
             let query = userID.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!

@@ -26,7 +26,7 @@ struct IdentifyTests {
             let claims = try SessionClaims.unverified(from: try #require(first.sessionJWT))
             #expect(claims.kind == "verified")
             #expect(claims.externalID == "user-42")
-            let second = try await client.identify(token: environment.identityToken(sub: "user-42"))
+            let second = try await client.identify(sub: "user-42")
             #expect(second.profileID == first.profileID)
             #expect(second["profile"]["name"] as? String == "Ada")
         }
@@ -38,7 +38,7 @@ struct IdentifyTests {
             let installationID = UUID().uuidString.lowercased()
             let anonymous = try await client.anonymous(installationID: installationID)
             let token = try #require(anonymous.sessionToken)
-            let reply = try await client.identify(token: environment.identityToken(sub: "new-user"), bearer: token)
+            let reply = try await client.identify(sub: "new-user", bearer: token)
             #expect(reply.status == .ok)
             #expect(reply.profileID == anonymous.profileID)
             #expect(reply["merge"]["outcome"] as? String == "promoted")
@@ -56,10 +56,9 @@ struct IdentifyTests {
     @Test("An anonymous caller with a known sub is merged, and the anonymous ID stays an alias")
     func merged() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let existing = try await client.identify(token: environment.identityToken(sub: "known"))
+            let existing = try await client.identify(sub: "known")
             let anonymous = try await client.anonymous()
-            let reply = try await client.identify(
-                token: environment.identityToken(sub: "known"), bearer: anonymous.sessionToken)
+            let reply = try await client.identify(sub: "known", bearer: anonymous.sessionToken)
             #expect(reply["merge"]["outcome"] as? String == "merged")
             #expect(reply["merge"]["from_profile_id"] as? String == anonymous.profileID)
             #expect(reply.profileID == existing.profileID)
@@ -74,9 +73,8 @@ struct IdentifyTests {
     @Test("The same user identifying again is unchanged, with a new session")
     func unchanged() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let first = try await client.identify(token: environment.identityToken(sub: "same"))
-            let again = try await client.identify(
-                token: environment.identityToken(sub: "same"), bearer: first.sessionToken)
+            let first = try await client.identify(sub: "same")
+            let again = try await client.identify(sub: "same", bearer: first.sessionToken)
             #expect(again.status == .ok)
             #expect(again["merge"]["outcome"] as? String == "unchanged")
             #expect(again.profileID == first.profileID)
@@ -88,9 +86,8 @@ struct IdentifyTests {
     @Test("A session of another identified user gets 409 external_user_id_changed and keeps its session")
     func anotherUser() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let alice = try await client.identify(token: environment.identityToken(sub: "alice"))
-            let reply = try await client.identify(
-                token: environment.identityToken(sub: "bob"), bearer: alice.sessionToken)
+            let alice = try await client.identify(sub: "alice")
+            let reply = try await client.identify(sub: "bob", bearer: alice.sessionToken)
             #expect(reply.status == .conflict)
             #expect(reply.errorCode == "external_user_id_changed")
             #expect(try await client.send(.get, "/v1/me", bearer: alice.sessionToken).status == .ok)
@@ -111,7 +108,7 @@ struct IdentifyTests {
     @Test("A failed identify does not burn the jti")
     func failedIdentifyKeepsJTI() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let alice = try await client.identify(token: environment.identityToken(sub: "alice"))
+            let alice = try await client.identify(sub: "alice")
             let token = environment.identityToken(sub: "bob", jti: "jti-bob")
             #expect(try await client.identify(token: token, bearer: alice.sessionToken).status == .conflict)
             #expect(try await client.identify(token: token).status == .ok)
@@ -192,7 +189,7 @@ struct IdentifyTests {
             #expect(allowed["capabilities"]["authenticated"] as? Bool == false)
             #expect(allowed["capabilities"]["kind"] as? String == "unverified")
             #expect(allowed["merge"]["outcome"] as? String == "promoted")
-            let signed = try await client.identify(token: environment.identityToken(sub: "u1"))
+            let signed = try await client.identify(sub: "u1")
             #expect(signed.profileID != allowed.profileID)
         }
     }
@@ -209,7 +206,7 @@ struct IdentifyTests {
             let typed = try await client.send(
                 .post, "/v1/sessions/identify", bearer: client.publishableKey, body: #"{"identity_token":5}"#)
             #expect(typed.errorCode == "invalid_request")
-            let secret = try await client.identify(token: environment.identityToken(sub: "x"), bearer: client.secretKey)
+            let secret = try await client.identify(sub: "x", bearer: client.secretKey)
             #expect(secret.errorCode == "invalid_credentials")
         }
     }

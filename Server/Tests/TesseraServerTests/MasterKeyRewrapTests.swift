@@ -52,7 +52,7 @@ struct MasterKeyRewrapTests {
             store: server, clock: clock, project: projects[0], configuration: configuration(clock: clock))
         let load = LoadProgress()
         try await environment.withApp { client in
-            let session = try await client.identify(token: environment.identityToken(sub: "heartbeat"))
+            let session = try await client.identify(sub: "heartbeat")
             let token = try #require(session.sessionToken)
             // Step 2: the rewrap, from a process of its own (here a store of its own).
             let rewrapper = try database.store(MasterKeyring(current: new, previous: [old]))

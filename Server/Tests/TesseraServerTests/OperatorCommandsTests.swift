@@ -59,7 +59,7 @@ struct OperatorCommandsTests {
         let environment = try await TestEnvironment.make(backend: .sqlite)
         let store = try #require(environment.store as? SQLiteStore)
         try await environment.withApp { client in
-            let identified = try await client.identify(token: environment.identityToken(sub: "backed-up"))
+            let identified = try await client.identify(sub: "backed-up")
             #expect(identified.status == .ok)
             let path = (store.path as NSString).deletingLastPathComponent + "/backups/copy.sqlite"
             try await store.backup(to: path)

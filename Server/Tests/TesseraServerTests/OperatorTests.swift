@@ -28,17 +28,17 @@ struct OperatorTests {
             #expect(Set(list.first?.keys.map { $0 } ?? []) == ["kid", "created_at", "last_used_at"])
 
             let first = environment.clock.seconds
-            #expect(try await client.identify(token: environment.identityToken(sub: "user-1")).status == .ok)
+            #expect(try await client.identify(sub: "user-1").status == .ok)
             func lastUsed() async throws -> String? {
                 let reply = try await client.admin(.get, "/v1/admin/identity-secrets")
                 return (reply.json["identity_secrets"] as? [[String: Any]])?.first?["last_used_at"] as? String
             }
             #expect(try await lastUsed() == RFC3339.string(first))
             environment.clock.advance(seconds: 30)
-            #expect(try await client.identify(token: environment.identityToken(sub: "user-1")).status == .ok)
+            #expect(try await client.identify(sub: "user-1").status == .ok)
             #expect(try await lastUsed() == RFC3339.string(first), "written at most once a minute")
             environment.clock.advance(seconds: 31)
-            #expect(try await client.identify(token: environment.identityToken(sub: "user-1")).status == .ok)
+            #expect(try await client.identify(sub: "user-1").status == .ok)
             #expect(try await lastUsed() == RFC3339.string(environment.clock.seconds))
 
             let foreign = try await client.send(.get, "/v1/admin/identity-secrets", bearer: other.secretKey)
@@ -55,7 +55,7 @@ struct OperatorTests {
         let environment = try await TestEnvironment.make()
         let other = try await environment.makeOtherProject()
         try await environment.withApp { client in
-            let user = try await client.identify(token: environment.identityToken(sub: "intro"))
+            let user = try await client.identify(sub: "intro")
             let token = try #require(user.sessionToken)
             let jwt = try #require(user.sessionJWT)
             for body in [#"{"session_token":"\#(token)"}"#, #"{"session_jwt":"\#(jwt)"}"#] {
@@ -105,7 +105,7 @@ struct OperatorTests {
         let environment = try await TestEnvironment.make()
         let other = try await environment.makeOtherProject()
         try await environment.withApp { client in
-            let user = try await client.identify(token: environment.identityToken(sub: "del"))
+            let user = try await client.identify(sub: "del")
             let sessionID = try #require(user.sessionID)
             _ = try await client.registerDevice(bearer: user.sessionToken, platform: "apns", token: "d1")
             let foreign = try await client.send(.delete, "/v1/admin/sessions/\(sessionID)", bearer: other.secretKey)
@@ -128,7 +128,7 @@ struct OperatorTests {
         var settings = ProjectSettings()
         settings.allowUnverifiedIdentify = true
         try await TestEnvironment.withApp(settings: settings) { environment, client in
-            let user = try await client.identify(token: environment.identityToken(sub: "blocky"))
+            let user = try await client.identify(sub: "blocky")
             let profileID = try #require(user.profileID)
             _ = try await client.registerDevice(bearer: user.sessionToken, platform: "fcm", token: "b1")
             let blocked = try await client.admin(
@@ -141,12 +141,11 @@ struct OperatorTests {
             let fetched = try await client.admin(.get, "/v1/admin/profiles/\(profileID)")
             #expect(fetched["profile"]["blocked"] as? Bool == true)
 
-            let again = try await client.identify(token: environment.identityToken(sub: "blocky"))
+            let again = try await client.identify(sub: "blocky")
             #expect(again.status == .forbidden)
             #expect(again.errorCode == "profile_blocked")
             let anonymous = try await client.anonymous()
-            let merge = try await client.identify(
-                token: environment.identityToken(sub: "blocky"), bearer: anonymous.sessionToken)
+            let merge = try await client.identify(sub: "blocky", bearer: anonymous.sessionToken)
             #expect(merge.errorCode == "profile_blocked")
             #expect(try await client.send(.get, "/v1/me", bearer: anonymous.sessionToken).status == .ok)
             #expect(try await client.adminList("sessions", of: profileID)?.isEmpty == true)
@@ -166,7 +165,7 @@ struct OperatorTests {
 
             let unblocked = try await client.admin(.post, "/v1/admin/profiles/\(profileID)/unblock")
             #expect(unblocked.status == .ok && unblocked["profile"]["blocked"] as? Bool == false)
-            let back = try await client.identify(token: environment.identityToken(sub: "blocky"))
+            let back = try await client.identify(sub: "blocky")
             #expect(back.status == .ok && back.profileID == profileID)
 
             let unknown = try await client.admin(.post, "/v1/admin/profiles/usr_nobody/block", body: #"{"reason":"x"}"#)
@@ -182,15 +181,15 @@ struct OperatorTests {
         try await TestEnvironment.withApp { environment, client in
             for round in 0..<5 {
                 let sub = "race-\(round)"
-                let first = try await client.identify(token: environment.identityToken(sub: sub))
+                let first = try await client.identify(sub: sub)
                 let profileID = try #require(first.profileID)
                 let statuses = try await raceBlock(of: profileID, client) {
-                    try await client.identify(token: environment.identityToken(sub: sub)).status.code
+                    try await client.identify(sub: sub).status.code
                 }
                 #expect(Set(statuses).isSubset(of: [200, 403]))
                 #expect(try await client.adminList("sessions", of: profileID)?.isEmpty == true, "round \(round)")
                 #expect(
-                    try await client.identify(token: environment.identityToken(sub: sub)).errorCode
+                    try await client.identify(sub: sub).errorCode
                         == "profile_blocked")
             }
         }
@@ -240,7 +239,7 @@ struct OperatorTests {
                 let json = try JSONSerialization.jsonObject(with: Data(Base64URL.decode(String(header)) ?? []))
                 return try #require((json as? [String: Any])?["kid"] as? String)
             }
-            let user = try await client.identify(token: environment.identityToken(sub: "keys"))
+            let user = try await client.identify(sub: "keys")
             let oldKid = try kid(user.sessionJWT)
             #expect(try await kids() == [oldKid])
             // Cached within this second before the rotation.

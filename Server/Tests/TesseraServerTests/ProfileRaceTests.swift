@@ -137,8 +137,7 @@ struct ProfileRaceTests {
         arguments: StoreBackend.allCases)
     func eraseThenRevokeAll(backend: StoreBackend) async throws {
         try await Race.with(backend) { race in
-            let user = try await race.identify(externalID: "user-5")
-            let profileID = user.context.profile.id
+            let profileID = try await race.identify(externalID: "user-5").context.profile.id
             let (erased, revoked) = try await race.run(
                 holding: profileID,
                 race.erasure(of: profileID, now: Self.now),

@@ -94,16 +94,16 @@ struct RateLimitTests {
                 }
                 // The node that counted the third failure refuses at once, even a good token.
                 expectLimited(
-                    try await node.identify(token: environment.identityToken(sub: "good")), retryAfter: 20)
+                    try await node.identify(sub: "good"), retryAfter: 20)
                 expectLimited(try await badIdentify(node), retryAfter: 20)
                 // The other node lets one more attempt through, whose count finds the shared one over.
                 expectLimited(try await badIdentify(other), retryAfter: 20)
                 expectLimited(
-                    try await other.identify(token: environment.identityToken(sub: "good")), retryAfter: 20)
+                    try await other.identify(sub: "good"), retryAfter: 20)
                 // Anonymous starts are another counter.
                 #expect(try await start(node).status == .created)
                 environment.clock.advance(seconds: 20)
-                #expect(try await node.identify(token: environment.identityToken(sub: "good")).status == .ok)
+                #expect(try await node.identify(sub: "good").status == .ok)
                 #expect(try await badIdentify(other).errorCode == "invalid_signature")
             }
         }
@@ -116,7 +116,7 @@ struct RateLimitTests {
             let token = environment.identityToken(sub: "once", jti: "j-1")
             #expect(try await client.identify(token: token).status == .ok)
             #expect(try await client.identify(token: token).errorCode == "identity_token_replayed")
-            expectLimited(try await client.identify(token: environment.identityToken(sub: "once")), retryAfter: 20)
+            expectLimited(try await client.identify(sub: "once"), retryAfter: 20)
         }
     }
 
@@ -135,11 +135,11 @@ struct RateLimitTests {
             }
             expectLimited(try await badIdentify(client, bearer: token), retryAfter: 20)
             expectLimited(
-                try await client.identify(token: environment.identityToken(sub: "u"), bearer: token), retryAfter: 20)
+                try await client.identify(sub: "u", bearer: token), retryAfter: 20)
             #expect(try await badIdentify(client, bearer: otherToken).errorCode == "invalid_signature")
             #expect(try await badIdentify(client).errorCode == "invalid_signature")
             environment.clock.advance(seconds: 20)
-            #expect(try await client.identify(token: environment.identityToken(sub: "u"), bearer: token).status == .ok)
+            #expect(try await client.identify(sub: "u", bearer: token).status == .ok)
         }
     }
 

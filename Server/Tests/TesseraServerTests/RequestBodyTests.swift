@@ -81,7 +81,7 @@ struct RequestBodyTests {
         ])
     func deviceBodies(body: String) async throws {
         try await TestEnvironment.withApp { environment, client in
-            let session = try await client.identify(token: environment.identityToken(sub: "kim"))
+            let session = try await client.identify(sub: "kim")
             let reply = try await client.send(.post, "/v1/devices", bearer: session.sessionToken, body: body)
             #expect(reply.status == .badRequest)
             #expect(reply.errorCode == "invalid_request")

@@ -16,7 +16,7 @@ struct SecretsAtRestTests {
         try await environment.withApp { client in
             let created = try await client.admin(.post, "/v1/admin/identity-secrets")
             #expect(created.status == .created)
-            let identified = try await client.identify(token: environment.identityToken(sub: "user-1"))
+            let identified = try await client.identify(sub: "user-1")
             #expect(identified.status == .ok)
             let beat = try await client.send(.post, "/v1/sessions/authenticate", bearer: identified.sessionToken)
             #expect(beat.status == .ok)
@@ -119,7 +119,7 @@ struct SecretsAtRestTests {
             let elsewhere = MasterKeyring(current: .generate())
             let foreign = elsewhere.seal(Array(environment.project.identitySecret.value.utf8), binding: cell.binding)
             #expect(try await environment.store.replaceSealedCell(cell, with: foreign))
-            let reply = try await client.identify(token: environment.identityToken(sub: "someone"))
+            let reply = try await client.identify(sub: "someone")
             #expect(reply.status == .serviceUnavailable)
             #expect(reply.errorCode == "service_unavailable")
         }
@@ -146,7 +146,7 @@ struct SecretsAtRestTests {
         let environment = TestEnvironment(
             store: store, clock: clock, project: provisioned, configuration: configuration)
         try await environment.withApp { client in
-            let identified = try await client.identify(token: environment.identityToken(sub: "old-user"))
+            let identified = try await client.identify(sub: "old-user")
             #expect(identified.status == .ok)
             let jwks = try JSONWebKeySet(
                 json: try await client.send(.get, "/v1/projects/\(legacy.id)/jwks.json").body)

@@ -81,7 +81,7 @@ struct SessionBoundaryTests {
         try await TestEnvironment.withApp { environment, client in
             try await allowUnverified(client)
             let unverified = try await client.identify(userID: "carol")
-            let verified = try await client.identify(token: environment.identityToken(sub: "dave"))
+            let verified = try await client.identify(sub: "dave")
             for (session, token) in [(unverified, "carol-phone"), (verified, "dave-phone")] {
                 let reply = try await client.send(
                     .post, "/v1/devices", bearer: session.sessionToken,
@@ -102,7 +102,7 @@ struct SessionBoundaryTests {
             try await allowUnverified(client)
             let anonymous = try await client.anonymous()
             let unverified = try await client.identify(userID: "erin")
-            let verified = try await client.identify(token: environment.identityToken(sub: "erin"))
+            let verified = try await client.identify(sub: "erin")
             let jwks = try JSONWebKeySet(
                 json: try await client.send(.get, "/v1/projects/\(environment.project.project.id)/jwks.json").body)
             let verifier = try SessionJWTVerifier(
@@ -131,8 +131,7 @@ struct SessionBoundaryTests {
             try await allowUnverified(client)
             // No verified profile yet: one is created and the unverified one folded into it.
             let asserted = try await client.identify(userID: "frank")
-            let upgraded = try await client.identify(
-                token: environment.identityToken(sub: "frank"), bearer: asserted.sessionToken)
+            let upgraded = try await client.identify(sub: "frank", bearer: asserted.sessionToken)
             #expect(upgraded.status == .ok)
             #expect(upgraded["merge"]["outcome"] as? String == "merged")
             #expect(upgraded["merge"]["from_profile_id"] as? String == asserted.profileID)
@@ -144,15 +143,13 @@ struct SessionBoundaryTests {
             #expect(try await client.send(.get, "/v1/me", bearer: asserted.sessionToken).status == .unauthorized)
             // A verified profile exists: the next unverified one merges into it.
             let again = try await client.identify(userID: "frank")
-            let merged = try await client.identify(
-                token: environment.identityToken(sub: "frank"), bearer: again.sessionJWT)
+            let merged = try await client.identify(sub: "frank", bearer: again.sessionJWT)
             #expect(merged["merge"]["outcome"] as? String == "merged")
             #expect(merged["merge"]["from_profile_id"] as? String == again.profileID)
             #expect(merged.profileID == upgraded.profileID)
             // Another user's token is still refused.
             let other = try await client.identify(userID: "frank")
-            let refused = try await client.identify(
-                token: environment.identityToken(sub: "grace"), bearer: other.sessionToken)
+            let refused = try await client.identify(sub: "grace", bearer: other.sessionToken)
             #expect(refused.status == .conflict)
             #expect(refused.errorCode == "external_user_id_changed")
         }
@@ -186,7 +183,7 @@ struct SessionBoundaryTests {
     @Test("A duration above the project's maximum is capped and says so: extension_capped")
     func extensionCapped() async throws {
         try await TestEnvironment.withApp { environment, client in
-            let session = try await client.identify(token: environment.identityToken(sub: "heidi"))
+            let session = try await client.identify(sub: "heidi")
             let token = try #require(session.sessionToken)
             let now = environment.clock.seconds
             let capped = try await client.send(

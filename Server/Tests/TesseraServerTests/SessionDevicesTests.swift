@@ -27,7 +27,7 @@ struct SessionDevicesTests {
 
     /// A verified session of `sub` from the publishable key (a sign-in on a new device).
     static func signIn(_ client: APIClient, _ environment: TestEnvironment, sub: String) async throws -> Reply {
-        let reply = try await client.identify(token: environment.identityToken(sub: sub))
+        let reply = try await client.identify(sub: sub)
         #expect(reply.status == .ok)
         return reply
     }
@@ -277,8 +277,7 @@ struct SessionDevicesTests {
                     {"installation_id":"\#(UUID().uuidString.lowercased())","installation_secret":"\#(OpaqueToken.installationSecret())","key_tier":"tpm"}
                     """#)
             #expect(bad.status == .badRequest && bad.errorCode == "invalid_request")
-            let badIdentify = try await client.identify(
-                token: environment.identityToken(sub: "bob"), extra: #","key_tier":7"#)
+            let badIdentify = try await client.identify(sub: "bob", extra: #","key_tier":7"#)
             #expect(badIdentify.status == .badRequest && badIdentify.errorCode == "invalid_request")
         }
     }

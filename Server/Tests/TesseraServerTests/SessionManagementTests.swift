@@ -83,7 +83,7 @@ struct SessionManagementTests {
                 .delete, "/v1/devices/\(try #require(device["device"]["id"] as? String))", bearer: next.sessionToken)
             #expect(deleteAlicesDevice.status == .notFound)
             #expect(try await client.adminList("devices", of: alice.profileID)?.isEmpty == true)
-            let bob = try await client.identify(token: environment.identityToken(sub: "bob"), bearer: next.sessionToken)
+            let bob = try await client.identify(sub: "bob", bearer: next.sessionToken)
             #expect(bob.profileID != alice.profileID)
             #expect(bob["merge"]["outcome"] as? String == "promoted")
         }

@@ -92,8 +92,8 @@ struct CallerRaceTests {
     private static func twoSessions(_ environment: TestEnvironment, _ client: APIClient, sub: String) async throws
         -> (one: (id: String, token: String), two: (id: String, token: String), rows: [HeldRow])
     {
-        let one = try await client.identify(token: environment.identityToken(sub: sub))
-        let two = try await client.identify(token: environment.identityToken(sub: sub))
+        let one = try await client.identify(sub: sub)
+        let two = try await client.identify(sub: sub)
         let first = (id: try #require(one.sessionID), token: try #require(one.sessionToken))
         let second = (id: try #require(two.sessionID), token: try #require(two.sessionToken))
         #expect(one.profileID == two.profileID)

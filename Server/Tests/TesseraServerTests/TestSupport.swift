@@ -223,6 +223,12 @@ struct APIClient: Sendable {
             .post, "/v1/sessions/identify", bearer: bearer ?? publishableKey, body: #"{"user_id":"\#(userID)"}"#)
     }
 
+    /// Identifies as `sub` with a fresh identity token of the project, using `bearer` (the publishable
+    /// key by default).
+    func identify(sub: String, bearer: String? = nil, extra: String = "") async throws -> Reply {
+        try await identify(token: environment.identityToken(sub: sub), bearer: bearer, extra: extra)
+    }
+
     /// Identifies with a signed token, using `bearer` (the publishable key by default).
     func identify(token: String, bearer: String? = nil, extra: String = "") async throws -> Reply {
         try await send(

@@ -214,21 +214,21 @@ struct WebhookDeliveryTests {
         arguments: StoreBackend.allCases)
     func goneDisables(backend: StoreBackend) async throws {
         let (environment, endpoint) = try await withWebhook(backend, types: ["identity_secret.created"])
-        let projectID = environment.project.project.id
         try await twoEvents(environment)
         let (receiver, dispatcher) = receiving(
             environment, answer: WebhookOutcome(kind: .gone, statusCode: 410, durationMilliseconds: 2))
         #expect(await dispatcher.runOnce() == 1)
         let row = try #require(try await log(environment, endpoint).first)
         #expect(row.state == .failed && row.statusCode == 410 && row.nextAttemptAt == nil)
-        let disabled = try #require(try await environment.store.webhook(projectID: projectID, id: endpoint.id))
+        let disabled = try #require(try await environment.store.webhook(projectID: endpoint.projectID, id: endpoint.id))
         #expect(!disabled.enabled && disabled.disabledReason == "gone")
 
         try await twoEvents(environment)  // while disabled: not queued
         receiver.answer(WebhookOutcome(kind: .delivered, statusCode: 200, durationMilliseconds: 1))
         #expect(await dispatcher.runOnce() == 0)
         _ = try await environment.store.updateWebhook(
-            projectID: projectID, id: endpoint.id, patch: WebhookPatch(enabled: true), now: environment.clock.seconds)
+            projectID: endpoint.projectID, id: endpoint.id, patch: WebhookPatch(enabled: true),
+            now: environment.clock.seconds)
         #expect(await dispatcher.runOnce() == 0, "the events of the disabled time are not queued")
         try await twoEvents(environment)
         #expect(await dispatcher.runOnce() == 1)
@@ -459,10 +459,9 @@ struct WebhookDeliveryTests {
         arguments: StoreBackend.allCases)
     func rotation(backend: StoreBackend) async throws {
         let (environment, endpoint) = try await withWebhook(backend, types: ["identity_secret.created"])
-        let projectID = environment.project.project.id
         let newSecret = WebhookSecret.generate().text
         _ = try await environment.store.rotateWebhookSecret(
-            projectID: projectID, id: endpoint.id, newSecret: newSecret,
+            projectID: endpoint.projectID, id: endpoint.id, newSecret: newSecret,
             previousExpiresAt: environment.clock.seconds + 86_400, now: environment.clock.seconds)
         try await twoEvents(environment)
         let (receiver, dispatcher) = receiving(environment)
