@@ -34,6 +34,16 @@ struct DeviceKeyTests {
         harness(store: first.store, keys: keys, provider: provider, server: first.server, clock: first.clock)
     }
 
+    /// The first launch: starts `first` (identified as `user` when given), answers its session and
+    /// stops it.
+    static func firstLaunch(_ first: Harness, as user: String? = nil) async throws -> Session {
+        try await first.client.start()
+        if let user { try await first.client.identify(signedIdentityToken: FakeServer.identityToken(sub: user)) }
+        let session = try #require(await first.client.sessions.current)
+        await first.client.stop()
+        return session
+    }
+
     static func bindingServer(_ clock: ManualClock, nonce: String? = nil) -> FakeServer {
         let server = FakeServer(clock: clock)
         server.bindSessions(requiringNonce: nonce)
@@ -96,9 +106,7 @@ struct DeviceKeyTests {
     func keySurvivesRelaunch() async throws {
         let keys = FakeDeviceKeyProvider()
         let first = Self.bound(keys: keys)
-        try await first.client.start()
-        let session = try #require(await first.client.sessions.current)
-        await first.client.stop()
+        let session = try await Self.firstLaunch(first)
 
         let next = Self.relaunch(first, keys: keys)
         try await next.client.start()
@@ -155,9 +163,7 @@ struct DeviceKeyTests {
     func anonymousKeyLoss(_ loss: Loss) async throws {
         let keys = FakeDeviceKeyProvider()
         let first = Self.bound(keys: keys)
-        try await first.client.start()
-        let before = try #require(await first.client.sessions.current)
-        await first.client.stop()
+        let before = try await Self.firstLaunch(first)
         try Self.lose(loss, store: first.store, keys: keys)
         keys.faults.withLock { $0.restoreFails = loss == .unreadable }
 
@@ -190,10 +196,7 @@ struct DeviceKeyTests {
     func verifiedKeyLoss(_ loss: Loss) async throws {
         let keys = FakeDeviceKeyProvider()
         let first = Self.bound(keys: keys)
-        try await first.client.start()
-        try await first.client.identify(signedIdentityToken: FakeServer.identityToken(sub: "alice"))
-        let before = try #require(await first.client.sessions.current)
-        await first.client.stop()
+        let before = try await Self.firstLaunch(first, as: "alice")
         try Self.lose(loss, store: first.store, keys: keys)
 
         let provider = StubProvider()
@@ -251,9 +254,7 @@ struct DeviceKeyTests {
     func keyStoreUnavailable() async throws {
         let store = KeyFaultStore()
         let first = Self.bound(store: store)
-        try await first.client.start()
-        let session = try #require(await first.client.sessions.current)
-        await first.client.stop()
+        let session = try await Self.firstLaunch(first)
 
         store.failing.withLock { $0 = .unavailable("locked") }
         let next = Self.relaunch(first)
