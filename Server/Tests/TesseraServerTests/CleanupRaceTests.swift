@@ -13,8 +13,7 @@ struct CleanupRaceTests {
         arguments: StoreBackend.allCases)
     func revokeThenCleanup(backend: StoreBackend) async throws {
         try await Race.with(backend) { race in
-            let anonymous = try await race.start()
-            let session = anonymous.context.session
+            let session = try await race.start().context.session
             // Alive for the revoke, expired for the cleanup (two nodes' clocks a moment apart).
             let (revoked, cleaned) = try await race.run(
                 holding: [.session(session.id)],

@@ -24,8 +24,7 @@ struct ProfileRaceTests {
         arguments: StoreBackend.allCases)
     func eraseThenBlock(backend: StoreBackend) async throws {
         try await Race.with(backend) { race in
-            let anonymous = try await race.start()
-            let profileID = anonymous.context.profile.id
+            let profileID = try await race.start().context.profile.id
             let (erased, blocked) = try await race.run(
                 holding: profileID,
                 race.erasure(of: profileID, now: Self.now),
