@@ -164,8 +164,8 @@ struct KeychainStoreTests {
     }
 
     @Test("Probe present, item absent: the absence is believed at once")
-    func probeProvesAbsence() throws {
-        try Device.with { device in
+    func probeProvesAbsence() async throws {
+        try await Device.with { device in
             let store = device.store()
             #expect(try store.create(Data("state".utf8), for: "tessera") == nil)
             _ = try device.marker.adopt("m")
@@ -178,8 +178,8 @@ struct KeychainStoreTests {
     }
 
     @Test("An item left in the legacy keychain is moved once; an existing item wins; -34018 there means nothing")
-    func legacyMigration() throws {
-        try Device.with { device throws in
+    func legacyMigration() async throws {
+        try await Device.with { device throws in
             let legacy = FakeKeychain()
             legacy.setItem(Data("old".utf8), account: "tessera")
             let store = KeychainBackedStore(
@@ -203,8 +203,8 @@ struct KeychainStoreTests {
     }
 
     @Test("save: an item another process adds between our update and our add is updated, not duplicated")
-    func saveDuplicateRace() throws {
-        try Device.with { device in
+    func saveDuplicateRace() async throws {
+        try await Device.with { device in
             let store = device.store()
             let keychain = device.keychain
             keychain.beforeNextAdd { keychain.setItem(Data("theirs".utf8), account: "tessera") }
@@ -242,8 +242,8 @@ struct KeychainStoreTests {
         arguments: [
             (KeychainStatus.userCanceled, true), (.authFailed, true), (.interactionNotAllowed, false),
         ])
-    func refusedPrompt(status: KeychainStatus, denied: Bool) throws {
-        try Device.with { device throws in
+    func refusedPrompt(status: KeychainStatus, denied: Bool) async throws {
+        try await Device.with { device throws in
             let store = device.store()
             device.keychain.scriptReads("tessera", .failed(status))
             #expect {

@@ -40,13 +40,6 @@ struct Device {
         try await body(device)
     }
 
-    /// Runs `body` on a new device, then deletes the app (its container), whether `body` threw or not.
-    static func with(_ body: (Device) throws -> Void) rethrows {
-        let device = Device()
-        defer { device.deleteApp() }
-        try body(device)
-    }
-
     /// Deletes the app: its container goes, its keychain items stay.
     func deleteApp() { try? FileManager.default.removeItem(at: container) }
 
