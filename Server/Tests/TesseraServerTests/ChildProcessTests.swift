@@ -9,9 +9,7 @@ struct ChildProcessTests {
     /// threads at once: those would never see the others and would give up after 20 s, exiting 1.
     @Test("ChildProcess.run waits on a thread of its own: more children than cores run at once")
     func runKeepsThePoolFree() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-children-\(UUID())")
-            .path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try newTemporaryDirectory("children")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let count = 2 * ProcessInfo.processInfo.activeProcessorCount + 2
         // Each child marks that it started, then waits (polling the directory, at most 400 × 50 ms)

@@ -6,12 +6,6 @@ import Testing
 
 @Suite("Master keys and sealing")
 struct MasterKeyTests {
-    private func temporaryDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-keys-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     @Test("A sealed value names its key, hides the plaintext and opens only for its own row")
     func sealAndOpen() throws {
         let keys = MasterKeyring(current: .generate())
@@ -71,7 +65,7 @@ struct MasterKeyTests {
 
     @Test("A new key file is created with mode 0600 and never overwrites one")
     func newKeyFile() throws {
-        let path = try temporaryDirectory() + "/master.key"
+        let path = try newTemporaryDirectory("keys") + "/master.key"
         let key = MasterKey.generate()
         try key.write(toNewFile: path)
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
@@ -86,7 +80,7 @@ struct MasterKeyTests {
 
     @Test("With SQLite and no key configured, master.key is created beside the database on first start and used after")
     func defaultKeyFile() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try newTemporaryDirectory("keys")
         var configuration = ServerConfiguration()
         configuration.database = .sqlite(path: directory + "/data/tessera.sqlite")
         let keyPath = directory + "/data/master.key"
@@ -125,7 +119,7 @@ struct MasterKeyTests {
     @Test("Processes starting at once on a new SQLite database end up with one master key")
     func concurrentFirstStarts() async throws {
         var shared = ServerConfiguration()
-        shared.database = .sqlite(path: try temporaryDirectory() + "/tessera.sqlite")
+        shared.database = .sqlite(path: try newTemporaryDirectory("keys") + "/tessera.sqlite")
         let configuration = shared
         let stores = try await withThrowingTaskGroup(of: (any TesseraStore).self) { group in
             for _ in 0..<4 { group.addTask { try await configuration.openStore(logger: .init(label: "test")) } }
@@ -140,7 +134,7 @@ struct MasterKeyTests {
         // Two processes starting at once on a new SQLite database: one writes master.key, the other
         // finds the file and reads it. Written in place, the reader could read it empty (a flaky
         // `invalid_master_key` in concurrentFirstStarts under load).
-        let directory = try temporaryDirectory()
+        let directory = try newTemporaryDirectory("keys")
         for round in 0..<200 {
             let path = directory + "/master-\(round).key"
             let key = MasterKey.generate()
@@ -166,7 +160,7 @@ struct MasterKeyTests {
 
     @Test("A key file is never replaced: the second writer of one path fails and the first key stays")
     func keyFileIsNeverReplaced() throws {
-        let path = try temporaryDirectory() + "/master.key"
+        let path = try newTemporaryDirectory("keys") + "/master.key"
         let first = MasterKey.generate()
         try first.write(toNewFile: path)
         #expect(throws: MasterKeyError.self) { try MasterKey.generate().write(toNewFile: path) }

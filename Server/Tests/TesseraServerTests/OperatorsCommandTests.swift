@@ -15,8 +15,7 @@ struct OperatorsCommandTests {
         "create prints a 15-minute link that enrolls; list, link and remove act on the database",
         .enabled(if: TesseraExecutable.path != nil))
     func commands() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-ops-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try newTemporaryDirectory("ops")
         let (database, keyFile) = (directory + "/t.sqlite", directory + "/master.key")
         let key = MasterKey.generate()
         try key.write(toNewFile: keyFile)

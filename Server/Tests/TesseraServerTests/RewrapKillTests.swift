@@ -28,8 +28,7 @@ struct RewrapKillTests {
         "SIGKILL in the middle of a rewrap leaves every value openable by the old or the new key; a second run finishes",
         .enabled(if: TesseraExecutable.path != nil))
     func killedRewrap() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-kill-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try newTemporaryDirectory("kill")
         let (oldFile, newFile, database) = (directory + "/old.key", directory + "/new.key", directory + "/t.sqlite")
         let (old, new) = (MasterKey.generate(), MasterKey.generate())
         try old.write(toNewFile: oldFile)

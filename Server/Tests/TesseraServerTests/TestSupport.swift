@@ -127,6 +127,13 @@ struct TestEnvironment: Sendable {
     }
 }
 
+/// A new, empty directory `tessera-NAME-UUID` under the system's temporary one; answers its path.
+func newTemporaryDirectory(_ name: String) throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(name)-\(UUID())").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
 /// The answer to one request.
 struct Reply: Sendable {
     let status: HTTPResponse.Status
