@@ -103,11 +103,13 @@ extension SQLiteStore {
     }
 
     public func installationIDs(projectID: String, profileID: String) async throws -> [String] {
+        // `+project_id`: not through the primary key (every installation of the project), but each
+        // of the OR's terms through its own index.
         try readers.read { connection in
             try connection.query(
                 """
                 SELECT installation_id FROM installations
-                WHERE project_id = ? AND (profile_id = ? OR previous_profile_id = ?)
+                WHERE +project_id = ? AND (profile_id = ? OR previous_profile_id = ?)
                 ORDER BY created_at, installation_id LIMIT 100
                 """,
                 [.init(projectID), .init(profileID), .init(profileID)]

@@ -137,13 +137,16 @@ extension SQLiteStore {
     public func auditEvents(projectID: String, filter: AuditFilter, before: Int64?, limit: Int) async throws
         -> [EventRecord]
     {
-        // The condition on actor_type is the audit index's own, so SQLite reads that partial index;
-        // a filter left out is a parameter that is NULL.
+        // The condition on actor_type is the audit indexes' own, so SQLite reads a partial index
+        // (named: else it walks the primary key back through every event): of one profile's audit
+        // entries when it is filtered by profile. A filter left out is a parameter that is NULL.
+        let index = filter.profileID == nil ? "events_audit" : "events_audit_profile"
+        let profile = filter.profileID == nil ? "?6 IS NULL" : "profile_id = ?6"
         let sql = """
-            SELECT \(Self.eventColumns) FROM events
+            SELECT \(Self.eventColumns) FROM events INDEXED BY \(index)
             WHERE project_id = ?1 AND actor_type IN ('secret_key', 'operator') AND sequence < ?2
               AND (?3 IS NULL OR type = ?3) AND (?4 IS NULL OR actor_type = ?4) AND (?5 IS NULL OR actor_id = ?5)
-              AND (?6 IS NULL OR profile_id = ?6) AND (?7 IS NULL OR created_at >= ?7)
+              AND \(profile) AND (?7 IS NULL OR created_at >= ?7)
               AND (?8 IS NULL OR created_at < ?8)
             ORDER BY sequence DESC LIMIT ?9
             """
