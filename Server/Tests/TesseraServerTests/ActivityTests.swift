@@ -201,12 +201,12 @@ struct ActivityTests {
         let chunkRows = ActivityFlushService.defaultBackfillChunkRows
         let clock = ContinuousClock()
         var transactions = 0
-        var longest = Duration.zero
+        var durations: [Duration] = []
         let started = clock.now
         while true {
             let chunk = clock.now
             guard try await store.backfillActivity(chunkRows: chunkRows) else { break }
-            longest = max(longest, clock.now - chunk)
+            durations.append(clock.now - chunk)
             transactions += 1
             // Heartbeats' activity between chunks: profiles of the fixture on today and on a day
             // still being counted, new to the day or not.
@@ -221,11 +221,13 @@ struct ActivityTests {
                     """, on: store)
             }
         }
+        let all = clock.now - started
         let rows = try await ActivityRecount.rows(store, projectID: projectID)
+        durations.sort()
         print(
             "activity backfill (\(backend)): \(profiles) profiles, \(rows.count) rows, \(days) days counted in "
-                + "\(transactions) transactions of at most \(chunkRows) rows; longest \(longest), all \(clock.now - started)"
-        )
+                + "\(transactions) transactions of at most \(chunkRows) rows; longest \(durations.last ?? .zero), "
+                + "median \(durations.isEmpty ? .zero : durations[durations.count / 2]), all \(all)")
         let perDay = rows.count / 90
         #expect(
             transactions >= Int(days) * (perDay / chunkRows), "a day bigger than a chunk takes several transactions")

@@ -140,13 +140,13 @@ extension PostgresStore {
                         PostgresQuery(unsafeSQL: sql, binds: try bindings(metric.name)), logger: logger)
                 }
             }
-            // The chunk's last row when it is full: the day goes on after it.
+            // The chunk's last row: the day goes on after it. No row: the day's distinct counts next.
             if let end = try await connection.first(
                 PostgresQuery(
                     unsafeSQL: """
-                        SELECT identified, profile_id, installation_id FROM profile_activity
-                        WHERE project_id = $1 AND day = $2 AND (identified, profile_id, installation_id) > ($5, $6, $7)
-                        ORDER BY identified, profile_id, installation_id LIMIT 1 OFFSET $3 - 1
+                        \(chunk)
+                        SELECT identified, profile_id, installation_id FROM c
+                        ORDER BY identified DESC, profile_id DESC, installation_id DESC LIMIT 1
                         """, binds: try bindings("")), logger: logger)
             {
                 let (identified, profileID, installationID) = (try end.bool(0), try end.text(1), try end.text(2))

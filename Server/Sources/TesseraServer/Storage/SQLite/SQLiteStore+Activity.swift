@@ -71,9 +71,9 @@ extension SQLiteStore {
     /// of each subject in it to the day when it was earlier, with the `latest.*` counts moved alike:
     /// both are exact on their own (a subject met again, in a later chunk or by the trigger, is
     /// already there), so rows written between chunks are counted by the trigger as usual. The job
-    /// that finds the day's rest no bigger than a chunk also counts the day's `active.*` rows again
-    /// (replacing what the trigger added meanwhile: its installations from the now complete
-    /// `activity_installations`) and moves on to the next day. Days are counted oldest first; once a
+    /// that finds no row left counts the day's `active.*` rows again (replacing what the trigger
+    /// added meanwhile: its installations from the now complete `activity_installations`) and moves
+    /// on to the next day. Days are counted oldest first; once a
     /// day is counted, the trigger's decisions for it are exact.
     public func backfillActivity(chunkRows: Int) async throws -> Bool {
         try await writer.write { connection in
@@ -138,12 +138,12 @@ extension SQLiteStore {
                     WHERE excluded.day > activity_latest.day
                     """, bindings)
             }
-            // The chunk's last row when it is full: the day goes on after it.
+            // The chunk's last row: the day goes on after it. No row: the day's distinct counts next.
             if let last = try connection.queryFirst(
                 """
-                SELECT identified, profile_id, installation_id FROM profile_activity
-                WHERE project_id = ?1 AND day = ?2 AND (identified, profile_id, installation_id) > (?5, ?6, ?7)
-                ORDER BY identified, profile_id, installation_id LIMIT 1 OFFSET ?3 - 1
+                \(chunk)
+                SELECT identified, profile_id, installation_id FROM c
+                ORDER BY identified DESC, profile_id DESC, installation_id DESC LIMIT 1
                 """, bindings)
             {
                 try connection.run(
