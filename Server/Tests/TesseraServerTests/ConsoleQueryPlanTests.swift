@@ -171,6 +171,14 @@ struct ConsoleQueryPlanTests {
                 "\(plan)"
             )
         }
+        // The activity retention reads each table's range of old days, never the whole table (it
+        // holds the writer): its key's (project_id, day) prefix.
+        for statement in SQLiteStore.deleteActivityStatements {
+            let plan = try store.queryPlan((statement, [.init(Self.projectID), .init(Int64(1)), .init(Int64(10))]))
+            #expect(
+                plan.contains { $0.contains("SEARCH") && $0.contains("(project_id=? AND day<?)") }
+                    && !plan.contains { $0.hasPrefix("SCAN") }, "\(statement): \(plan)")
+        }
         // The check itself sees a scan when there is one.
         #expect(
             !Self.sqliteScans(try store.queryPlan(("SELECT id FROM profiles WHERE avatar_url = ?", [.init("x")])))
