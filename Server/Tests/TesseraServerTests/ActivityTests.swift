@@ -142,16 +142,23 @@ struct ActivityTests {
         ProcessInfo.processInfo.environment["TESSERA_ACTIVITY_RECOUNT_PROFILES"].flatMap(Int.init) ?? 20_000
     }
 
+    /// A store for the fixture, its project, today and the fixture's number of profiles (on
+    /// PostgreSQL, which fills a day per statement under the store's operation limit, a quarter).
+    static func fixture(_ backend: StoreBackend) async throws -> (
+        store: any TesseraStore, projectID: String, today: Int64, profiles: Int
+    ) {
+        let environment = try await TestEnvironment.make(backend: backend)
+        return (
+            environment.store, environment.project.project.id, ActivitySQL.day(of: environment.clock.seconds),
+            backend == .postgres ? recountProfiles / 4 : recountProfiles
+        )
+    }
+
     @Test(
         "The store's daily figures and 1/7/30-day windows equal a brute-force recount of the raw rows",
         arguments: StoreBackend.allCases)
     func recount(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
-        let today = ActivitySQL.day(of: environment.clock.seconds)
-        // PostgreSQL fills in one statement, under the store's operation limit: a quarter of the profiles.
-        let profiles = backend == .postgres ? Self.recountProfiles / 4 : Self.recountProfiles
+        let (store, projectID, today, profiles) = try await Self.fixture(backend)
         let filling = ContinuousClock.now
         try await ActivityRecount.fill(store, projectID: projectID, profiles: profiles, today: today)
         let filled = ContinuousClock.now - filling
@@ -186,11 +193,7 @@ struct ActivityTests {
         "The backfill counts a fixture written without counts in bounded transactions, with writes between them, as a recount does",
         arguments: StoreBackend.allCases)
     func backfill(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
-        let today = ActivitySQL.day(of: environment.clock.seconds)
-        let profiles = backend == .postgres ? Self.recountProfiles / 4 : Self.recountProfiles
+        let (store, projectID, today, profiles) = try await Self.fixture(backend)
         let days = min(max(Self.backfillDays, 1), 90)
         try await ActivityRecount.fill(store, projectID: projectID, profiles: profiles, today: today, counted: false)
         try await HealthTests.run(

@@ -614,10 +614,8 @@ enum PostgresMigrations {
             // The backfill in bounded steps and the audit log of one profile (issue 25): see
             // SQLiteMigrations' version 19.
             """
-            ALTER TABLE activity_backfill ADD COLUMN done_day BIGINT;
-            ALTER TABLE activity_backfill ADD COLUMN done_identified BOOLEAN;
-            ALTER TABLE activity_backfill ADD COLUMN done_profile_id TEXT;
-            ALTER TABLE activity_backfill ADD COLUMN done_installation_id TEXT;
+            ALTER TABLE activity_backfill ADD COLUMN done_day BIGINT, ADD COLUMN done_identified BOOLEAN,
+                ADD COLUMN done_profile_id TEXT, ADD COLUMN done_installation_id TEXT;
             CREATE INDEX events_audit_profile ON events (project_id, profile_id, sequence)
                 WHERE actor_type IN ('secret_key', 'operator') AND profile_id IS NOT NULL;
             """
