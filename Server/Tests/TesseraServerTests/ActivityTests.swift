@@ -79,8 +79,10 @@ enum ActivityRecount {
     /// Fills `profiles` profiles' activity over 90 days ending `today`, in the database itself: each
     /// profile active on about one day in eight, two profiles to an installation, two in five
     /// identified, one in eleven also active anonymous on its identified days, one in seven without
-    /// an installation.
-    static func fill(_ store: any TesseraStore, projectID: String, profiles: Int, today: Int64) async throws {
+    /// an installation. Not `counted`: as schema 17 wrote them, without the counting trigger.
+    static func fill(
+        _ store: any TesseraStore, projectID: String, profiles: Int, today: Int64, counted: Bool = true
+    ) async throws {
         let rows = """
             SELECT '\(projectID)' AS project_id, \(today) - k AS day, (n % 5 < 2) AS identified, 'p' || n AS profile_id,
                 CASE WHEN n % 7 = 0 THEN '' ELSE 'i' || (n / 2) END AS installation_id
@@ -92,6 +94,9 @@ enum ActivityRecount {
         switch store {
         case let sqlite as SQLiteStore:
             try await sqlite.writer.write { connection in
+                let trigger = try connection.queryFirst(
+                    "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'profile_activity_counts'")
+                if !counted { try connection.execute("DROP TRIGGER profile_activity_counts") }
                 try connection.execute(
                     """
                     WITH RECURSIVE p(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM p WHERE n + 1 < \(profiles)),
@@ -99,11 +104,16 @@ enum ActivityRecount {
                     INSERT INTO profile_activity (project_id, day, identified, profile_id, installation_id)
                     \(rows)
                     """)
+                if !counted, let trigger { try connection.execute(trigger.text(0)) }
             }
         case let postgres as PostgresStore:
             // A day per statement: each row goes through the counting trigger, and one statement
             // must end within the store's operation limit.
             let logger = postgres.logger
+            if !counted {
+                try await HealthTests.run(
+                    "ALTER TABLE profile_activity DISABLE TRIGGER profile_activity_counts", on: store)
+            }
             for k in 0..<90 {
                 let sql = """
                     WITH p(n) AS (SELECT generate_series(0, \(profiles - 1))::bigint), d(k) AS (SELECT \(k)::bigint)
@@ -113,6 +123,10 @@ enum ActivityRecount {
                 try await postgres.statement { client in
                     _ = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
                 }
+            }
+            if !counted {
+                try await HealthTests.run(
+                    "ALTER TABLE profile_activity ENABLE TRIGGER profile_activity_counts", on: store)
             }
         default:
             Issue.record("no fill for \(type(of: store))")
@@ -128,16 +142,23 @@ struct ActivityTests {
         ProcessInfo.processInfo.environment["TESSERA_ACTIVITY_RECOUNT_PROFILES"].flatMap(Int.init) ?? 20_000
     }
 
+    /// A store for the fixture, its project, today and the fixture's number of profiles (on
+    /// PostgreSQL, which fills a day per statement under the store's operation limit, a quarter).
+    static func fixture(_ backend: StoreBackend) async throws -> (
+        store: any TesseraStore, projectID: String, today: Int64, profiles: Int
+    ) {
+        let environment = try await TestEnvironment.make(backend: backend)
+        return (
+            environment.store, environment.project.project.id, ActivitySQL.day(of: environment.clock.seconds),
+            backend == .postgres ? recountProfiles / 4 : recountProfiles
+        )
+    }
+
     @Test(
         "The store's daily figures and 1/7/30-day windows equal a brute-force recount of the raw rows",
         arguments: StoreBackend.allCases)
     func recount(backend: StoreBackend) async throws {
-        let environment = try await TestEnvironment.make(backend: backend)
-        let store = environment.store
-        let projectID = environment.project.project.id
-        let today = ActivitySQL.day(of: environment.clock.seconds)
-        // PostgreSQL fills in one statement, under the store's operation limit: a quarter of the profiles.
-        let profiles = backend == .postgres ? Self.recountProfiles / 4 : Self.recountProfiles
+        let (store, projectID, today, profiles) = try await Self.fixture(backend)
         let filling = ContinuousClock.now
         try await ActivityRecount.fill(store, projectID: projectID, profiles: profiles, today: today)
         let filled = ContinuousClock.now - filling
@@ -160,6 +181,68 @@ struct ActivityTests {
         }
         #expect((summary.windows[30]?.anonymousProfiles ?? 0) > 0)
         #expect((summary.windows[30]?.identifiedProfiles ?? 0) > 0)
+    }
+
+    /// `TESSERA_ACTIVITY_BACKFILL_DAYS` (default 90): how many of the fixture's latest days the
+    /// backfill counts (the others are not compared); fewer make the 1M form shorter.
+    static var backfillDays: Int64 {
+        ProcessInfo.processInfo.environment["TESSERA_ACTIVITY_BACKFILL_DAYS"].flatMap(Int64.init) ?? 90
+    }
+
+    @Test(
+        "The backfill counts a fixture written without counts in bounded transactions, with writes between them, as a recount does",
+        arguments: StoreBackend.allCases)
+    func backfill(backend: StoreBackend) async throws {
+        let (store, projectID, today, profiles) = try await Self.fixture(backend)
+        let days = min(max(Self.backfillDays, 1), 90)
+        try await ActivityRecount.fill(store, projectID: projectID, profiles: profiles, today: today, counted: false)
+        try await HealthTests.run(
+            """
+            INSERT INTO activity_backfill (project_id, next_day, last_day)
+            VALUES ('\(projectID)', \(today - days + 1), \(today))
+            """, on: store)
+        let chunkRows = ActivityFlushService.defaultBackfillChunkRows
+        let clock = ContinuousClock()
+        var transactions = 0
+        var durations: [Duration] = []
+        let started = clock.now
+        while true {
+            let chunk = clock.now
+            guard try await store.backfillActivity(chunkRows: chunkRows) else { break }
+            durations.append(clock.now - chunk)
+            transactions += 1
+            // Heartbeats' activity between chunks: profiles of the fixture on today and on a day
+            // still being counted, new to the day or not.
+            if transactions % 3 == 0 {
+                let n = transactions * 7919 % profiles
+                try await HealthTests.run(
+                    """
+                    INSERT INTO profile_activity (project_id, day, identified, profile_id, installation_id)
+                    VALUES ('\(projectID)', \(today), \(backend == .postgres ? "true" : "1"), 'p\(n)', 'i\(n / 2)'),
+                        ('\(projectID)', \(today - days / 2), \(backend == .postgres ? "false" : "0"), 'p\(n)', 'x\(n)')
+                    ON CONFLICT DO NOTHING
+                    """, on: store)
+            }
+        }
+        let all = clock.now - started
+        let rows = try await ActivityRecount.rows(store, projectID: projectID)
+        durations.sort()
+        print(
+            "activity backfill (\(backend)): \(profiles) profiles, \(rows.count) rows, \(days) days counted in "
+                + "\(transactions) transactions of at most \(chunkRows) rows; longest \(durations.last ?? .zero), "
+                + "median \(durations.isEmpty ? .zero : durations[durations.count / 2]), all \(all)")
+        let perDay = rows.count / 90
+        #expect(
+            transactions >= Int(days) * (perDay / chunkRows), "a day bigger than a chunk takes several transactions")
+        let summary = try await store.activitySummary(projectID: projectID, firstDay: today - 89, today: today)
+        for day in summary.days where day.day > today - days {
+            #expect(day.counts == ActivityRecount.counts(rows, days: day.day...day.day), "day \(day.day)")
+        }
+        for window in ActivitySummary.windowDays where window <= days {
+            #expect(
+                summary.windows[window] == ActivityRecount.counts(rows, days: (today - Int64(window) + 1)...today),
+                "\(window) days")
+        }
     }
 
     @Test("A profile seen many times a day is queued once a day per installation and kind; a flush writes it")

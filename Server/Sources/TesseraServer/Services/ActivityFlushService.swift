@@ -5,7 +5,9 @@ import ServiceLifecycle
 /// Writes the active users and tallies ``ActivityRecorder`` queued, and the sessions' last clients
 /// ``SessionClientRecorder`` queued, every `interval` while there is traffic, and once more at a
 /// graceful shutdown; once an hour it deletes activity older than ``ActivityRecorder/retentionDays``;
-/// after an upgrade to schema 18 it counts the activity written before, a day per tick.
+/// after an upgrade to schema 18 it counts the activity written before, in chunks of
+/// `backfillChunkRows` rows (each its own write transaction, so other writes go between them), for
+/// at most `backfillBudget` per tick.
 ///
 /// While nothing is queued it waits twice as long after each empty look, up to `idleInterval`, so
 /// an idle server wakes it a few times a minute rather than every two seconds; the first look that
@@ -18,8 +20,15 @@ struct ActivityFlushService: Service {
     /// The longest wait between two looks at an empty queue.
     var idleInterval: Duration = .seconds(32)
     var batchSize = 1_000
+    /// The most rows of one day a backfill transaction counts (at 1M profiles, well under a second).
+    var backfillChunkRows = Self.defaultBackfillChunkRows
+    /// How long the backfill's chunks may run back to back per tick.
+    var backfillBudget: Duration = .seconds(1)
     let now: @Sendable () -> Date
     let logger: Logger
+
+    /// The default of `backfillChunkRows`.
+    static let defaultBackfillChunkRows = 1_000
 
     func run() async throws {
         var lastRetention: Int64?
@@ -60,11 +69,17 @@ struct ActivityFlushService: Service {
         }
     }
 
-    /// Counts one day of the activity written before schema 18, if any is left; answers whether
-    /// to look again at the next tick (a day per tick: the writer is never held for long).
+    /// Counts chunks of the activity written before schema 18, if any is left, for at most
+    /// `backfillBudget`; answers whether to look again at the next tick. A chunk is one write
+    /// transaction: the writer is never held for long, and the flush's writes go between chunks.
     private func backfill() async -> Bool {
+        let clock = ContinuousClock()
+        let start = clock.now
         do {
-            return try await recorder.store.backfillActivity()
+            while try await recorder.store.backfillActivity(chunkRows: backfillChunkRows) {
+                if clock.now - start >= backfillBudget { return true }
+            }
+            return false
         } catch {
             logger.warning("Could not count past active users; retrying.", metadata: ["error": "\(error)"])
             return true

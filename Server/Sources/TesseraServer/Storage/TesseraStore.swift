@@ -124,9 +124,9 @@ public protocol TesseraStore: SchemaStore, SealedCellStore {
     /// Deletes the activity rows, counts and tallies of days before `day`, up to `batchSize` rows of
     /// each table; answers the most it deleted from one table.
     func deleteActivity(before day: Int64, batchSize: Int) async throws -> Int
-    /// Counts one more day of the activity written before schema 18 (`activity_backfill`); false
-    /// when every such day is counted.
-    func backfillActivity() async throws -> Bool
+    /// Counts one more chunk (at most `chunkRows` rows of one day) of the activity written before
+    /// schema 18 (`activity_backfill`), in one write transaction; false when every such day is counted.
+    func backfillActivity(chunkRows: Int) async throws -> Bool
 
     // MARK: Devices
 

@@ -609,6 +609,17 @@ enum PostgresMigrations {
             FOR EACH ROW EXECUTE FUNCTION profile_activity_counts();
             """
         ),
+        .expand(
+            19,
+            // The backfill in bounded steps and the audit log of one profile (issue 25): see
+            // SQLiteMigrations' version 19.
+            """
+            ALTER TABLE activity_backfill ADD COLUMN done_day BIGINT, ADD COLUMN done_identified BOOLEAN,
+                ADD COLUMN done_profile_id TEXT, ADD COLUMN done_installation_id TEXT;
+            CREATE INDEX events_audit_profile ON events (project_id, profile_id, sequence)
+                WHERE actor_type IN ('secret_key', 'operator') AND profile_id IS NOT NULL;
+            """
+        ),
     ]
 
     /// The statements of a step's SQL: split at each `;` outside a dollar-quoted (`$$`) body.

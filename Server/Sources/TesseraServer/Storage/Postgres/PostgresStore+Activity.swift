@@ -60,81 +60,127 @@ extension PostgresStore {
         }
     }
 
-    /// Counts one day of activity written before migration 18, as `SQLiteStore.backfillActivity()`
-    /// does, in one transaction that first takes `profile_activity` in SHARE ROW EXCLUSIVE mode (no
-    /// row is inserted, and no other backfill runs, until it commits), then locks the backfill row
-    /// it acts on.
-    public func backfillActivity() async throws -> Bool {
+    /// Counts the next chunk of the activity written before migration 18, as
+    /// `SQLiteStore.backfillActivity(chunkRows:)` does, in one transaction that first takes
+    /// `profile_activity` in SHARE ROW EXCLUSIVE mode (no row is inserted, and no other backfill
+    /// runs, until it commits: held for one chunk only), then locks the backfill row it acts on and
+    /// reads where the day got to from it.
+    public func backfillActivity(chunkRows: Int) async throws -> Bool {
         let logger = logger
         return try await transaction { connection in
             try await connection.rows("LOCK TABLE profile_activity IN SHARE ROW EXCLUSIVE MODE", logger: logger)
             guard
                 let row = try await connection.first(
-                    "SELECT project_id, next_day, last_day FROM activity_backfill ORDER BY project_id LIMIT 1 FOR UPDATE",
+                    """
+                    SELECT project_id, next_day, last_day, done_day, done_identified, done_profile_id,
+                        done_installation_id
+                    FROM activity_backfill ORDER BY project_id LIMIT 1 FOR UPDATE
+                    """,
                     logger: logger)
             else { return false }
             let projectID = try row.text(0)
             let day = try row.int(1)
             let last = try row.int(2)
-            try await connection.rows(
-                """
-                INSERT INTO activity_installations (project_id, day, identified, installation_id)
-                SELECT DISTINCT project_id, day, identified, installation_id FROM profile_activity
-                WHERE project_id = \(projectID) AND day = \(day) AND installation_id <> '' ON CONFLICT DO NOTHING
-                """, logger: logger)
-            for metric in ActivitySQL.metrics {
-                let filter =
-                    metric.identified.map { $0 ? "identified" : "NOT identified" }
-                    ?? (metric.subject == "installation_id" ? "installation_id <> ''" : "true")
-                let name = metric.name
-                let subjects = """
-                    WITH s(id) AS (
-                        SELECT DISTINCT \(metric.subject) FROM profile_activity
-                        WHERE project_id = $1 AND day = $2 AND \(filter) AND \(metric.subject) <> '')
-                    """
+            // After the last row done of this day, else before the first (no profile ID is empty).
+            let resumes = try row.optionalInt(3) == day
+            func bindings(_ name: String) throws -> PostgresBindings {
                 var bindings = PostgresBindings()
                 bindings.append(projectID)
                 bindings.append(day)
+                bindings.append(Int64(max(chunkRows, 1)))
                 bindings.append(name)
+                bindings.append(resumes ? try row.bool(4) : false)
+                bindings.append(resumes ? try row.text(5) : "")
+                bindings.append(resumes ? try row.text(6) : "")
+                return bindings
+            }
+            let chunk = """
+                WITH c AS (
+                    SELECT identified, profile_id, installation_id FROM profile_activity
+                    WHERE project_id = $1 AND day = $2 AND (identified, profile_id, installation_id) > ($5, $6, $7)
+                    ORDER BY identified, profile_id, installation_id LIMIT $3)
+                """
+            try await connection.rows(
+                PostgresQuery(
+                    unsafeSQL: """
+                        \(chunk)
+                        INSERT INTO activity_installations (project_id, day, identified, installation_id)
+                        SELECT DISTINCT $1, $2, identified, installation_id FROM c WHERE installation_id <> ''
+                        ON CONFLICT DO NOTHING
+                        """, binds: try bindings("")), logger: logger)
+            for metric in ActivitySQL.metrics {
+                let filter = metric.identified.map { $0 ? "identified" : "NOT identified" } ?? "true"
+                let subjects = """
+                    \(chunk), s(id) AS (SELECT DISTINCT \(metric.subject) FROM c WHERE \(filter) AND \(metric.subject) <> '')
+                    """
                 for sql in [
                     """
                     \(subjects)
                     INSERT INTO activity_counts (project_id, day, name, count)
-                    SELECT $1, l.day, 'latest.' || $3, -COUNT(*) FROM activity_latest l JOIN s ON l.subject_id = s.id
-                    WHERE l.project_id = $1 AND l.name = $3 AND l.day < $2 GROUP BY l.day
+                    SELECT $1, l.day, 'latest.' || $4, -COUNT(*) FROM activity_latest l JOIN s ON l.subject_id = s.id
+                    WHERE l.project_id = $1 AND l.name = $4 AND l.day < $2 GROUP BY l.day
                     ON CONFLICT (project_id, day, name) DO UPDATE SET count = activity_counts.count + excluded.count
                     """,
                     """
                     \(subjects)
                     INSERT INTO activity_counts (project_id, day, name, count)
-                    SELECT $1, $2, 'latest.' || $3, COUNT(*) FROM s WHERE NOT EXISTS (
+                    SELECT $1, $2, 'latest.' || $4, COUNT(*) FROM s WHERE NOT EXISTS (
                         SELECT 1 FROM activity_latest l
-                        WHERE l.project_id = $1 AND l.name = $3 AND l.subject_id = s.id AND l.day >= $2)
+                        WHERE l.project_id = $1 AND l.name = $4 AND l.subject_id = s.id AND l.day >= $2)
                     ON CONFLICT (project_id, day, name) DO UPDATE SET count = activity_counts.count + excluded.count
                     """,
                     """
                     \(subjects)
-                    INSERT INTO activity_latest (project_id, name, subject_id, day) SELECT $1, $3, id, $2 FROM s
+                    INSERT INTO activity_latest (project_id, name, subject_id, day) SELECT $1, $4, id, $2 FROM s
                     ON CONFLICT (project_id, name, subject_id) DO UPDATE SET day = excluded.day
                     WHERE excluded.day > activity_latest.day
                     """,
-                    """
-                    \(subjects)
-                    INSERT INTO activity_counts (project_id, day, name, count)
-                    SELECT $1, $2, 'active.' || $3, COUNT(*) FROM s
-                    ON CONFLICT (project_id, day, name) DO UPDATE SET count = excluded.count
-                    """,
                 ] {
-                    try await connection.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+                    try await connection.rows(
+                        PostgresQuery(unsafeSQL: sql, binds: try bindings(metric.name)), logger: logger)
                 }
+            }
+            // The chunk's last row: the day goes on after it. No row: the day's distinct counts next.
+            if let end = try await connection.first(
+                PostgresQuery(
+                    unsafeSQL: """
+                        \(chunk)
+                        SELECT identified, profile_id, installation_id FROM c
+                        ORDER BY identified DESC, profile_id DESC, installation_id DESC LIMIT 1
+                        """, binds: try bindings("")), logger: logger)
+            {
+                let (identified, profileID, installationID) = (try end.bool(0), try end.text(1), try end.text(2))
+                try await connection.rows(
+                    """
+                    UPDATE activity_backfill SET done_day = \(day), done_identified = \(identified),
+                        done_profile_id = \(profileID), done_installation_id = \(installationID)
+                    WHERE project_id = \(projectID)
+                    """, logger: logger)
+                return true
+            }
+            for metric in ActivitySQL.metrics {
+                let source = metric.subject == "profile_id" ? "profile_activity" : "activity_installations"
+                let filter = metric.identified.map { $0 ? "identified" : "NOT identified" } ?? "true"
+                var bindings = PostgresBindings()
+                bindings.append(projectID)
+                bindings.append(day)
+                bindings.append(metric.name)
+                try await connection.rows(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            INSERT INTO activity_counts (project_id, day, name, count)
+                            SELECT $1, $2, 'active.' || $3, COUNT(DISTINCT \(metric.subject)) FROM \(source)
+                            WHERE project_id = $1 AND day = $2 AND \(filter) AND \(metric.subject) <> ''
+                            ON CONFLICT (project_id, day, name) DO UPDATE SET count = excluded.count
+                            """, binds: bindings), logger: logger)
             }
             if day >= last {
                 try await connection.rows(
                     "DELETE FROM activity_backfill WHERE project_id = \(projectID)", logger: logger)
             } else {
                 try await connection.rows(
-                    "UPDATE activity_backfill SET next_day = \(day + 1) WHERE project_id = \(projectID)", logger: logger
-                )
+                    "UPDATE activity_backfill SET next_day = \(day + 1), done_day = NULL WHERE project_id = \(projectID)",
+                    logger: logger)
             }
             return true
         }

@@ -126,15 +126,23 @@ extension PostgresStore {
 
     public func installationIDs(projectID: String, profileID: String) async throws -> [String] {
         let logger = logger
-        return try await statement { client in
-            try await client.rows(
-                """
-                SELECT installation_id FROM installations
-                WHERE project_id = \(projectID) AND (profile_id = \(profileID) OR previous_profile_id = \(profileID))
-                ORDER BY created_at, installation_id LIMIT 100
-                """, logger: logger
-            ).map { try $0.text(0) }
-        }
+        let query = Self.installationIDsStatement(projectID: projectID, profileID: profileID)
+        return try await statement { client in try await client.rows(query, logger: logger).map { try $0.text(0) } }
+    }
+
+    /// The statement of ``installationIDs(projectID:profileID:)`` (its plan is tested): a union of
+    /// its two indexes' reads, where the OR would read the primary key's range of every installation
+    /// of the project.
+    static func installationIDsStatement(projectID: String, profileID: String) -> PostgresQuery {
+        """
+        SELECT installation_id FROM (
+            SELECT installation_id, created_at FROM installations
+            WHERE profile_id = \(profileID) AND project_id = \(projectID)
+            UNION
+            SELECT installation_id, created_at FROM installations
+            WHERE previous_profile_id = \(profileID) AND project_id = \(projectID)) i
+        ORDER BY created_at, installation_id LIMIT 100
+        """
     }
 
     public func appAttestCounts(projectID: String) async throws -> AppAttestCounts {

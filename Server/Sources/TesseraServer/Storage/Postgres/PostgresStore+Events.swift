@@ -196,25 +196,29 @@ extension PostgresStore {
     {
         try await sequenceEvents(projectID: projectID)
         let logger = logger
+        let query = Self.auditEventsStatement(projectID: projectID, filter: filter, before: before, limit: limit)
+        return try await statement { client in try await client.rows(query, logger: logger).map(Self.event) }
+    }
+
+    /// The statement of ``auditEvents(projectID:filter:before:limit:)`` (its plan is tested). A
+    /// filter left out is a parameter that is NULL (typed, so the server knows what it compares).
+    static func auditEventsStatement(projectID: String, filter: AuditFilter, before: Int64?, limit: Int)
+        -> PostgresQuery
+    {
         let (before, limit) = (before ?? Int64.max, Int64(limit))
         let actor = filter.actorColumns
         let (type, profileID, from, until) = (filter.type, filter.profileID, filter.from, filter.until)
-        // A filter left out is a parameter that is NULL (typed, so the server knows what it compares).
-        return try await statement { client in
-            try await client.rows(
-                """
-                SELECT \(unescaped: Self.eventColumns) FROM events
-                WHERE project_id = \(projectID) AND actor_type IN ('secret_key', 'operator') AND sequence < \(before)
-                  AND (\(type)::text IS NULL OR type = \(type)::text)
-                  AND (\(actor.type)::text IS NULL OR actor_type = \(actor.type)::text)
-                  AND (\(actor.id)::text IS NULL OR actor_id = \(actor.id)::text)
-                  AND (\(profileID)::text IS NULL OR profile_id = \(profileID)::text)
-                  AND (\(from)::bigint IS NULL OR created_at >= \(from)::bigint)
-                  AND (\(until)::bigint IS NULL OR created_at < \(until)::bigint)
-                ORDER BY sequence DESC LIMIT \(limit)
-                """, logger: logger
-            ).map(Self.event)
-        }
+        return """
+            SELECT \(unescaped: Self.eventColumns) FROM events
+            WHERE project_id = \(projectID) AND actor_type IN ('secret_key', 'operator') AND sequence < \(before)
+              AND (\(type)::text IS NULL OR type = \(type)::text)
+              AND (\(actor.type)::text IS NULL OR actor_type = \(actor.type)::text)
+              AND (\(actor.id)::text IS NULL OR actor_id = \(actor.id)::text)
+              AND (\(profileID)::text IS NULL OR profile_id = \(profileID)::text)
+              AND (\(from)::bigint IS NULL OR created_at >= \(from)::bigint)
+              AND (\(until)::bigint IS NULL OR created_at < \(until)::bigint)
+            ORDER BY sequence DESC LIMIT \(limit)
+            """
     }
 
     /// Deletes up to `batchSize` events older than `createdBefore` from the head of each project's

@@ -527,6 +527,23 @@ enum SQLiteMigrations {
             END;
             """
         ),
+        .expand(
+            19,
+            // The backfill in bounded steps (issue 25): where the day being counted got to, so a day
+            // is counted in chunks of its rows (in key order), each its own write transaction, and a
+            // restart resumes after the last chunk done. `done_day` is the day those keys belong to
+            // (when it is not `next_day`, the day starts afresh). And the audit log of one profile
+            // through an index of its own (the audit index alone reads every audit entry newer than
+            // the profile's).
+            """
+            ALTER TABLE activity_backfill ADD COLUMN done_day INTEGER;
+            ALTER TABLE activity_backfill ADD COLUMN done_identified INTEGER;
+            ALTER TABLE activity_backfill ADD COLUMN done_profile_id TEXT;
+            ALTER TABLE activity_backfill ADD COLUMN done_installation_id TEXT;
+            CREATE INDEX events_audit_profile ON events (project_id, profile_id, sequence)
+                WHERE actor_type IN ('secret_key', 'operator') AND profile_id IS NOT NULL;
+            """
+        ),
     ]
 
     /// The body of migration 18's trigger: for the new row of `profile_activity` (`NEW`), the day's

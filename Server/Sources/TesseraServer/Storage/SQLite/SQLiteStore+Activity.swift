@@ -62,75 +62,115 @@ extension SQLiteStore {
         }
     }
 
-    /// Counts one day of activity written before migration 18 (the oldest day still to count of the
-    /// first project in `activity_backfill`), in one write job; false when nothing is left to count.
+    /// Counts the next chunk of the activity written before migration 18: at most `chunkRows` rows
+    /// of the oldest day still to count of the first project in `activity_backfill`, in key order
+    /// after the last chunk done (`done_*`, migration 19), in one write job; false when nothing is
+    /// left to count.
     ///
-    /// The day's `active.*` counts are counted again from its rows (replacing what the trigger added
-    /// meanwhile), its installations are entered in `activity_installations`, and each subject
-    /// active that day has its latest day moved to it when it was earlier, with the `latest.*`
-    /// counts moved alike. Days are counted oldest first; once a day is counted, the trigger's
-    /// decisions for it are exact (every subject active that day has a latest day no earlier).
-    public func backfillActivity() async throws -> Bool {
+    /// A chunk enters its rows' installations in `activity_installations` and moves the latest day
+    /// of each subject in it to the day when it was earlier, with the `latest.*` counts moved alike:
+    /// both are exact on their own (a subject met again, in a later chunk or by the trigger, is
+    /// already there), so rows written between chunks are counted by the trigger as usual. The job
+    /// that finds no row left counts the day's `active.*` rows again (replacing what the trigger
+    /// added meanwhile: its installations from the now complete `activity_installations`) and moves
+    /// on to the next day. Days are counted oldest first; once a
+    /// day is counted, the trigger's decisions for it are exact.
+    public func backfillActivity(chunkRows: Int) async throws -> Bool {
         try await writer.write { connection in
             guard
                 let row = try connection.queryFirst(
-                    "SELECT project_id, next_day, last_day FROM activity_backfill ORDER BY project_id LIMIT 1")
+                    """
+                    SELECT project_id, next_day, last_day, done_day, done_identified, done_profile_id,
+                        done_installation_id
+                    FROM activity_backfill ORDER BY project_id LIMIT 1
+                    """)
             else { return false }
             let projectID = row.text(0)
             let day = row.int(1)
+            // After the last row done of this day, else before the first (no profile ID is empty).
+            let resumes = row.optionalInt(3) == day
+            let bindings: [SQLiteValue] = [
+                .init(projectID), .init(day), .init(Int64(max(chunkRows, 1))), .null,
+                .init(resumes ? row.int(4) : 0), .init(resumes ? row.text(5) : ""), .init(resumes ? row.text(6) : ""),
+            ]
+            let chunk = """
+                WITH c AS (
+                    SELECT identified, profile_id, installation_id FROM profile_activity
+                    WHERE project_id = ?1 AND day = ?2 AND (identified, profile_id, installation_id) > (?5, ?6, ?7)
+                    ORDER BY identified, profile_id, installation_id LIMIT ?3)
+                """
             try connection.run(
                 """
+                \(chunk)
                 INSERT INTO activity_installations (project_id, day, identified, installation_id)
-                SELECT DISTINCT project_id, day, identified, installation_id FROM profile_activity
-                WHERE project_id = ? AND day = ? AND installation_id <> '' ON CONFLICT DO NOTHING
-                """, [.init(projectID), .init(day)])
+                SELECT DISTINCT ?1, ?2, identified, installation_id FROM c WHERE installation_id <> ''
+                ON CONFLICT DO NOTHING
+                """, bindings)
             for metric in ActivitySQL.metrics {
-                let filter =
-                    metric.identified.map { "identified = \($0 ? 1 : 0)" }
-                    ?? (metric.subject == "installation_id" ? "installation_id <> ''" : "1")
+                let filter = metric.identified.map { "identified = \($0 ? 1 : 0)" } ?? "1"
                 let subjects = """
-                    WITH s(id) AS (
-                        SELECT DISTINCT \(metric.subject) FROM profile_activity
-                        WHERE project_id = ?1 AND day = ?2 AND \(filter) AND \(metric.subject) <> '')
+                    \(chunk), s(id) AS (SELECT DISTINCT \(metric.subject) FROM c WHERE \(filter) AND \(metric.subject) <> '')
                     """
-                let bindings: [SQLiteValue] = [.init(projectID), .init(day), .init(metric.name)]
+                var bindings = bindings
+                bindings[3] = .init(metric.name)
                 try connection.run(
                     """
                     \(subjects)
                     INSERT INTO activity_counts (project_id, day, name, count)
-                    SELECT ?1, l.day, 'latest.' || ?3, -COUNT(*) FROM activity_latest l JOIN s ON l.subject_id = s.id
-                    WHERE l.project_id = ?1 AND l.name = ?3 AND l.day < ?2 GROUP BY l.day
+                    SELECT ?1, l.day, 'latest.' || ?4, -COUNT(*) FROM activity_latest l JOIN s ON l.subject_id = s.id
+                    WHERE l.project_id = ?1 AND l.name = ?4 AND l.day < ?2 GROUP BY l.day
                     ON CONFLICT (project_id, day, name) DO UPDATE SET count = count + excluded.count
                     """, bindings)
                 try connection.run(
                     """
                     \(subjects)
                     INSERT INTO activity_counts (project_id, day, name, count)
-                    SELECT ?1, ?2, 'latest.' || ?3, COUNT(*) FROM s WHERE NOT EXISTS (
+                    SELECT ?1, ?2, 'latest.' || ?4, COUNT(*) FROM s WHERE NOT EXISTS (
                         SELECT 1 FROM activity_latest l
-                        WHERE l.project_id = ?1 AND l.name = ?3 AND l.subject_id = s.id AND l.day >= ?2)
+                        WHERE l.project_id = ?1 AND l.name = ?4 AND l.subject_id = s.id AND l.day >= ?2)
                     ON CONFLICT (project_id, day, name) DO UPDATE SET count = count + excluded.count
                     """, bindings)
                 try connection.run(
                     """
                     \(subjects)
-                    INSERT INTO activity_latest (project_id, name, subject_id, day) SELECT ?1, ?3, id, ?2 FROM s WHERE 1
+                    INSERT INTO activity_latest (project_id, name, subject_id, day) SELECT ?1, ?4, id, ?2 FROM s WHERE 1
                     ON CONFLICT (project_id, name, subject_id) DO UPDATE SET day = excluded.day
                     WHERE excluded.day > activity_latest.day
                     """, bindings)
+            }
+            // The chunk's last row: the day goes on after it. No row: the day's distinct counts next.
+            if let last = try connection.queryFirst(
+                """
+                \(chunk)
+                SELECT identified, profile_id, installation_id FROM c
+                ORDER BY identified DESC, profile_id DESC, installation_id DESC LIMIT 1
+                """, bindings)
+            {
                 try connection.run(
                     """
-                    \(subjects)
+                    UPDATE activity_backfill SET done_day = ?, done_identified = ?, done_profile_id = ?,
+                        done_installation_id = ?
+                    WHERE project_id = ?
+                    """, [.init(day), .init(last.int(0)), .init(last.text(1)), .init(last.text(2)), .init(projectID)])
+                return true
+            }
+            for metric in ActivitySQL.metrics {
+                let source = metric.subject == "profile_id" ? "profile_activity" : "activity_installations"
+                let filter = metric.identified.map { "identified = \($0 ? 1 : 0)" } ?? "identified IN (0, 1)"
+                try connection.run(
+                    """
                     INSERT INTO activity_counts (project_id, day, name, count)
-                    SELECT ?1, ?2, 'active.' || ?3, COUNT(*) FROM s WHERE 1
+                    SELECT ?1, ?2, 'active.' || ?3, COUNT(*) FROM (
+                        SELECT DISTINCT \(metric.subject) FROM \(source)
+                        WHERE project_id = ?1 AND day = ?2 AND \(filter) AND \(metric.subject) <> '') WHERE 1
                     ON CONFLICT (project_id, day, name) DO UPDATE SET count = excluded.count
-                    """, bindings)
+                    """, [.init(projectID), .init(day), .init(metric.name)])
             }
             if day >= row.int(2) {
                 try connection.run("DELETE FROM activity_backfill WHERE project_id = ?", [.init(projectID)])
             } else {
                 try connection.run(
-                    "UPDATE activity_backfill SET next_day = ? WHERE project_id = ?",
+                    "UPDATE activity_backfill SET next_day = ?, done_day = NULL WHERE project_id = ?",
                     [.init(day + 1), .init(projectID)])
             }
             return true
@@ -139,23 +179,43 @@ extension SQLiteStore {
 
     /// Deletes up to `batchSize` rows of each activity table dated before `day`; answers the most
     /// deleted from one table (below `batchSize`: nothing older is left).
+    ///
+    /// Each table is read by its key's `(project_id, day)` prefix, project by project (and
+    /// `activity_latest` by its index on `day`): `day < ?` alone read every row of
+    /// `profile_activity` (4 s at 1M profiles, holding the writer, every hour and at each start).
     public func deleteActivity(before day: Int64, batchSize: Int) async throws -> Int {
         try await writer.write { connection in
-            var most = 0
-            for (table, key) in [
-                ("profile_activity", "project_id, day, identified, profile_id, installation_id"),
-                ("daily_tallies", "project_id, day, name"), ("activity_counts", "project_id, day, name"),
-                ("activity_installations", "project_id, day, identified, installation_id"),
-                ("activity_latest", "project_id, name, subject_id"),
-            ] {
-                let deleted = try connection.run(
-                    """
-                    DELETE FROM \(table) WHERE (\(key)) IN (SELECT \(key) FROM \(table) WHERE day < ? LIMIT ?)
-                    """, [.init(day), .init(batchSize)])
+            let projects = try connection.query(
+                "SELECT id FROM projects UNION SELECT DISTINCT project_id FROM activity_counts"
+            ).map { $0.text(0) }
+            var most = try connection.run(
+                """
+                DELETE FROM activity_latest WHERE (project_id, name, subject_id) IN (
+                    SELECT project_id, name, subject_id FROM activity_latest WHERE day < ? LIMIT ?)
+                """, [.init(day), .init(batchSize)])
+            for statement in Self.deleteActivityStatements {
+                var deleted = 0
+                for project in projects where deleted < batchSize {
+                    deleted += try connection.run(
+                        statement, [.init(project), .init(day), .init(Int64(batchSize - deleted))])
+                }
                 most = max(most, deleted)
             }
             return most
         }
+    }
+
+    /// The retention's deletes of one project's rows before a day (`?1`, `?2`), at most `?3` (their
+    /// plans are tested).
+    static let deleteActivityStatements: [String] = [
+        ("profile_activity", "project_id, day, identified, profile_id, installation_id"),
+        ("daily_tallies", "project_id, day, name"), ("activity_counts", "project_id, day, name"),
+        ("activity_installations", "project_id, day, identified, installation_id"),
+    ].map { table, key in
+        """
+        DELETE FROM \(table) WHERE (\(key)) IN (
+            SELECT \(key) FROM \(table) WHERE project_id = ?1 AND day < ?2 LIMIT ?3)
+        """
     }
 
     /// Replaces the erased profile's (and each alias's) ID in its activity rows, and as the subject

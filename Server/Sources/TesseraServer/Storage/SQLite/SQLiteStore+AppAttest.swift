@@ -103,16 +103,21 @@ extension SQLiteStore {
     }
 
     public func installationIDs(projectID: String, profileID: String) async throws -> [String] {
-        try readers.read { connection in
-            try connection.query(
-                """
-                SELECT installation_id FROM installations
-                WHERE project_id = ? AND (profile_id = ? OR previous_profile_id = ?)
-                ORDER BY created_at, installation_id LIMIT 100
-                """,
-                [.init(projectID), .init(profileID), .init(profileID)]
-            ).map { $0.text(0) }
-        }
+        let statement = Self.installationIDsStatement(projectID: projectID, profileID: profileID)
+        return try readers.read { try $0.query(statement.sql, statement.bindings).map { $0.text(0) } }
+    }
+
+    /// The statement of ``installationIDs(projectID:profileID:)`` (its plan is tested): `+project_id`,
+    /// so it is not read through the primary key (every installation of the project) but each of the
+    /// OR's terms through its own index.
+    static func installationIDsStatement(projectID: String, profileID: String) -> Statement {
+        (
+            """
+            SELECT installation_id FROM installations
+            WHERE +project_id = ? AND (profile_id = ? OR previous_profile_id = ?)
+            ORDER BY created_at, installation_id LIMIT 100
+            """, [.init(projectID), .init(profileID), .init(profileID)]
+        )
     }
 
     public func appAttestCounts(projectID: String) async throws -> AppAttestCounts {

@@ -137,22 +137,31 @@ extension SQLiteStore {
     public func auditEvents(projectID: String, filter: AuditFilter, before: Int64?, limit: Int) async throws
         -> [EventRecord]
     {
-        // The condition on actor_type is the audit index's own, so SQLite reads that partial index;
-        // a filter left out is a parameter that is NULL.
-        let sql = """
-            SELECT \(Self.eventColumns) FROM events
+        let statement = Self.auditEventsStatement(projectID: projectID, filter: filter, before: before, limit: limit)
+        return try readers.read { try $0.query(statement.sql, statement.bindings).map(Self.event) }
+    }
+
+    /// The statement of ``auditEvents(projectID:filter:before:limit:)`` (its plan is tested). The
+    /// condition on actor_type is the audit indexes' own, so SQLite reads a partial index (named:
+    /// else it walks the primary key back through every event), of one profile's audit entries when
+    /// it is filtered by profile. A filter left out is a parameter that is NULL.
+    static func auditEventsStatement(projectID: String, filter: AuditFilter, before: Int64?, limit: Int) -> Statement {
+        let index = filter.profileID == nil ? "events_audit" : "events_audit_profile"
+        let profile = filter.profileID == nil ? "?6 IS NULL" : "profile_id = ?6"
+        let actor = filter.actorColumns
+        return (
+            """
+            SELECT \(Self.eventColumns) FROM events INDEXED BY \(index)
             WHERE project_id = ?1 AND actor_type IN ('secret_key', 'operator') AND sequence < ?2
               AND (?3 IS NULL OR type = ?3) AND (?4 IS NULL OR actor_type = ?4) AND (?5 IS NULL OR actor_id = ?5)
-              AND (?6 IS NULL OR profile_id = ?6) AND (?7 IS NULL OR created_at >= ?7)
-              AND (?8 IS NULL OR created_at < ?8)
+              AND \(profile) AND (?7 IS NULL OR created_at >= ?7) AND (?8 IS NULL OR created_at < ?8)
             ORDER BY sequence DESC LIMIT ?9
-            """
-        let actor = filter.actorColumns
-        let bindings: [SQLiteValue] = [
-            .init(projectID), .init(before ?? Int64.max), .init(filter.type), .init(actor.type), .init(actor.id),
-            .init(filter.profileID), .init(filter.from), .init(filter.until), .init(limit),
-        ]
-        return try readers.read { try $0.query(sql, bindings).map(Self.event) }
+            """,
+            [
+                .init(projectID), .init(before ?? Int64.max), .init(filter.type), .init(actor.type), .init(actor.id),
+                .init(filter.profileID), .init(filter.from), .init(filter.until), .init(limit),
+            ]
+        )
     }
 
     /// Deletes up to `batchSize` events older than `createdBefore` from the head of each project's
