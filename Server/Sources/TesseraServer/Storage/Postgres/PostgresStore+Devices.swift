@@ -4,34 +4,37 @@ extension PostgresStore {
     public func registerDevice(_ device: DeviceRecord, origin: EventOrigin) async throws -> DeviceRecord {
         let logger = logger
         return try await transaction { connection in
-            // The session may have ended since the request was authenticated: a device is never bound
-            // to an ended session. FOR SHARE makes a concurrent revoke or erasure wait for this
+            // FOR SHARE makes a concurrent revoke or erasure of the session wait for this
             // transaction, or this one see it.
-            guard
-                let session = try await connection.first(
+            let procedure = try DeviceRegistrationProcedure.make(
+                device,
+                session: try await connection.first(
                     "SELECT revoked_at, expires_at FROM sessions WHERE id = \(device.sessionID) FOR SHARE",
-                    logger: logger)
-            else { throw CoreError.sessionNotFound }
-            if try session.optionalInt(0) != nil { throw CoreError.sessionRevoked }
-            if try session.int(1) <= device.createdAt { throw CoreError.sessionExpired }
+                    logger: logger
+                ).map { (revokedAt: try $0.optionalInt(0), expiresAt: try $0.int(1)) })
             var batch = EventBatch(projectID: device.projectID, origin: origin, now: device.createdAt)
-            // A token bound elsewhere moves: its old device is removed.
-            batch.removed(
-                devices: try await connection.rows(
-                    """
-                    DELETE FROM devices
-                    WHERE project_id = \(device.projectID) AND platform = \(device.platform) AND token = \(device.token)
-                    RETURNING id, profile_id, session_id
-                    """, logger: logger
-                ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) })
-            try await connection.rows(
-                """
-                INSERT INTO devices (\(unescaped: Self.deviceColumns))
-                VALUES (\(device.id), \(device.projectID), \(device.sessionID), \(device.profileID), \(device.platform),
-                    \(device.environment), \(device.token), \(device.createdAt))
-                """, logger: logger)
-            batch.append(
-                .deviceRegistered(deviceID: device.id, profileID: device.profileID, sessionID: device.sessionID))
+            for step in procedure.steps {
+                switch step {
+                case .releaseToken(let projectID, let platform, let token):
+                    batch.removed(
+                        devices: try await connection.rows(
+                            """
+                            DELETE FROM devices
+                            WHERE project_id = \(projectID) AND platform = \(platform) AND token = \(token)
+                            RETURNING id, profile_id, session_id
+                            """, logger: logger
+                        ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) })
+                case .insertDevice(let device):
+                    try await connection.rows(
+                        """
+                        INSERT INTO devices (\(unescaped: Self.deviceColumns))
+                        VALUES (\(device.id), \(device.projectID), \(device.sessionID), \(device.profileID),
+                            \(device.platform), \(device.environment), \(device.token), \(device.createdAt))
+                        """, logger: logger)
+                case .event(let draft):
+                    batch.append(draft)
+                }
+            }
             try await Self.append(batch, in: connection, logger: logger)
             return device
         }
@@ -71,11 +74,8 @@ extension PostgresStore {
         deviceID: String, callerSessionID: String, ownSessionOnly: Bool, now: Int64, origin: EventOrigin
     ) async throws -> Bool? {
         let logger = logger
-        return try await transaction { connection in
-            guard
-                let caller = try await Self.lockCaller(
-                    sessionID: callerSessionID, also: nil, now: now, in: connection, logger: logger)
-            else { return nil }
+        return try await onLiveCaller(sessionID: callerSessionID, now: now, origin: origin) {
+            caller, batch, connection in
             guard
                 let row = try await connection.first(
                     """
@@ -84,10 +84,8 @@ extension PostgresStore {
                     RETURNING session_id
                     """, logger: logger)
             else { return false }
-            var batch = EventBatch(projectID: caller.projectID, origin: origin, now: now)
             batch.append(
                 .deviceRemoved(deviceID: deviceID, profileID: caller.profileID, sessionID: try row.text(0)))
-            try await Self.append(batch, in: connection, logger: logger)
             return true
         }
     }
@@ -194,10 +192,7 @@ extension PostgresStore {
                 )
             }
             let ids = victims.map(\.id)
-            let devices = try await connection.rows(
-                "DELETE FROM devices WHERE session_id = ANY(\(ids)) RETURNING id, profile_id, session_id",
-                logger: logger
-            ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
+            let devices = try await Self.deleteDevices(ofSessions: ids, in: connection, logger: logger)
             try await connection.rows("DELETE FROM sessions WHERE id = ANY(\(ids))", logger: logger)
             for batch in EventBatch.expired(victims, devices: devices, now: now) {
                 try await Self.append(batch, in: connection, logger: logger)

@@ -1,34 +1,31 @@
 extension SQLiteStore {
     public func registerDevice(_ device: DeviceRecord, origin: EventOrigin) async throws -> DeviceRecord {
         try await writer.write { connection in
-            // The session may have ended since the request was authenticated (a revoke or an erasure
-            // that committed in between): a device is never bound to an ended session.
-            guard
-                let session = try connection.queryFirst(
-                    "SELECT revoked_at, expires_at FROM sessions WHERE id = ?", [.init(device.sessionID)])
-            else { throw CoreError.sessionNotFound }
-            if session.optionalInt(0) != nil { throw CoreError.sessionRevoked }
-            if session.int(1) <= device.createdAt { throw CoreError.sessionExpired }
+            let procedure = try DeviceRegistrationProcedure.make(
+                device,
+                session: try connection.queryFirst(
+                    "SELECT revoked_at, expires_at FROM sessions WHERE id = ?", [.init(device.sessionID)]
+                ).map { (revokedAt: $0.optionalInt(0), expiresAt: $0.int(1)) })
             var batch = EventBatch(projectID: device.projectID, origin: origin, now: device.createdAt)
-            // A token bound elsewhere moves: its old device is removed.
-            for moved in try connection.query(
-                "SELECT id, profile_id, session_id FROM devices WHERE project_id = ? AND platform = ? AND token = ?",
-                [.init(device.projectID), .init(device.platform), .init(device.token)])
-            {
-                batch.append(
-                    .deviceRemoved(deviceID: moved.text(0), profileID: moved.text(1), sessionID: moved.text(2)))
+            for step in procedure.steps {
+                switch step {
+                case .releaseToken(let projectID, let platform, let token):
+                    batch.removed(
+                        devices: try Self.deleteDevices(
+                            where: "project_id = ? AND platform = ? AND token = ?",
+                            [.init(projectID), .init(platform), .init(token)], in: connection))
+                case .insertDevice(let device):
+                    try connection.run(
+                        "INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [
+                            .init(device.id), .init(device.projectID), .init(device.sessionID),
+                            .init(device.profileID), .init(device.platform), .init(device.environment),
+                            .init(device.token), .init(device.createdAt),
+                        ])
+                case .event(let draft):
+                    batch.append(draft)
+                }
             }
-            try connection.run(
-                "DELETE FROM devices WHERE project_id = ? AND platform = ? AND token = ?",
-                [.init(device.projectID), .init(device.platform), .init(device.token)])
-            try connection.run(
-                "INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    .init(device.id), .init(device.projectID), .init(device.sessionID), .init(device.profileID),
-                    .init(device.platform), .init(device.environment), .init(device.token), .init(device.createdAt),
-                ])
-            batch.append(
-                .deviceRegistered(deviceID: device.id, profileID: device.profileID, sessionID: device.sessionID))
             try Self.append(batch, in: connection)
             return device
         }
@@ -62,10 +59,7 @@ extension SQLiteStore {
     public func deleteDevice(
         deviceID: String, callerSessionID: String, ownSessionOnly: Bool, now: Int64, origin: EventOrigin
     ) async throws -> Bool? {
-        try await writer.write { connection in
-            guard let caller = try Self.liveCaller(sessionID: callerSessionID, now: now, in: connection) else {
-                return nil
-            }
+        try await onLiveCaller(sessionID: callerSessionID, now: now, origin: origin) { caller, batch, connection in
             guard
                 let device = try connection.queryFirst(
                     """
@@ -75,9 +69,7 @@ extension SQLiteStore {
                     [.init(deviceID), .init(caller.profileID), .init(ownSessionOnly ? 1 : 0), .init(callerSessionID)])
             else { return false }
             try connection.run("DELETE FROM devices WHERE id = ?", [.init(deviceID)])
-            var batch = EventBatch(projectID: caller.projectID, origin: origin, now: now)
             batch.append(.deviceRemoved(deviceID: deviceID, profileID: caller.profileID, sessionID: device.text(0)))
-            try Self.append(batch, in: connection)
             return true
         }
     }
