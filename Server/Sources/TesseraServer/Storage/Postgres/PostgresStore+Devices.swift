@@ -17,13 +17,12 @@ extension PostgresStore {
                 switch step {
                 case .releaseToken(let projectID, let platform, let token):
                     batch.removed(
-                        devices: try await connection.rows(
+                        devices: try await Self.deleteDevices(
                             """
                             DELETE FROM devices
                             WHERE project_id = \(projectID) AND platform = \(platform) AND token = \(token)
                             RETURNING id, profile_id, session_id
-                            """, logger: logger
-                        ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) })
+                            """, in: connection, logger: logger))
                 case .insertDevice(let device):
                     try await connection.rows(
                         """

@@ -118,13 +118,12 @@ extension PostgresStore {
             ).map {
                 (id: try $0.text(0), projectID: try $0.text(1), profileID: try $0.text(2), revoked: try $0.bool(3))
             }
-            let devices = try await connection.rows(
+            let devices = try await Self.deleteDevices(
                 """
                 DELETE FROM devices
                 WHERE profile_id = ANY(\(ids)) OR session_id IN (SELECT id FROM sessions WHERE profile_id = ANY(\(ids)))
                 RETURNING id, profile_id, session_id
-                """, logger: logger
-            ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
+                """, in: connection, logger: logger)
             // Their App Attest records go with the installations (a new start of one starts afresh).
             try await connection.rows(
                 """

@@ -58,18 +58,13 @@ extension PostgresStore {
                 """, logger: logger)
         case .endOtherKeySessions(let profileID, let jkt):
             // The UPDATE decides on each session row as it locks it.
-            let ended = try await connection.rows(
+            try await endSessions(
                 """
                 UPDATE sessions SET revoked_at = \(now)
                 WHERE profile_id = \(profileID) AND installation_id = \(request.installationID)
                   AND jkt IS NOT NULL AND jkt <> \(jkt) AND revoked_at IS NULL AND expires_at > \(now)
                 RETURNING id, profile_id
-                """, logger: logger
-            ).map { (id: try $0.text(0), profileID: try $0.text(1)) }
-            guard !ended.isEmpty else { return }
-            let ids = ended.map(\.id)
-            let devices = try await deleteDevices(ofSessions: ids, in: connection, logger: logger)
-            batch.ended(sessions: ended, devices: devices, reason: .replaced)
+                """, reason: .replaced, batch: &batch, in: connection, logger: logger)
         case .evictSessions(let profileID, let limit):
             try await evictSessions(
                 profileID: profileID, limit: limit, now: now, batch: &batch, in: connection, logger: logger)
@@ -134,10 +129,9 @@ extension PostgresStore {
         return try await onLiveCaller(sessionID: callerSessionID, also: sessionID, now: now, origin: origin) {
             caller, batch, connection in
             guard caller.live.contains(sessionID) else { return false }
-            try await connection.rows(
-                "UPDATE sessions SET revoked_at = \(now) WHERE id = \(sessionID)", logger: logger)
-            let devices = try await Self.deleteDevices(ofSessions: [sessionID], in: connection, logger: logger)
-            batch.ended(sessions: [(sessionID, caller.profileID)], devices: devices, reason: reason)
+            try await Self.endSessions(
+                "UPDATE sessions SET revoked_at = \(now) WHERE id = \(sessionID) RETURNING id, profile_id",
+                reason: reason, batch: &batch, in: connection, logger: logger)
             return true
         }
     }
@@ -165,16 +159,6 @@ extension PostgresStore {
             try await Self.append(batch, in: connection, logger: logger)
             return result
         }
-    }
-
-    /// Deletes the devices of the sessions `sessionIDs`, answering what it deleted for their events.
-    static func deleteDevices(ofSessions sessionIDs: [String], in connection: PostgresConnection, logger: Logger)
-        async throws -> [(id: String, profileID: String, sessionID: String)]
-    {
-        try await connection.rows(
-            "DELETE FROM devices WHERE session_id = ANY(\(sessionIDs)) RETURNING id, profile_id, session_id",
-            logger: logger
-        ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
     }
 
     /// Locks the profile of the session `sessionID`, then that session and `other` (one of the same
@@ -254,7 +238,7 @@ extension PostgresStore {
     ) async throws {
         guard let limit else { return }
         let keep = max(limit - 1, 0)
-        let sessions = try await connection.rows(
+        try await endSessions(
             """
             UPDATE sessions SET revoked_at = \(now)
             WHERE id IN (
@@ -262,14 +246,7 @@ extension PostgresStore {
                 ORDER BY last_authenticated_at DESC, created_at DESC, id DESC OFFSET \(keep)
             ) AND revoked_at IS NULL
             RETURNING id, profile_id
-            """, logger: logger
-        ).map { (id: try $0.text(0), profileID: try $0.text(1)) }
-        guard !sessions.isEmpty else { return }
-        // A statement of its own, as in endSessions: it sees a device whose registration committed
-        // while the UPDATE waited for its session.
-        let ids = sessions.map(\.id)
-        let devices = try await deleteDevices(ofSessions: ids, in: connection, logger: logger)
-        batch.ended(sessions: sessions, devices: devices, reason: .evicted)
+            """, reason: .evicted, batch: &batch, in: connection, logger: logger)
     }
 
     public func liveSessions(profileID: String, now: Int64) async throws -> [SessionRecord] {

@@ -294,17 +294,22 @@ public final class SQLiteStore: TesseraStore {
         _ steps: [ProjectKeyStep], projectID: String, keys: MasterKeyring, origin: EventOrigin, now: Int64,
         in connection: SQLiteConnection
     ) throws {
+        // Both kinds of key: the project, the kid, the sealed value, when it was created.
+        func insert(into table: String, sealed column: String, kid: String, _ sealed: SQLiteValue, createdAt: Int64)
+            throws
+        {
+            try connection.run(
+                "INSERT INTO \(table) (project_id, kid, \(column), created_at) VALUES (?, ?, ?, ?)",
+                [.init(projectID), .init(kid), sealed, .init(createdAt)])
+        }
         var batch = EventBatch(projectID: projectID, origin: origin, now: now)
         for step in steps {
             switch step {
             case .insertIdentitySecret(let secret):
-                try connection.run(
-                    "INSERT INTO identity_secrets (project_id, kid, secret, created_at) VALUES (?, ?, ?, ?)",
-                    [
-                        .init(projectID), .init(secret.kid),
-                        .init(keys.sealIdentitySecret(secret.value, projectID: projectID, kid: secret.kid)),
-                        .init(secret.createdAt),
-                    ])
+                try insert(
+                    into: "identity_secrets", sealed: "secret", kid: secret.kid,
+                    .init(keys.sealIdentitySecret(secret.value, projectID: projectID, kid: secret.kid)),
+                    createdAt: secret.createdAt)
             case .deleteIdentitySecret(let kid):
                 try connection.run(
                     "DELETE FROM identity_secrets WHERE project_id = ? AND kid = ?", [.init(projectID), .init(kid)])
@@ -317,13 +322,10 @@ public final class SQLiteStore: TesseraStore {
                     "DELETE FROM session_keys WHERE project_id = ? AND retired_at IS NOT NULL AND retired_at < ?",
                     [.init(projectID), .init(before)])
             case .insertSessionKey(let key):
-                try connection.run(
-                    "INSERT INTO session_keys (project_id, kid, private_key, created_at) VALUES (?, ?, ?, ?)",
-                    [
-                        .init(projectID), .init(key.kid),
-                        .init(keys.sealSessionKey(key.privateKey, projectID: projectID, kid: key.kid)),
-                        .init(key.createdAt),
-                    ])
+                try insert(
+                    into: "session_keys", sealed: "private_key", kid: key.kid,
+                    .init(keys.sealSessionKey(key.privateKey, projectID: projectID, kid: key.kid)),
+                    createdAt: key.createdAt)
             case .event(let draft):
                 batch.append(draft)
             }
