@@ -139,34 +139,13 @@ extension PostgresStore {
         let erased: Void? = try await onLockedProfile(
             projectID: projectID, profileID: profileID, now: now, origin: origin
         ) { profile, batch, connection in
-            try await Self.endSessions(
-                """
-                UPDATE sessions SET revoked_at = \(now) WHERE profile_id = \(profile.id) AND revoked_at IS NULL
-                RETURNING id, profile_id
-                """, reason: .erased,
-                devices: """
-                    DELETE FROM devices
-                    WHERE profile_id = \(profile.id)
-                        OR session_id IN (SELECT id FROM sessions WHERE profile_id = \(profile.id))
-                    RETURNING id, profile_id, session_id
-                    """, batch: &batch, in: connection, logger: logger)
             let aliases = try await connection.rows(
                 "SELECT alias_id FROM profile_aliases WHERE profile_id = \(profile.id) ORDER BY created_at, alias_id",
                 logger: logger
             ).map { try $0.text(0) }
-            try await Self.scrubEvents(
-                projectID: projectID, profileIDs: [profile.id] + aliases, in: connection, logger: logger)
-            try await Self.anonymiseActivity(
-                projectID: projectID, profileIDs: [profile.id] + aliases, in: connection, logger: logger)
-            batch.append(.profileErased(profileID: profile.id, externalID: profile.externalID, aliasIDs: aliases))
-            try await connection.rows("DELETE FROM sessions WHERE profile_id = \(profile.id)", logger: logger)
-            try await connection.rows("DELETE FROM profile_aliases WHERE profile_id = \(profile.id)", logger: logger)
-            try await connection.rows(
-                "UPDATE installations SET profile_id = NULL WHERE profile_id = \(profile.id)", logger: logger)
-            try await connection.rows(
-                "UPDATE installations SET previous_profile_id = NULL WHERE previous_profile_id = \(profile.id)",
-                logger: logger)
-            try await connection.rows("DELETE FROM profiles WHERE id = \(profile.id)", logger: logger)
+            try await Self.write(
+                ProfileAdminProcedure.erase(profile, aliases: aliases), on: profile, now: now, batch: &batch,
+                in: connection, logger: logger)
         }
         return erased != nil
     }

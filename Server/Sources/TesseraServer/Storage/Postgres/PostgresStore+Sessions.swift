@@ -198,16 +198,9 @@ extension PostgresStore {
         // while this waited are not counted as ended by this request.
         return try await onLockedProfile(projectID: projectID, profileID: profileID, now: now, origin: origin) {
             profile, batch, connection in
-            try await Self.endSessions(
-                """
-                UPDATE sessions SET revoked_at = \(now)
-                WHERE profile_id = \(profile.id) AND revoked_at IS NULL AND expires_at > \(now)
-                RETURNING id, profile_id
-                """, reason: .admin,
-                devices: """
-                    DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = \(profile.id))
-                    RETURNING id, profile_id, session_id
-                    """, batch: &batch, in: connection, logger: logger)
+            try await Self.write(
+                ProfileAdminProcedure.endSessions, on: profile, now: now, batch: &batch, in: connection, logger: logger
+            ).ended
         }
     }
 

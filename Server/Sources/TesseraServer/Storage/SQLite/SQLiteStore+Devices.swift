@@ -152,24 +152,13 @@ extension SQLiteStore {
         let erased: Void? = try await onLockedProfile(
             projectID: projectID, profileID: profileID, now: now, origin: origin
         ) { profile, batch, connection in
-            try Self.endSessions(
-                where: "profile_id = ?", [.init(profile.id)], reason: .erased, now: now,
-                devicesWhere: "profile_id = ? OR session_id IN (SELECT id FROM sessions WHERE profile_id = ?)",
-                [.init(profile.id), .init(profile.id)], batch: &batch, in: connection)
             let aliases = try connection.query(
                 "SELECT alias_id FROM profile_aliases WHERE profile_id = ? ORDER BY created_at, alias_id",
                 [.init(profile.id)]
             ).map { $0.text(0) }
-            try Self.scrubEvents(projectID: projectID, profileIDs: [profile.id] + aliases, in: connection)
-            try Self.anonymiseActivity(projectID: projectID, profileIDs: [profile.id] + aliases, in: connection)
-            batch.append(.profileErased(profileID: profile.id, externalID: profile.externalID, aliasIDs: aliases))
-            try connection.run("DELETE FROM sessions WHERE profile_id = ?", [.init(profile.id)])
-            try connection.run("DELETE FROM profile_aliases WHERE profile_id = ?", [.init(profile.id)])
-            try connection.run("UPDATE installations SET profile_id = NULL WHERE profile_id = ?", [.init(profile.id)])
-            try connection.run(
-                "UPDATE installations SET previous_profile_id = NULL WHERE previous_profile_id = ?", [.init(profile.id)]
-            )
-            try connection.run("DELETE FROM profiles WHERE id = ?", [.init(profile.id)])
+            try Self.write(
+                ProfileAdminProcedure.erase(profile, aliases: aliases), on: profile, now: now, batch: &batch,
+                in: connection)
         }
         return erased != nil
     }

@@ -246,10 +246,8 @@ extension SQLiteStore {
         // counted as ended by this request.
         try await onLockedProfile(projectID: projectID, profileID: profileID, now: now, origin: origin) {
             profile, batch, connection in
-            try Self.endSessions(
-                where: "profile_id = ? AND expires_at > ?", [.init(profile.id), .init(now)], reason: .admin, now: now,
-                devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ?)", [.init(profile.id)],
-                batch: &batch, in: connection)
+            try Self.write(ProfileAdminProcedure.endSessions, on: profile, now: now, batch: &batch, in: connection)
+                .ended
         }
     }
 
