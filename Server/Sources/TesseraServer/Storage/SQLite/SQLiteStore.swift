@@ -295,9 +295,7 @@ public final class SQLiteStore: TesseraStore {
         in connection: SQLiteConnection
     ) throws {
         // Both kinds of key: the project, the kid, the sealed value, when it was created.
-        func insert(into table: String, sealed column: String, kid: String, _ sealed: SQLiteValue, createdAt: Int64)
-            throws
-        {
+        func insert(_ table: String, _ column: String, kid: String, _ sealed: SQLiteValue, at createdAt: Int64) throws {
             try connection.run(
                 "INSERT INTO \(table) (project_id, kid, \(column), created_at) VALUES (?, ?, ?, ?)",
                 [.init(projectID), .init(kid), sealed, .init(createdAt)])
@@ -306,10 +304,8 @@ public final class SQLiteStore: TesseraStore {
         for step in steps {
             switch step {
             case .insertIdentitySecret(let secret):
-                try insert(
-                    into: "identity_secrets", sealed: "secret", kid: secret.kid,
-                    .init(keys.sealIdentitySecret(secret.value, projectID: projectID, kid: secret.kid)),
-                    createdAt: secret.createdAt)
+                let sealed = keys.sealIdentitySecret(secret.value, projectID: projectID, kid: secret.kid)
+                try insert("identity_secrets", "secret", kid: secret.kid, .init(sealed), at: secret.createdAt)
             case .deleteIdentitySecret(let kid):
                 try connection.run(
                     "DELETE FROM identity_secrets WHERE project_id = ? AND kid = ?", [.init(projectID), .init(kid)])
@@ -322,10 +318,8 @@ public final class SQLiteStore: TesseraStore {
                     "DELETE FROM session_keys WHERE project_id = ? AND retired_at IS NOT NULL AND retired_at < ?",
                     [.init(projectID), .init(before)])
             case .insertSessionKey(let key):
-                try insert(
-                    into: "session_keys", sealed: "private_key", kid: key.kid,
-                    .init(keys.sealSessionKey(key.privateKey, projectID: projectID, kid: key.kid)),
-                    createdAt: key.createdAt)
+                let sealed = keys.sealSessionKey(key.privateKey, projectID: projectID, kid: key.kid)
+                try insert("session_keys", "private_key", kid: key.kid, .init(sealed), at: key.createdAt)
             case .event(let draft):
                 batch.append(draft)
             }
