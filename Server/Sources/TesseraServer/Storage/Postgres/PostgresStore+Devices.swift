@@ -178,48 +178,41 @@ extension PostgresStore {
             return (sessions: victims.count, devices: devices.count)
         }
         var counts = try await statement { client in
-            let tokenIDs = try await client.first(
-                """
-                WITH victims AS (
-                    SELECT project_id, jti FROM used_token_ids WHERE expires_at <= \(now) ORDER BY expires_at
-                    LIMIT \(limit) FOR UPDATE SKIP LOCKED
-                ), gone AS (
-                    DELETE FROM used_token_ids u USING victims v
-                    WHERE u.project_id = v.project_id AND u.jti = v.jti RETURNING 1
-                )
-                SELECT COUNT(*) FROM gone
-                """, logger: logger)
             var counts = CleanupCounts()
             counts.sessions = ended.sessions
             counts.devices = ended.devices
-            counts.tokenIDs = Int(try tokenIDs?.int(0) ?? 0)
-            let proofs = try await client.first(
-                """
-                WITH victims AS (
-                    SELECT jkt, jti FROM used_dpop_proofs WHERE expires_at <= \(now) ORDER BY expires_at
-                    LIMIT \(limit) FOR UPDATE SKIP LOCKED
-                ), gone AS (
-                    DELETE FROM used_dpop_proofs u USING victims v WHERE u.jkt = v.jkt AND u.jti = v.jti RETURNING 1
-                )
-                SELECT COUNT(*) FROM gone
-                """, logger: logger)
-            counts.dpopProofs = Int(try proofs?.int(0) ?? 0)
-            let challenges = try await client.first(
-                """
-                WITH victims AS (
-                    SELECT challenge_hash FROM app_attest_challenges WHERE expires_at <= \(now) ORDER BY expires_at
-                    LIMIT \(limit) FOR UPDATE SKIP LOCKED
-                ), gone AS (
-                    DELETE FROM app_attest_challenges c USING victims v WHERE c.challenge_hash = v.challenge_hash
-                    RETURNING 1
-                )
-                SELECT COUNT(*) FROM gone
-                """, logger: logger)
-            counts.appAttestChallenges = Int(try challenges?.int(0) ?? 0)
+            counts.tokenIDs = try await Self.deleteExpiredRows(
+                from: "used_token_ids", key: ["project_id", "jti"], now: now, limit: limit, in: client, logger: logger)
+            counts.dpopProofs = try await Self.deleteExpiredRows(
+                from: "used_dpop_proofs", key: ["jkt", "jti"], now: now, limit: limit, in: client, logger: logger)
+            counts.appAttestChallenges = try await Self.deleteExpiredRows(
+                from: "app_attest_challenges", key: ["challenge_hash"], now: now, limit: limit, in: client,
+                logger: logger)
             return counts
         }
         (counts.operatorSessions, counts.operatorEnrollments) = try await deleteExpiredOperatorRows(
             now: now, batchSize: batchSize)
         return counts
+    }
+
+    /// Deletes up to `limit` rows of `table` (one with an `expires_at`, its primary key `key`) that
+    /// expired by `now`, the oldest first, skipping rows another node is deleting right now (`FOR
+    /// UPDATE SKIP LOCKED`), so nodes can clean at once; answers how many.
+    static func deleteExpiredRows(
+        from table: String, key: [String], now: Int64, limit: Int64, in client: PostgresClient, logger: Logger
+    ) async throws -> Int {
+        let columns = key.joined(separator: ", ")
+        let match = key.map { "t.\($0) = v.\($0)" }.joined(separator: " AND ")
+        return Int(
+            try await client.first(
+                """
+                WITH victims AS (
+                    SELECT \(unescaped: columns) FROM \(unescaped: table) WHERE expires_at <= \(now) ORDER BY expires_at
+                    LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                ), gone AS (
+                    DELETE FROM \(unescaped: table) t USING victims v WHERE \(unescaped: match) RETURNING 1
+                )
+                SELECT COUNT(*) FROM gone
+                """, logger: logger)?.int(0) ?? 0)
     }
 }

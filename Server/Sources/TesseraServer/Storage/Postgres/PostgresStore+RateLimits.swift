@@ -56,20 +56,9 @@ extension PostgresStore {
         let limit = Int64(batchSize)
         var counts = CleanupCounts()
         counts.rateLimitWindows = try await statement { client in
-            Int(
-                try await client.first(
-                    """
-                    WITH victims AS (
-                        SELECT project_id, bucket, key, window_start FROM rate_limit_windows
-                        WHERE expires_at <= \(now) ORDER BY expires_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
-                    ), gone AS (
-                        DELETE FROM rate_limit_windows w USING victims v
-                        WHERE w.project_id = v.project_id AND w.bucket = v.bucket AND w.key = v.key
-                            AND w.window_start = v.window_start
-                        RETURNING 1
-                    )
-                    SELECT COUNT(*) FROM gone
-                    """, logger: logger)?.int(0) ?? 0)
+            try await Self.deleteExpiredRows(
+                from: "rate_limit_windows", key: ["project_id", "bucket", "key", "window_start"], now: now,
+                limit: limit, in: client, logger: logger)
         }
         guard let anonymousCreatedBefore else { return counts }
         counts.anonymousProfiles = try await transaction { connection in

@@ -188,25 +188,26 @@ extension SQLiteStore {
             }
             (counts.operatorSessions, counts.operatorEnrollments) = try Self.deleteExpiredOperatorRows(
                 now: now, batchSize: batchSize, in: connection)
-            counts.tokenIDs = try connection.run(
-                """
-                DELETE FROM used_token_ids WHERE rowid IN
-                    (SELECT rowid FROM used_token_ids WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
-                """,
-                [.init(now), .init(batchSize)])
-            counts.dpopProofs = try connection.run(
-                """
-                DELETE FROM used_dpop_proofs WHERE rowid IN
-                    (SELECT rowid FROM used_dpop_proofs WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
-                """,
-                [.init(now), .init(batchSize)])
-            counts.appAttestChallenges = try connection.run(
-                """
-                DELETE FROM app_attest_challenges WHERE rowid IN
-                    (SELECT rowid FROM app_attest_challenges WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
-                """,
-                [.init(now), .init(batchSize)])
+            counts.tokenIDs = try Self.deleteExpiredRows(
+                from: "used_token_ids", now: now, limit: batchSize, in: connection)
+            counts.dpopProofs = try Self.deleteExpiredRows(
+                from: "used_dpop_proofs", now: now, limit: batchSize, in: connection)
+            counts.appAttestChallenges = try Self.deleteExpiredRows(
+                from: "app_attest_challenges", now: now, limit: batchSize, in: connection)
             return counts
         }
+    }
+
+    /// Deletes up to `limit` rows of `table` (one with an `expires_at`) that expired by `now`, the
+    /// oldest first; answers how many.
+    static func deleteExpiredRows(from table: String, now: Int64, limit: Int, in connection: SQLiteConnection)
+        throws -> Int
+    {
+        try connection.run(
+            """
+            DELETE FROM \(table) WHERE rowid IN
+                (SELECT rowid FROM \(table) WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
+            """,
+            [.init(now), .init(limit)])
     }
 }
