@@ -11,29 +11,16 @@ enum CLIStore {
         let store: any TesseraStore
         do {
             store = try await configuration.openStore(logger: logger)
-        } catch let error as MasterKeyError {
-            throw CLIError(description: error.description)
-        } catch let error as ConfigurationError {
-            throw CLIError(description: error.description)
-        } catch let error as MigrationError {
-            throw CLIError(description: error.description)
+        } catch {
+            throw CLIError.reporting(error)
         }
         do {
             let result = try await body(store)
             try await store.close()
             return result
-        } catch let error as CoreError {
-            try? await store.close()
-            throw CLIError(description: error.message)
-        } catch let error as MasterKeyError {
-            try? await store.close()
-            throw CLIError(description: error.description)
-        } catch let error as ConfigurationError {
-            try? await store.close()
-            throw CLIError(description: error.description)
         } catch {
             try? await store.close()
-            throw error
+            throw CLIError.reporting(error)
         }
     }
 }

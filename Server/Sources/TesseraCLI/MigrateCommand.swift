@@ -39,22 +39,16 @@ struct MigrateCommand: AsyncParsableCommand {
             let store: any TesseraStore
             do {
                 store = try configuration.openStoreWithoutMigrating()
-            } catch let error as ConfigurationError {
-                throw CLIError(description: error.description)
+            } catch {
+                throw CLIError.reporting(error)
             }
             do {
                 let result = try await body(store, configuration)
                 try await store.close()
                 return result
-            } catch let error as MigrationError {
-                try? await store.close()
-                throw CLIError(description: error.description)
-            } catch let error as CoreError {
-                try? await store.close()
-                throw CLIError(description: error.message)
             } catch {
                 try? await store.close()
-                throw error
+                throw CLIError.reporting(error)
             }
         }
     }

@@ -208,11 +208,7 @@ struct OperatorsCommand: AsyncParsableCommand {
         _ configuration: ServerConfiguration, _ body: (OperatorAccounts) async throws -> T
     ) async throws -> T {
         try await CLIStore.with(configuration) { store in
-            do {
-                return try await body(OperatorAccounts(store: store, now: configuration.now))
-            } catch let error as ConsoleError {
-                throw CLIError(description: error.message)
-            }
+            try await body(OperatorAccounts(store: store, now: configuration.now))
         }
     }
 }

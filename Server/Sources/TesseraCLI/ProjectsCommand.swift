@@ -111,4 +111,17 @@ struct ProjectsCommand: AsyncParsableCommand {
 /// A failure reported as `Error: …`, without the usage text.
 struct CLIError: Error, CustomStringConvertible {
     var description: String
+
+    /// `error` as the command reports it: the server's refusals (a domain error, a master key, the
+    /// configuration, a migration, the console's accounts) as `Error: …` lines, anything else as it is.
+    static func reporting(_ error: any Error) -> any Error {
+        switch error {
+        case let error as CoreError: CLIError(description: error.message)
+        case let error as ConsoleError: CLIError(description: error.message)
+        case let error as MasterKeyError: CLIError(description: error.description)
+        case let error as ConfigurationError: CLIError(description: error.description)
+        case let error as MigrationError: CLIError(description: error.description)
+        default: error
+        }
+    }
 }

@@ -36,12 +36,10 @@ struct ServeCommand: AsyncParsableCommand {
             // listener closes and what is in flight finishes.
             let node = try await buildNode(configuration: configuration)
             try await node.runService()
-        } catch let error as MasterKeyError {
-            // A clear refusal and a non-zero exit, never a crash.
-            throw CLIError(description: error.description)
-        } catch let error as MigrationError {
-            // A database contracted for a newer release: this node must be upgraded.
-            throw CLIError(description: error.description)
+        } catch {
+            // A refusal (a master key that does not open, a database contracted for a newer release
+            // this node must be upgraded to): a clear message and a non-zero exit, never a crash.
+            throw CLIError.reporting(error)
         }
     }
 }

@@ -57,17 +57,14 @@ struct AnonymousRequest: Encodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case installationID = "installation_id"
         case installationSecret = "installation_secret"
-        case sessionDurationMinutes = "session_duration_minutes"
-        case keyTier = "key_tier"
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(installationID, forKey: .installationID)
         try container.encode(installationSecret, forKey: .installationSecret)
-        try container.encodeIfPresent(sessionDurationMinutes, forKey: .sessionDurationMinutes)
-        try container.encodeIfPresent(keyTier, forKey: .keyTier)
-        try evidence?.encode(to: encoder)
+        try SessionRequestMember.encode(
+            sessionDurationMinutes: sessionDurationMinutes, keyTier: keyTier, evidence: evidence, to: encoder)
     }
 }
 
@@ -83,14 +80,27 @@ struct IdentifyRequest: Encodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case identityToken = "identity_token"
         case userID = "user_id"
-        case sessionDurationMinutes = "session_duration_minutes"
-        case keyTier = "key_tier"
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(identityToken, forKey: .identityToken)
         try container.encodeIfPresent(userID, forKey: .userID)
+        try SessionRequestMember.encode(
+            sessionDurationMinutes: sessionDurationMinutes, keyTier: keyTier, evidence: evidence, to: encoder)
+    }
+}
+
+/// The members an anonymous start and an identify share, written beside each request's own: the
+/// session's duration, where the key of the request's proof lives, and App Attest evidence.
+private enum SessionRequestMember: String, CodingKey {
+    case sessionDurationMinutes = "session_duration_minutes"
+    case keyTier = "key_tier"
+
+    static func encode(
+        sessionDurationMinutes: Int?, keyTier: DeviceKeyTier?, evidence: AppAttestEvidence?, to encoder: any Encoder
+    ) throws {
+        var container = encoder.container(keyedBy: Self.self)
         try container.encodeIfPresent(sessionDurationMinutes, forKey: .sessionDurationMinutes)
         try container.encodeIfPresent(keyTier, forKey: .keyTier)
         try evidence?.encode(to: encoder)

@@ -128,8 +128,14 @@ final class CredentialResolver: Sendable {
 
     /// Throws why a session is no longer alive at `now`, if it is not.
     static func checkAlive(_ session: SessionRecord, now: Int64) throws {
-        if session.revokedAt != nil { throw CoreError.sessionRevoked }
-        if session.expiresAt <= now { throw CoreError.sessionExpired }
+        try checkAlive(revokedAt: session.revokedAt, expiresAt: session.expiresAt, now: now)
+    }
+
+    /// The aliveness rule on a session's two columns, as a transaction read them.
+    @inline(__always)
+    static func checkAlive(revokedAt: Int64?, expiresAt: Int64, now: Int64) throws {
+        if revokedAt != nil { throw CoreError.sessionRevoked }
+        if expiresAt <= now { throw CoreError.sessionExpired }
     }
 
     /// The session as it is now, read again; or the error that says why it is no longer alive.

@@ -4,34 +4,36 @@ extension PostgresStore {
     public func registerDevice(_ device: DeviceRecord, origin: EventOrigin) async throws -> DeviceRecord {
         let logger = logger
         return try await transaction { connection in
-            // The session may have ended since the request was authenticated: a device is never bound
-            // to an ended session. FOR SHARE makes a concurrent revoke or erasure wait for this
+            // FOR SHARE makes a concurrent revoke or erasure of the session wait for this
             // transaction, or this one see it.
-            guard
-                let session = try await connection.first(
+            let procedure = try DeviceRegistrationProcedure.make(
+                device,
+                session: try await connection.first(
                     "SELECT revoked_at, expires_at FROM sessions WHERE id = \(device.sessionID) FOR SHARE",
-                    logger: logger)
-            else { throw CoreError.sessionNotFound }
-            if try session.optionalInt(0) != nil { throw CoreError.sessionRevoked }
-            if try session.int(1) <= device.createdAt { throw CoreError.sessionExpired }
+                    logger: logger
+                ).map { (revokedAt: try $0.optionalInt(0), expiresAt: try $0.int(1)) })
             var batch = EventBatch(projectID: device.projectID, origin: origin, now: device.createdAt)
-            // A token bound elsewhere moves: its old device is removed.
-            batch.removed(
-                devices: try await connection.rows(
-                    """
-                    DELETE FROM devices
-                    WHERE project_id = \(device.projectID) AND platform = \(device.platform) AND token = \(device.token)
-                    RETURNING id, profile_id, session_id
-                    """, logger: logger
-                ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) })
-            try await connection.rows(
-                """
-                INSERT INTO devices (\(unescaped: Self.deviceColumns))
-                VALUES (\(device.id), \(device.projectID), \(device.sessionID), \(device.profileID), \(device.platform),
-                    \(device.environment), \(device.token), \(device.createdAt))
-                """, logger: logger)
-            batch.append(
-                .deviceRegistered(deviceID: device.id, profileID: device.profileID, sessionID: device.sessionID))
+            for step in procedure.steps {
+                switch step {
+                case .releaseToken(let projectID, let platform, let token):
+                    batch.removed(
+                        devices: try await Self.deleteDevices(
+                            """
+                            DELETE FROM devices
+                            WHERE project_id = \(projectID) AND platform = \(platform) AND token = \(token)
+                            RETURNING id, profile_id, session_id
+                            """, in: connection, logger: logger))
+                case .insertDevice(let device):
+                    try await connection.rows(
+                        """
+                        INSERT INTO devices (\(unescaped: Self.deviceColumns))
+                        VALUES (\(device.id), \(device.projectID), \(device.sessionID), \(device.profileID),
+                            \(device.platform), \(device.environment), \(device.token), \(device.createdAt))
+                        """, logger: logger)
+                case .event(let draft):
+                    batch.append(draft)
+                }
+            }
             try await Self.append(batch, in: connection, logger: logger)
             return device
         }
@@ -71,11 +73,8 @@ extension PostgresStore {
         deviceID: String, callerSessionID: String, ownSessionOnly: Bool, now: Int64, origin: EventOrigin
     ) async throws -> Bool? {
         let logger = logger
-        return try await transaction { connection in
-            guard
-                let caller = try await Self.lockCaller(
-                    sessionID: callerSessionID, also: nil, now: now, in: connection, logger: logger)
-            else { return nil }
+        return try await onLiveCaller(sessionID: callerSessionID, now: now, origin: origin) {
+            caller, batch, connection in
             guard
                 let row = try await connection.first(
                     """
@@ -84,10 +83,8 @@ extension PostgresStore {
                     RETURNING session_id
                     """, logger: logger)
             else { return false }
-            var batch = EventBatch(projectID: caller.projectID, origin: origin, now: now)
             batch.append(
                 .deviceRemoved(deviceID: deviceID, profileID: caller.profileID, sessionID: try row.text(0)))
-            try await Self.append(batch, in: connection, logger: logger)
             return true
         }
     }
@@ -142,34 +139,13 @@ extension PostgresStore {
         let erased: Void? = try await onLockedProfile(
             projectID: projectID, profileID: profileID, now: now, origin: origin
         ) { profile, batch, connection in
-            try await Self.endSessions(
-                """
-                UPDATE sessions SET revoked_at = \(now) WHERE profile_id = \(profile.id) AND revoked_at IS NULL
-                RETURNING id, profile_id
-                """, reason: .erased,
-                devices: """
-                    DELETE FROM devices
-                    WHERE profile_id = \(profile.id)
-                        OR session_id IN (SELECT id FROM sessions WHERE profile_id = \(profile.id))
-                    RETURNING id, profile_id, session_id
-                    """, batch: &batch, in: connection, logger: logger)
             let aliases = try await connection.rows(
                 "SELECT alias_id FROM profile_aliases WHERE profile_id = \(profile.id) ORDER BY created_at, alias_id",
                 logger: logger
             ).map { try $0.text(0) }
-            try await Self.scrubEvents(
-                projectID: projectID, profileIDs: [profile.id] + aliases, in: connection, logger: logger)
-            try await Self.anonymiseActivity(
-                projectID: projectID, profileIDs: [profile.id] + aliases, in: connection, logger: logger)
-            batch.append(.profileErased(profileID: profile.id, externalID: profile.externalID, aliasIDs: aliases))
-            try await connection.rows("DELETE FROM sessions WHERE profile_id = \(profile.id)", logger: logger)
-            try await connection.rows("DELETE FROM profile_aliases WHERE profile_id = \(profile.id)", logger: logger)
-            try await connection.rows(
-                "UPDATE installations SET profile_id = NULL WHERE profile_id = \(profile.id)", logger: logger)
-            try await connection.rows(
-                "UPDATE installations SET previous_profile_id = NULL WHERE previous_profile_id = \(profile.id)",
-                logger: logger)
-            try await connection.rows("DELETE FROM profiles WHERE id = \(profile.id)", logger: logger)
+            try await Self.write(
+                ProfileAdminProcedure.erase(profile, aliases: aliases), on: profile, now: now, batch: &batch,
+                in: connection, logger: logger)
         }
         return erased != nil
     }
@@ -194,10 +170,7 @@ extension PostgresStore {
                 )
             }
             let ids = victims.map(\.id)
-            let devices = try await connection.rows(
-                "DELETE FROM devices WHERE session_id = ANY(\(ids)) RETURNING id, profile_id, session_id",
-                logger: logger
-            ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
+            let devices = try await Self.deleteDevices(ofSessions: ids, in: connection, logger: logger)
             try await connection.rows("DELETE FROM sessions WHERE id = ANY(\(ids))", logger: logger)
             for batch in EventBatch.expired(victims, devices: devices, now: now) {
                 try await Self.append(batch, in: connection, logger: logger)
@@ -205,48 +178,41 @@ extension PostgresStore {
             return (sessions: victims.count, devices: devices.count)
         }
         var counts = try await statement { client in
-            let tokenIDs = try await client.first(
-                """
-                WITH victims AS (
-                    SELECT project_id, jti FROM used_token_ids WHERE expires_at <= \(now) ORDER BY expires_at
-                    LIMIT \(limit) FOR UPDATE SKIP LOCKED
-                ), gone AS (
-                    DELETE FROM used_token_ids u USING victims v
-                    WHERE u.project_id = v.project_id AND u.jti = v.jti RETURNING 1
-                )
-                SELECT COUNT(*) FROM gone
-                """, logger: logger)
             var counts = CleanupCounts()
             counts.sessions = ended.sessions
             counts.devices = ended.devices
-            counts.tokenIDs = Int(try tokenIDs?.int(0) ?? 0)
-            let proofs = try await client.first(
-                """
-                WITH victims AS (
-                    SELECT jkt, jti FROM used_dpop_proofs WHERE expires_at <= \(now) ORDER BY expires_at
-                    LIMIT \(limit) FOR UPDATE SKIP LOCKED
-                ), gone AS (
-                    DELETE FROM used_dpop_proofs u USING victims v WHERE u.jkt = v.jkt AND u.jti = v.jti RETURNING 1
-                )
-                SELECT COUNT(*) FROM gone
-                """, logger: logger)
-            counts.dpopProofs = Int(try proofs?.int(0) ?? 0)
-            let challenges = try await client.first(
-                """
-                WITH victims AS (
-                    SELECT challenge_hash FROM app_attest_challenges WHERE expires_at <= \(now) ORDER BY expires_at
-                    LIMIT \(limit) FOR UPDATE SKIP LOCKED
-                ), gone AS (
-                    DELETE FROM app_attest_challenges c USING victims v WHERE c.challenge_hash = v.challenge_hash
-                    RETURNING 1
-                )
-                SELECT COUNT(*) FROM gone
-                """, logger: logger)
-            counts.appAttestChallenges = Int(try challenges?.int(0) ?? 0)
+            counts.tokenIDs = try await Self.deleteExpiredRows(
+                from: "used_token_ids", key: ["project_id", "jti"], now: now, limit: limit, in: client, logger: logger)
+            counts.dpopProofs = try await Self.deleteExpiredRows(
+                from: "used_dpop_proofs", key: ["jkt", "jti"], now: now, limit: limit, in: client, logger: logger)
+            counts.appAttestChallenges = try await Self.deleteExpiredRows(
+                from: "app_attest_challenges", key: ["challenge_hash"], now: now, limit: limit, in: client,
+                logger: logger)
             return counts
         }
         (counts.operatorSessions, counts.operatorEnrollments) = try await deleteExpiredOperatorRows(
             now: now, batchSize: batchSize)
         return counts
+    }
+
+    /// Deletes up to `limit` rows of `table` (one with an `expires_at`, its primary key `key`) that
+    /// expired by `now`, the oldest first, skipping rows another node is deleting right now (`FOR
+    /// UPDATE SKIP LOCKED`), so nodes can clean at once; answers how many.
+    static func deleteExpiredRows(
+        from table: String, key: [String], now: Int64, limit: Int64, in client: PostgresClient, logger: Logger
+    ) async throws -> Int {
+        let columns = key.joined(separator: ", ")
+        let match = key.map { "t.\($0) = v.\($0)" }.joined(separator: " AND ")
+        return Int(
+            try await client.first(
+                """
+                WITH victims AS (
+                    SELECT \(unescaped: columns) FROM \(unescaped: table) WHERE expires_at <= \(now) ORDER BY expires_at
+                    LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                ), gone AS (
+                    DELETE FROM \(unescaped: table) t USING victims v WHERE \(unescaped: match) RETURNING 1
+                )
+                SELECT COUNT(*) FROM gone
+                """, logger: logger)?.int(0) ?? 0)
     }
 }

@@ -89,23 +89,48 @@ extension PostgresStore {
     }
 
     /// Runs `update` (an `UPDATE sessions … AND revoked_at IS NULL RETURNING id, profile_id`), then
-    /// `delete` (a `DELETE FROM devices … RETURNING id, profile_id, session_id`: a statement of its
-    /// own, so its snapshot includes a device whose registration held a session's row lock while the
-    /// UPDATE waited), and adds their events to `batch`; returns how many sessions ended. The SQLite
-    /// store runs the same two steps (``SQLiteStore/endSessions(where:_:reason:now:devicesWhere:_:batch:in:)``).
+    /// `delete` (a `DELETE FROM devices … RETURNING id, profile_id, session_id`; by default, the
+    /// devices of the sessions `update` ended), a statement of its own, so its snapshot includes a
+    /// device whose registration held a session's row lock while the UPDATE waited, and adds their
+    /// events to `batch`; returns how many sessions ended. The SQLite store runs the same two steps
+    /// (``SQLiteStore/endSessions(where:_:reason:now:devicesWhere:_:batch:in:)``).
     @discardableResult
     static func endSessions(
-        _ update: PostgresQuery, reason: SessionEndReason, devices delete: PostgresQuery, batch: inout EventBatch,
-        in connection: PostgresConnection, logger: Logger
+        _ update: PostgresQuery, reason: SessionEndReason, devices delete: PostgresQuery? = nil,
+        batch: inout EventBatch, in connection: PostgresConnection, logger: Logger
     ) async throws -> Int {
         let sessions = try await connection.rows(update, logger: logger).map {
             (id: try $0.text(0), profileID: try $0.text(1))
         }
-        let devices = try await connection.rows(delete, logger: logger).map {
-            (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2))
+        let devices: [(id: String, profileID: String, sessionID: String)]
+        if let delete {
+            devices = try await deleteDevices(delete, in: connection, logger: logger)
+        } else if sessions.isEmpty {
+            devices = []
+        } else {
+            devices = try await deleteDevices(ofSessions: sessions.map(\.id), in: connection, logger: logger)
         }
         batch.ended(sessions: sessions, devices: devices, reason: reason)
         return sessions.count
+    }
+
+    /// Deletes the devices of the sessions `sessionIDs`, answering what it deleted for their events.
+    static func deleteDevices(ofSessions sessionIDs: [String], in connection: PostgresConnection, logger: Logger)
+        async throws -> [(id: String, profileID: String, sessionID: String)]
+    {
+        try await deleteDevices(
+            "DELETE FROM devices WHERE session_id = ANY(\(sessionIDs)) RETURNING id, profile_id, session_id",
+            in: connection, logger: logger)
+    }
+
+    /// Runs `delete` (a `DELETE FROM devices … RETURNING id, profile_id, session_id`), answering what
+    /// it deleted for their events.
+    static func deleteDevices(_ delete: PostgresQuery, in connection: PostgresConnection, logger: Logger)
+        async throws -> [(id: String, profileID: String, sessionID: String)]
+    {
+        try await connection.rows(delete, logger: logger).map {
+            (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2))
+        }
     }
 
     /// Removes the personal data of the erased profile (and its aliases) from their earlier events,

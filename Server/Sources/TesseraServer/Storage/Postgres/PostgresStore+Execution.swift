@@ -125,11 +125,17 @@ extension PostgresStore {
     }
 }
 
-extension PostgresConnection {
+/// Where a store's statements run: a transaction's connection or the client's pool, read the same way.
+protocol PostgresStatementRunner {
+    /// Runs a query, answering its rows as they arrive.
+    func rowSequence(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence
+}
+
+extension PostgresStatementRunner {
     /// Runs a query and collects its rows.
     @discardableResult
     func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresCells] {
-        try await self.query(query, logger: logger).collect().map(PostgresCells.init)
+        try await rowSequence(query, logger: logger).collect().map(PostgresCells.init)
     }
 
     /// Runs a query and returns its first row.
@@ -138,15 +144,14 @@ extension PostgresConnection {
     }
 }
 
-extension PostgresClient {
-    /// Runs a query and collects its rows.
-    @discardableResult
-    func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresCells] {
-        try await self.query(query, logger: logger).collect().map(PostgresCells.init)
+extension PostgresConnection: PostgresStatementRunner {
+    func rowSequence(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
+        try await self.query(query, logger: logger)
     }
+}
 
-    /// Runs a query and returns its first row.
-    func first(_ query: PostgresQuery, logger: Logger) async throws -> PostgresCells? {
-        try await rows(query, logger: logger).first
+extension PostgresClient: PostgresStatementRunner {
+    func rowSequence(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
+        try await self.query(query, logger: logger)
     }
 }

@@ -7,44 +7,13 @@ extension PostgresStore {
     ) async throws -> ProfileRecord? {
         let logger = logger
         // A profile merged meanwhile is blocked as its survivor, an erased one is not found.
-        let updated = try await onLockedProfile(projectID: projectID, profileID: profileID, now: now, origin: origin) {
-            profile, batch, connection -> ProfileRecord? in
-            guard blocked else {
-                let updated = try await connection.first(
-                    """
-                    UPDATE profiles SET blocked_at = NULL, blocked_reason = NULL WHERE id = \(profile.id)
-                    RETURNING \(unescaped: Self.profileColumns)
-                    """, logger: logger
-                ).map(Self.profile)
-                if profile.blocked { batch.append(.profileUnblocked(profileID: profile.id)) }
-                return updated
-            }
-            if !profile.blocked { batch.append(.profileBlocked(profileID: profile.id)) }
-            // The profile's row lock makes an identify or anonymous restore of it wait for this
-            // transaction or finish before it (both lock the profile first); the statements below run
-            // with a new snapshot, so they end the session such a restore committed. An identify that
-            // comes later finds the profile blocked.
-            let updated = try await connection.first(
-                """
-                UPDATE profiles SET blocked_at = COALESCE(blocked_at, \(now)), blocked_reason = \(reason)
-                WHERE id = \(profile.id)
-                RETURNING \(unescaped: Self.profileColumns)
-                """, logger: logger
-            ).map(Self.profile)
-            try await Self.endSessions(
-                """
-                UPDATE sessions SET revoked_at = \(now)
-                WHERE profile_id = \(profile.id) AND revoked_at IS NULL AND expires_at > \(now)
-                RETURNING id, profile_id
-                """, reason: .blocked,
-                devices: """
-                    DELETE FROM devices WHERE profile_id = \(profile.id)
-                        OR session_id IN (SELECT id FROM sessions WHERE profile_id = \(profile.id))
-                    RETURNING id, profile_id, session_id
-                    """, batch: &batch, in: connection, logger: logger)
-            return updated
-        }
-        return updated ?? nil
+        return try await onLockedProfile(projectID: projectID, profileID: profileID, now: now, origin: origin) {
+            profile, batch, connection in
+            try await Self.write(
+                ProfileAdminProcedure.setBlocked(blocked, reason: reason, profile: profile), on: profile, now: now,
+                batch: &batch, in: connection, logger: logger
+            ).profile
+        } ?? nil
     }
 
     public func apiKeyHashes(projectID: String, now: Int64) async throws -> [APIKeyHashRecord] {

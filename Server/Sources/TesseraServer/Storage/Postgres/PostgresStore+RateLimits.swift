@@ -56,20 +56,9 @@ extension PostgresStore {
         let limit = Int64(batchSize)
         var counts = CleanupCounts()
         counts.rateLimitWindows = try await statement { client in
-            Int(
-                try await client.first(
-                    """
-                    WITH victims AS (
-                        SELECT project_id, bucket, key, window_start FROM rate_limit_windows
-                        WHERE expires_at <= \(now) ORDER BY expires_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
-                    ), gone AS (
-                        DELETE FROM rate_limit_windows w USING victims v
-                        WHERE w.project_id = v.project_id AND w.bucket = v.bucket AND w.key = v.key
-                            AND w.window_start = v.window_start
-                        RETURNING 1
-                    )
-                    SELECT COUNT(*) FROM gone
-                    """, logger: logger)?.int(0) ?? 0)
+            try await Self.deleteExpiredRows(
+                from: "rate_limit_windows", key: ["project_id", "bucket", "key", "window_start"], now: now,
+                limit: limit, in: client, logger: logger)
         }
         guard let anonymousCreatedBefore else { return counts }
         counts.anonymousProfiles = try await transaction { connection in
@@ -118,13 +107,12 @@ extension PostgresStore {
             ).map {
                 (id: try $0.text(0), projectID: try $0.text(1), profileID: try $0.text(2), revoked: try $0.bool(3))
             }
-            let devices = try await connection.rows(
+            let devices = try await Self.deleteDevices(
                 """
                 DELETE FROM devices
                 WHERE profile_id = ANY(\(ids)) OR session_id IN (SELECT id FROM sessions WHERE profile_id = ANY(\(ids)))
                 RETURNING id, profile_id, session_id
-                """, logger: logger
-            ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
+                """, in: connection, logger: logger)
             // Their App Attest records go with the installations (a new start of one starts afresh).
             try await connection.rows(
                 """

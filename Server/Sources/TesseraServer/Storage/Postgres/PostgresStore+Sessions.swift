@@ -58,21 +58,13 @@ extension PostgresStore {
                 """, logger: logger)
         case .endOtherKeySessions(let profileID, let jkt):
             // The UPDATE decides on each session row as it locks it.
-            let ended = try await connection.rows(
+            try await endSessions(
                 """
                 UPDATE sessions SET revoked_at = \(now)
                 WHERE profile_id = \(profileID) AND installation_id = \(request.installationID)
                   AND jkt IS NOT NULL AND jkt <> \(jkt) AND revoked_at IS NULL AND expires_at > \(now)
                 RETURNING id, profile_id
-                """, logger: logger
-            ).map { (id: try $0.text(0), profileID: try $0.text(1)) }
-            guard !ended.isEmpty else { return }
-            let ids = ended.map(\.id)
-            let devices = try await connection.rows(
-                "DELETE FROM devices WHERE session_id = ANY(\(ids)) RETURNING id, profile_id, session_id",
-                logger: logger
-            ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
-            batch.ended(sessions: ended, devices: devices, reason: .replaced)
+                """, reason: .replaced, batch: &batch, in: connection, logger: logger)
         case .evictSessions(let profileID, let limit):
             try await evictSessions(
                 profileID: profileID, limit: limit, now: now, batch: &batch, in: connection, logger: logger)
@@ -123,10 +115,7 @@ extension PostgresStore {
             var batch = EventBatch(projectID: try row.text(2), origin: origin, now: now)
             // A statement of its own, so its snapshot includes a device whose registration held the
             // session's row lock (FOR SHARE) and committed while the UPDATE waited for it.
-            let devices = try await connection.rows(
-                "DELETE FROM devices WHERE session_id = \(sessionID) RETURNING id, profile_id, session_id",
-                logger: logger
-            ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
+            let devices = try await Self.deleteDevices(ofSessions: [sessionID], in: connection, logger: logger)
             batch.ended(sessions: [(sessionID, try row.text(1))], devices: devices, reason: reason)
             try await Self.append(batch, in: connection, logger: logger)
             return true
@@ -137,22 +126,38 @@ extension PostgresStore {
         sessionID: String, callerSessionID: String, now: Int64, reason: SessionEndReason, origin: EventOrigin
     ) async throws -> Bool? {
         let logger = logger
+        return try await onLiveCaller(sessionID: callerSessionID, also: sessionID, now: now, origin: origin) {
+            caller, batch, connection in
+            guard caller.live.contains(sessionID) else { return false }
+            try await Self.endSessions(
+                "UPDATE sessions SET revoked_at = \(now) WHERE id = \(sessionID) RETURNING id, profile_id",
+                reason: reason, batch: &batch, in: connection, logger: logger)
+            return true
+        }
+    }
+
+    /// Runs `body` in one transaction for the caller's session `sessionID` while it is alive under
+    /// its lock (``lockCaller(sessionID:also:now:in:logger:)``: the profile, then the session and
+    /// `other`), then writes the events `body` added to the batch; nil, with nothing written, when
+    /// the caller's session is not alive (another request ended it since authentication).
+    func onLiveCaller<T: Sendable>(
+        sessionID: String, also other: String? = nil, now: Int64, origin: EventOrigin,
+        _ body:
+            @escaping @Sendable (
+                _ caller: (projectID: String, profileID: String, live: Set<String>), inout EventBatch,
+                PostgresConnection
+            ) async throws -> T
+    ) async throws -> T? {
+        let logger = logger
         return try await transaction { connection in
             guard
                 let caller = try await Self.lockCaller(
-                    sessionID: callerSessionID, also: sessionID, now: now, in: connection, logger: logger)
+                    sessionID: sessionID, also: other, now: now, in: connection, logger: logger)
             else { return nil }
-            guard caller.live.contains(sessionID) else { return false }
-            try await connection.rows(
-                "UPDATE sessions SET revoked_at = \(now) WHERE id = \(sessionID)", logger: logger)
             var batch = EventBatch(projectID: caller.projectID, origin: origin, now: now)
-            let devices = try await connection.rows(
-                "DELETE FROM devices WHERE session_id = \(sessionID) RETURNING id, profile_id, session_id",
-                logger: logger
-            ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
-            batch.ended(sessions: [(sessionID, caller.profileID)], devices: devices, reason: reason)
+            let result = try await body(caller, &batch, connection)
             try await Self.append(batch, in: connection, logger: logger)
-            return true
+            return result
         }
     }
 
@@ -193,29 +198,17 @@ extension PostgresStore {
         // while this waited are not counted as ended by this request.
         return try await onLockedProfile(projectID: projectID, profileID: profileID, now: now, origin: origin) {
             profile, batch, connection in
-            try await Self.endSessions(
-                """
-                UPDATE sessions SET revoked_at = \(now)
-                WHERE profile_id = \(profile.id) AND revoked_at IS NULL AND expires_at > \(now)
-                RETURNING id, profile_id
-                """, reason: .admin,
-                devices: """
-                    DELETE FROM devices WHERE session_id IN (SELECT id FROM sessions WHERE profile_id = \(profile.id))
-                    RETURNING id, profile_id, session_id
-                    """, batch: &batch, in: connection, logger: logger)
+            try await Self.write(
+                ProfileAdminProcedure.endSessions, on: profile, now: now, batch: &batch, in: connection, logger: logger
+            ).ended
         }
     }
 
     public func revokeOtherSessions(sessionID: String, now: Int64, origin: EventOrigin) async throws -> Int? {
         let logger = logger
-        return try await transaction { connection in
-            // The profile first, then the caller's session, as every path locks them.
-            guard
-                let caller = try await Self.lockCaller(
-                    sessionID: sessionID, also: nil, now: now, in: connection, logger: logger)
-            else { return nil }
-            var batch = EventBatch(projectID: caller.projectID, origin: origin, now: now)
-            let count = try await Self.endSessions(
+        // The profile first, then the caller's session, as every path locks them.
+        return try await onLiveCaller(sessionID: sessionID, now: now, origin: origin) { caller, batch, connection in
+            try await Self.endSessions(
                 """
                 UPDATE sessions SET revoked_at = \(now)
                 WHERE profile_id = \(caller.profileID) AND id <> \(sessionID) AND revoked_at IS NULL AND expires_at > \(now)
@@ -226,8 +219,6 @@ extension PostgresStore {
                         (SELECT id FROM sessions WHERE profile_id = \(caller.profileID) AND id <> \(sessionID))
                     RETURNING id, profile_id, session_id
                     """, batch: &batch, in: connection, logger: logger)
-            try await Self.append(batch, in: connection, logger: logger)
-            return count
         }
     }
 
@@ -240,7 +231,7 @@ extension PostgresStore {
     ) async throws {
         guard let limit else { return }
         let keep = max(limit - 1, 0)
-        let sessions = try await connection.rows(
+        try await endSessions(
             """
             UPDATE sessions SET revoked_at = \(now)
             WHERE id IN (
@@ -248,16 +239,7 @@ extension PostgresStore {
                 ORDER BY last_authenticated_at DESC, created_at DESC, id DESC OFFSET \(keep)
             ) AND revoked_at IS NULL
             RETURNING id, profile_id
-            """, logger: logger
-        ).map { (id: try $0.text(0), profileID: try $0.text(1)) }
-        guard !sessions.isEmpty else { return }
-        // A statement of its own, as in endSessions: it sees a device whose registration committed
-        // while the UPDATE waited for its session.
-        let ids = sessions.map(\.id)
-        let devices = try await connection.rows(
-            "DELETE FROM devices WHERE session_id = ANY(\(ids)) RETURNING id, profile_id, session_id", logger: logger
-        ).map { (id: try $0.text(0), profileID: try $0.text(1), sessionID: try $0.text(2)) }
-        batch.ended(sessions: sessions, devices: devices, reason: .evicted)
+            """, reason: .evicted, batch: &batch, in: connection, logger: logger)
     }
 
     public func liveSessions(profileID: String, now: Int64) async throws -> [SessionRecord] {

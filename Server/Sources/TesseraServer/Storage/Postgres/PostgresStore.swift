@@ -410,8 +410,7 @@ public final class PostgresStore: TesseraStore {
     public func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int, origin: EventOrigin)
         async throws
     {
-        let logger = logger
-        let sealed = masterKeys.sealIdentitySecret(secret.value, projectID: projectID, kid: secret.kid)
+        let (logger, keys) = (logger, masterKeys)
         try await transaction { connection in
             // Locking the project serialises concurrent additions, so the limit holds across nodes.
             try await connection.rows("SELECT id FROM projects WHERE id = \(projectID) FOR UPDATE", logger: logger)
@@ -419,38 +418,24 @@ public final class PostgresStore: TesseraStore {
                 try await connection.first(
                     "SELECT COUNT(*) FROM identity_secrets WHERE project_id = \(projectID)", logger: logger)?.int(0)
                 ?? 0
-            guard count < limit else {
-                throw CoreError.identitySecretLimitReached(limit)
-            }
-            try await connection.rows(
-                """
-                INSERT INTO identity_secrets (project_id, kid, secret, created_at)
-                VALUES (\(projectID), \(secret.kid), \(sealed), \(secret.createdAt))
-                """, logger: logger)
-            var batch = EventBatch(projectID: projectID, origin: origin, now: secret.createdAt)
-            batch.append(.identitySecretCreated(kid: secret.kid))
-            try await Self.append(batch, in: connection, logger: logger)
+            try await Self.writeKeys(
+                ProjectKeyProcedure.addIdentitySecret(secret, count: Int(count), limit: limit), projectID: projectID,
+                keys: keys, origin: origin, now: secret.createdAt, in: connection, logger: logger)
         }
     }
 
     public func deleteIdentitySecret(projectID: String, kid: String, now: Int64, origin: EventOrigin) async throws
         -> Bool
     {
-        let logger = logger
+        let (logger, keys) = (logger, masterKeys)
         return try await transaction { connection in
             try await connection.rows("SELECT id FROM projects WHERE id = \(projectID) FOR UPDATE", logger: logger)
             let kids = try await connection.rows(
                 "SELECT kid FROM identity_secrets WHERE project_id = \(projectID)", logger: logger
             ).map { try $0.text(0) }
-            guard kids.contains(kid) else { return false }
-            guard kids.count > 1 else {
-                throw CoreError.lastIdentitySecret
-            }
-            try await connection.rows(
-                "DELETE FROM identity_secrets WHERE project_id = \(projectID) AND kid = \(kid)", logger: logger)
-            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
-            batch.append(.identitySecretDeleted(kid: kid))
-            try await Self.append(batch, in: connection, logger: logger)
+            guard let steps = try ProjectKeyProcedure.deleteIdentitySecret(kid: kid, kids: kids) else { return false }
+            try await Self.writeKeys(
+                steps, projectID: projectID, keys: keys, origin: origin, now: now, in: connection, logger: logger)
             return true
         }
     }
@@ -479,27 +464,55 @@ public final class PostgresStore: TesseraStore {
     public func rotateSessionKey(projectID: String, newKey: SessionKeyRecord, now: Int64, origin: EventOrigin)
         async throws
     {
-        let logger = logger
-        let sealed = masterKeys.sealSessionKey(newKey.privateKey, projectID: projectID, kid: newKey.kid)
+        let (logger, keys) = (logger, masterKeys)
         try await transaction { connection in
             try await connection.rows("SELECT id FROM projects WHERE id = \(projectID) FOR UPDATE", logger: logger)
-            try await connection.rows(
-                """
-                UPDATE session_keys SET retired_at = \(now) WHERE project_id = \(projectID) AND retired_at IS NULL
-                """, logger: logger)
-            try await connection.rows(
-                """
-                DELETE FROM session_keys
-                WHERE project_id = \(projectID) AND retired_at IS NOT NULL AND retired_at < \(now - 86_400)
-                """, logger: logger)
-            try await connection.rows(
-                """
-                INSERT INTO session_keys (project_id, kid, private_key, created_at)
-                VALUES (\(projectID), \(newKey.kid), \(sealed.bytea), \(newKey.createdAt))
-                """, logger: logger)
-            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
-            batch.append(.signingKeyRotated(kid: newKey.kid))
-            try await Self.append(batch, in: connection, logger: logger)
+            try await Self.writeKeys(
+                ProjectKeyProcedure.rotateSessionKey(newKey, now: now), projectID: projectID, keys: keys,
+                origin: origin, now: now, in: connection, logger: logger)
         }
+    }
+
+    /// Translates a change to the project's keys to SQL, sealing what it writes, then writes its events.
+    private static func writeKeys(
+        _ steps: [ProjectKeyStep], projectID: String, keys: MasterKeyring, origin: EventOrigin, now: Int64,
+        in connection: PostgresConnection, logger: Logger
+    ) async throws {
+        var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+        for step in steps {
+            switch step {
+            case .insertIdentitySecret(let secret):
+                let sealed = keys.sealIdentitySecret(secret.value, projectID: projectID, kid: secret.kid)
+                try await connection.rows(
+                    """
+                    INSERT INTO identity_secrets (project_id, kid, secret, created_at)
+                    VALUES (\(projectID), \(secret.kid), \(sealed), \(secret.createdAt))
+                    """, logger: logger)
+            case .deleteIdentitySecret(let kid):
+                try await connection.rows(
+                    "DELETE FROM identity_secrets WHERE project_id = \(projectID) AND kid = \(kid)", logger: logger)
+            case .retireSessionKeys(let now):
+                try await connection.rows(
+                    """
+                    UPDATE session_keys SET retired_at = \(now) WHERE project_id = \(projectID) AND retired_at IS NULL
+                    """, logger: logger)
+            case .deleteRetiredSessionKeys(let before):
+                try await connection.rows(
+                    """
+                    DELETE FROM session_keys
+                    WHERE project_id = \(projectID) AND retired_at IS NOT NULL AND retired_at < \(before)
+                    """, logger: logger)
+            case .insertSessionKey(let key):
+                let sealed = keys.sealSessionKey(key.privateKey, projectID: projectID, kid: key.kid)
+                try await connection.rows(
+                    """
+                    INSERT INTO session_keys (project_id, kid, private_key, created_at)
+                    VALUES (\(projectID), \(key.kid), \(sealed.bytea), \(key.createdAt))
+                    """, logger: logger)
+            case .event(let draft):
+                batch.append(draft)
+            }
+        }
+        try await append(batch, in: connection, logger: logger)
     }
 }

@@ -1,34 +1,31 @@
 extension SQLiteStore {
     public func registerDevice(_ device: DeviceRecord, origin: EventOrigin) async throws -> DeviceRecord {
         try await writer.write { connection in
-            // The session may have ended since the request was authenticated (a revoke or an erasure
-            // that committed in between): a device is never bound to an ended session.
-            guard
-                let session = try connection.queryFirst(
-                    "SELECT revoked_at, expires_at FROM sessions WHERE id = ?", [.init(device.sessionID)])
-            else { throw CoreError.sessionNotFound }
-            if session.optionalInt(0) != nil { throw CoreError.sessionRevoked }
-            if session.int(1) <= device.createdAt { throw CoreError.sessionExpired }
+            let procedure = try DeviceRegistrationProcedure.make(
+                device,
+                session: try connection.queryFirst(
+                    "SELECT revoked_at, expires_at FROM sessions WHERE id = ?", [.init(device.sessionID)]
+                ).map { (revokedAt: $0.optionalInt(0), expiresAt: $0.int(1)) })
             var batch = EventBatch(projectID: device.projectID, origin: origin, now: device.createdAt)
-            // A token bound elsewhere moves: its old device is removed.
-            for moved in try connection.query(
-                "SELECT id, profile_id, session_id FROM devices WHERE project_id = ? AND platform = ? AND token = ?",
-                [.init(device.projectID), .init(device.platform), .init(device.token)])
-            {
-                batch.append(
-                    .deviceRemoved(deviceID: moved.text(0), profileID: moved.text(1), sessionID: moved.text(2)))
+            for step in procedure.steps {
+                switch step {
+                case .releaseToken(let projectID, let platform, let token):
+                    batch.removed(
+                        devices: try Self.deleteDevices(
+                            where: "project_id = ? AND platform = ? AND token = ?",
+                            [.init(projectID), .init(platform), .init(token)], in: connection))
+                case .insertDevice(let device):
+                    try connection.run(
+                        "INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [
+                            .init(device.id), .init(device.projectID), .init(device.sessionID),
+                            .init(device.profileID), .init(device.platform), .init(device.environment),
+                            .init(device.token), .init(device.createdAt),
+                        ])
+                case .event(let draft):
+                    batch.append(draft)
+                }
             }
-            try connection.run(
-                "DELETE FROM devices WHERE project_id = ? AND platform = ? AND token = ?",
-                [.init(device.projectID), .init(device.platform), .init(device.token)])
-            try connection.run(
-                "INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    .init(device.id), .init(device.projectID), .init(device.sessionID), .init(device.profileID),
-                    .init(device.platform), .init(device.environment), .init(device.token), .init(device.createdAt),
-                ])
-            batch.append(
-                .deviceRegistered(deviceID: device.id, profileID: device.profileID, sessionID: device.sessionID))
             try Self.append(batch, in: connection)
             return device
         }
@@ -62,10 +59,7 @@ extension SQLiteStore {
     public func deleteDevice(
         deviceID: String, callerSessionID: String, ownSessionOnly: Bool, now: Int64, origin: EventOrigin
     ) async throws -> Bool? {
-        try await writer.write { connection in
-            guard let caller = try Self.liveCaller(sessionID: callerSessionID, now: now, in: connection) else {
-                return nil
-            }
+        try await onLiveCaller(sessionID: callerSessionID, now: now, origin: origin) { caller, batch, connection in
             guard
                 let device = try connection.queryFirst(
                     """
@@ -75,9 +69,7 @@ extension SQLiteStore {
                     [.init(deviceID), .init(caller.profileID), .init(ownSessionOnly ? 1 : 0), .init(callerSessionID)])
             else { return false }
             try connection.run("DELETE FROM devices WHERE id = ?", [.init(deviceID)])
-            var batch = EventBatch(projectID: caller.projectID, origin: origin, now: now)
             batch.append(.deviceRemoved(deviceID: deviceID, profileID: caller.profileID, sessionID: device.text(0)))
-            try Self.append(batch, in: connection)
             return true
         }
     }
@@ -160,24 +152,13 @@ extension SQLiteStore {
         let erased: Void? = try await onLockedProfile(
             projectID: projectID, profileID: profileID, now: now, origin: origin
         ) { profile, batch, connection in
-            try Self.endSessions(
-                where: "profile_id = ?", [.init(profile.id)], reason: .erased, now: now,
-                devicesWhere: "profile_id = ? OR session_id IN (SELECT id FROM sessions WHERE profile_id = ?)",
-                [.init(profile.id), .init(profile.id)], batch: &batch, in: connection)
             let aliases = try connection.query(
                 "SELECT alias_id FROM profile_aliases WHERE profile_id = ? ORDER BY created_at, alias_id",
                 [.init(profile.id)]
             ).map { $0.text(0) }
-            try Self.scrubEvents(projectID: projectID, profileIDs: [profile.id] + aliases, in: connection)
-            try Self.anonymiseActivity(projectID: projectID, profileIDs: [profile.id] + aliases, in: connection)
-            batch.append(.profileErased(profileID: profile.id, externalID: profile.externalID, aliasIDs: aliases))
-            try connection.run("DELETE FROM sessions WHERE profile_id = ?", [.init(profile.id)])
-            try connection.run("DELETE FROM profile_aliases WHERE profile_id = ?", [.init(profile.id)])
-            try connection.run("UPDATE installations SET profile_id = NULL WHERE profile_id = ?", [.init(profile.id)])
-            try connection.run(
-                "UPDATE installations SET previous_profile_id = NULL WHERE previous_profile_id = ?", [.init(profile.id)]
-            )
-            try connection.run("DELETE FROM profiles WHERE id = ?", [.init(profile.id)])
+            try Self.write(
+                ProfileAdminProcedure.erase(profile, aliases: aliases), on: profile, now: now, batch: &batch,
+                in: connection)
         }
         return erased != nil
     }
@@ -207,25 +188,26 @@ extension SQLiteStore {
             }
             (counts.operatorSessions, counts.operatorEnrollments) = try Self.deleteExpiredOperatorRows(
                 now: now, batchSize: batchSize, in: connection)
-            counts.tokenIDs = try connection.run(
-                """
-                DELETE FROM used_token_ids WHERE rowid IN
-                    (SELECT rowid FROM used_token_ids WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
-                """,
-                [.init(now), .init(batchSize)])
-            counts.dpopProofs = try connection.run(
-                """
-                DELETE FROM used_dpop_proofs WHERE rowid IN
-                    (SELECT rowid FROM used_dpop_proofs WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
-                """,
-                [.init(now), .init(batchSize)])
-            counts.appAttestChallenges = try connection.run(
-                """
-                DELETE FROM app_attest_challenges WHERE rowid IN
-                    (SELECT rowid FROM app_attest_challenges WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
-                """,
-                [.init(now), .init(batchSize)])
+            counts.tokenIDs = try Self.deleteExpiredRows(
+                from: "used_token_ids", now: now, limit: batchSize, in: connection)
+            counts.dpopProofs = try Self.deleteExpiredRows(
+                from: "used_dpop_proofs", now: now, limit: batchSize, in: connection)
+            counts.appAttestChallenges = try Self.deleteExpiredRows(
+                from: "app_attest_challenges", now: now, limit: batchSize, in: connection)
             return counts
         }
+    }
+
+    /// Deletes up to `limit` rows of `table` (one with an `expires_at`) that expired by `now`, the
+    /// oldest first; answers how many.
+    static func deleteExpiredRows(from table: String, now: Int64, limit: Int, in connection: SQLiteConnection)
+        throws -> Int
+    {
+        try connection.run(
+            """
+            DELETE FROM \(table) WHERE rowid IN
+                (SELECT rowid FROM \(table) WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
+            """,
+            [.init(now), .init(limit)])
     }
 }

@@ -3,29 +3,13 @@ extension SQLiteStore {
     public func setProfileBlocked(
         projectID: String, profileID: String, blocked: Bool, reason: String?, now: Int64, origin: EventOrigin
     ) async throws -> ProfileRecord? {
-        let updated = try await onLockedProfile(projectID: projectID, profileID: profileID, now: now, origin: origin) {
-            profile, batch, connection -> ProfileRecord? in
-            if blocked {
-                if !profile.blocked { batch.append(.profileBlocked(profileID: profile.id)) }
-                // A block keeps its first time; the reason is the latest given.
-                try connection.run(
-                    "UPDATE profiles SET blocked_at = COALESCE(blocked_at, ?), blocked_reason = ? WHERE id = ?",
-                    [.init(now), .init(reason), .init(profile.id)])
-                try Self.endSessions(
-                    where: "profile_id = ? AND expires_at > ?", [.init(profile.id), .init(now)], reason: .blocked,
-                    now: now,
-                    devicesWhere: "profile_id = ? OR session_id IN (SELECT id FROM sessions WHERE profile_id = ?)",
-                    [.init(profile.id), .init(profile.id)], batch: &batch, in: connection)
-            } else {
-                if profile.blocked { batch.append(.profileUnblocked(profileID: profile.id)) }
-                try connection.run(
-                    "UPDATE profiles SET blocked_at = NULL, blocked_reason = NULL WHERE id = ?", [.init(profile.id)])
-            }
-            return try connection.queryFirst(
-                "SELECT \(Self.profileColumns) FROM profiles WHERE id = ?", [.init(profile.id)]
-            ).map { Self.profile($0) }
-        }
-        return updated ?? nil
+        try await onLockedProfile(projectID: projectID, profileID: profileID, now: now, origin: origin) {
+            profile, batch, connection in
+            try Self.write(
+                ProfileAdminProcedure.setBlocked(blocked, reason: reason, profile: profile), on: profile, now: now,
+                batch: &batch, in: connection
+            ).profile
+        } ?? nil
     }
 
     public func apiKeyHashes(projectID: String, now: Int64) async throws -> [APIKeyHashRecord] {

@@ -24,12 +24,8 @@ extension SQLiteStore {
     {
         try await writer.write { connection in
             var counts = CleanupCounts()
-            counts.rateLimitWindows = try connection.run(
-                """
-                DELETE FROM rate_limit_windows WHERE rowid IN
-                    (SELECT rowid FROM rate_limit_windows WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)
-                """,
-                [.init(now), .init(batchSize)])
+            counts.rateLimitWindows = try Self.deleteExpiredRows(
+                from: "rate_limit_windows", now: now, limit: batchSize, in: connection)
             guard let anonymousCreatedBefore else { return counts }
             let victims = try connection.query(
                 """

@@ -199,10 +199,7 @@ extension SQLiteStore {
     public func revokeSession(
         sessionID: String, callerSessionID: String, now: Int64, reason: SessionEndReason, origin: EventOrigin
     ) async throws -> Bool? {
-        try await writer.write { connection in
-            guard let caller = try Self.liveCaller(sessionID: callerSessionID, now: now, in: connection) else {
-                return nil
-            }
+        try await onLiveCaller(sessionID: callerSessionID, now: now, origin: origin) { caller, batch, connection in
             guard
                 try connection.queryFirst(
                     """
@@ -211,24 +208,35 @@ extension SQLiteStore {
                     """,
                     [.init(sessionID), .init(caller.profileID), .init(now)]) != nil
             else { return false }
-            var batch = EventBatch(projectID: caller.projectID, origin: origin, now: now)
             try Self.endSessions(
                 where: "id = ?", [.init(sessionID)], reason: reason, now: now,
                 devicesWhere: "session_id = ?", [.init(sessionID)], batch: &batch, in: connection)
-            try Self.append(batch, in: connection)
             return true
         }
     }
 
-    /// The project and profile of the session `sessionID` if it is alive at `now`, read in the
-    /// writer's transaction that acts on it.
-    static func liveCaller(sessionID: String, now: Int64, in connection: SQLiteConnection) throws -> (
-        projectID: String, profileID: String
-    )? {
-        try connection.queryFirst(
-            "SELECT project_id, profile_id FROM sessions WHERE id = ? AND revoked_at IS NULL AND expires_at > ?",
-            [.init(sessionID), .init(now)]
-        ).map { ($0.text(0), $0.text(1)) }
+    /// Runs `body` in one write transaction for the caller's session `sessionID` while it is alive
+    /// at `now`, with the caller's profile as that transaction found it, then writes the events
+    /// `body` added to the batch; nil, with nothing written, when the caller's session is not alive
+    /// (another request ended it since authentication). PostgreSQL's `onLiveCaller` locks the same.
+    func onLiveCaller<T: Sendable>(
+        sessionID: String, now: Int64, origin: EventOrigin,
+        _ body:
+            @escaping @Sendable (_ caller: (projectID: String, profileID: String), inout EventBatch, SQLiteConnection)
+            throws -> T
+    ) async throws -> T? {
+        try await writer.write { connection in
+            guard
+                let caller = try connection.queryFirst(
+                    "SELECT project_id, profile_id FROM sessions WHERE id = ? AND revoked_at IS NULL AND expires_at > ?",
+                    [.init(sessionID), .init(now)]
+                ).map({ (projectID: $0.text(0), profileID: $0.text(1)) })
+            else { return nil }
+            var batch = EventBatch(projectID: caller.projectID, origin: origin, now: now)
+            let result = try body(caller, &batch, connection)
+            try Self.append(batch, in: connection)
+            return result
+        }
     }
 
     public func revokeSessions(projectID: String, profileID: String, now: Int64, origin: EventOrigin) async throws
@@ -238,33 +246,19 @@ extension SQLiteStore {
         // counted as ended by this request.
         try await onLockedProfile(projectID: projectID, profileID: profileID, now: now, origin: origin) {
             profile, batch, connection in
-            try Self.endSessions(
-                where: "profile_id = ? AND expires_at > ?", [.init(profile.id), .init(now)], reason: .admin, now: now,
-                devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ?)", [.init(profile.id)],
-                batch: &batch, in: connection)
+            try Self.write(ProfileAdminProcedure.endSessions, on: profile, now: now, batch: &batch, in: connection)
+                .ended
         }
     }
 
     public func revokeOtherSessions(sessionID: String, now: Int64, origin: EventOrigin) async throws -> Int? {
-        try await writer.write { connection in
-            guard
-                let caller = try connection.queryFirst(
-                    """
-                    SELECT project_id, profile_id FROM sessions
-                    WHERE id = ? AND revoked_at IS NULL AND expires_at > ?
-                    """,
-                    [.init(sessionID), .init(now)])
-            else { return nil }
-            let profileID = caller.text(1)
-            var batch = EventBatch(projectID: caller.text(0), origin: origin, now: now)
-            let count = try Self.endSessions(
+        try await onLiveCaller(sessionID: sessionID, now: now, origin: origin) { caller, batch, connection in
+            try Self.endSessions(
                 where: "profile_id = ? AND id <> ? AND expires_at > ?",
-                [.init(profileID), .init(sessionID), .init(now)],
+                [.init(caller.profileID), .init(sessionID), .init(now)],
                 reason: .revoked, now: now,
                 devicesWhere: "session_id IN (SELECT id FROM sessions WHERE profile_id = ? AND id <> ?)",
-                [.init(profileID), .init(sessionID)], batch: &batch, in: connection)
-            try Self.append(batch, in: connection)
-            return count
+                [.init(caller.profileID), .init(sessionID)], batch: &batch, in: connection)
         }
     }
 

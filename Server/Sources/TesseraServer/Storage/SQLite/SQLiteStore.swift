@@ -243,42 +243,24 @@ public final class SQLiteStore: TesseraStore {
     public func addIdentitySecret(projectID: String, secret: IdentitySecretRecord, limit: Int, origin: EventOrigin)
         async throws
     {
-        let keys = masterKeys
-        try await writer.write { connection in
+        try await writer.write { [masterKeys] connection in
             let count =
                 try connection.queryFirst(
                     "SELECT COUNT(*) FROM identity_secrets WHERE project_id = ?", [.init(projectID)])?.int(0) ?? 0
-            guard count < limit else {
-                throw CoreError.identitySecretLimitReached(limit)
-            }
-            try connection.run(
-                "INSERT INTO identity_secrets (project_id, kid, secret, created_at) VALUES (?, ?, ?, ?)",
-                [
-                    .init(projectID), .init(secret.kid),
-                    .init(keys.sealIdentitySecret(secret.value, projectID: projectID, kid: secret.kid)),
-                    .init(secret.createdAt),
-                ])
-            var batch = EventBatch(projectID: projectID, origin: origin, now: secret.createdAt)
-            batch.append(.identitySecretCreated(kid: secret.kid))
-            try Self.append(batch, in: connection)
+            try Self.writeKeys(
+                ProjectKeyProcedure.addIdentitySecret(secret, count: Int(count), limit: limit), projectID: projectID,
+                keys: masterKeys, origin: origin, now: secret.createdAt, in: connection)
         }
     }
 
     public func deleteIdentitySecret(projectID: String, kid: String, now: Int64, origin: EventOrigin) async throws
         -> Bool
     {
-        try await writer.write { connection in
+        try await writer.write { [masterKeys] connection in
             let kids = try connection.query("SELECT kid FROM identity_secrets WHERE project_id = ?", [.init(projectID)])
                 .map { $0.text(0) }
-            guard kids.contains(kid) else { return false }
-            guard kids.count > 1 else {
-                throw CoreError.lastIdentitySecret
-            }
-            try connection.run(
-                "DELETE FROM identity_secrets WHERE project_id = ? AND kid = ?", [.init(projectID), .init(kid)])
-            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
-            batch.append(.identitySecretDeleted(kid: kid))
-            try Self.append(batch, in: connection)
+            guard let steps = try ProjectKeyProcedure.deleteIdentitySecret(kid: kid, kids: kids) else { return false }
+            try Self.writeKeys(steps, projectID: projectID, keys: masterKeys, origin: origin, now: now, in: connection)
             return true
         }
     }
@@ -300,24 +282,48 @@ public final class SQLiteStore: TesseraStore {
     public func rotateSessionKey(projectID: String, newKey: SessionKeyRecord, now: Int64, origin: EventOrigin)
         async throws
     {
-        let keys = masterKeys
-        try await writer.write { connection in
-            try connection.run(
-                "UPDATE session_keys SET retired_at = ? WHERE project_id = ? AND retired_at IS NULL",
-                [.init(now), .init(projectID)])
-            try connection.run(
-                "DELETE FROM session_keys WHERE project_id = ? AND retired_at IS NOT NULL AND retired_at < ?",
-                [.init(projectID), .init(now - 86_400)])
-            try connection.run(
-                "INSERT INTO session_keys (project_id, kid, private_key, created_at) VALUES (?, ?, ?, ?)",
-                [
-                    .init(projectID), .init(newKey.kid),
-                    .init(keys.sealSessionKey(newKey.privateKey, projectID: projectID, kid: newKey.kid)),
-                    .init(newKey.createdAt),
-                ])
-            var batch = EventBatch(projectID: projectID, origin: origin, now: now)
-            batch.append(.signingKeyRotated(kid: newKey.kid))
-            try Self.append(batch, in: connection)
+        try await writer.write { [masterKeys] connection in
+            try Self.writeKeys(
+                ProjectKeyProcedure.rotateSessionKey(newKey, now: now), projectID: projectID, keys: masterKeys,
+                origin: origin, now: now, in: connection)
         }
+    }
+
+    /// Translates a change to the project's keys to SQL, sealing what it writes, then writes its events.
+    private static func writeKeys(
+        _ steps: [ProjectKeyStep], projectID: String, keys: MasterKeyring, origin: EventOrigin, now: Int64,
+        in connection: SQLiteConnection
+    ) throws {
+        // Both kinds of key: the project, the kid, the sealed value, when it was created.
+        func insert(_ table: String, _ column: String, kid: String, _ sealed: SQLiteValue, at createdAt: Int64) throws {
+            try connection.run(
+                "INSERT INTO \(table) (project_id, kid, \(column), created_at) VALUES (?, ?, ?, ?)",
+                [.init(projectID), .init(kid), sealed, .init(createdAt)])
+        }
+        var batch = EventBatch(projectID: projectID, origin: origin, now: now)
+        for step in steps {
+            switch step {
+            case .insertIdentitySecret(let secret):
+                let sealed = keys.sealIdentitySecret(secret.value, projectID: projectID, kid: secret.kid)
+                try insert("identity_secrets", "secret", kid: secret.kid, .init(sealed), at: secret.createdAt)
+            case .deleteIdentitySecret(let kid):
+                try connection.run(
+                    "DELETE FROM identity_secrets WHERE project_id = ? AND kid = ?", [.init(projectID), .init(kid)])
+            case .retireSessionKeys(let now):
+                try connection.run(
+                    "UPDATE session_keys SET retired_at = ? WHERE project_id = ? AND retired_at IS NULL",
+                    [.init(now), .init(projectID)])
+            case .deleteRetiredSessionKeys(let before):
+                try connection.run(
+                    "DELETE FROM session_keys WHERE project_id = ? AND retired_at IS NOT NULL AND retired_at < ?",
+                    [.init(projectID), .init(before)])
+            case .insertSessionKey(let key):
+                let sealed = keys.sealSessionKey(key.privateKey, projectID: projectID, kid: key.kid)
+                try insert("session_keys", "private_key", kid: key.kid, .init(sealed), at: key.createdAt)
+            case .event(let draft):
+                batch.append(draft)
+            }
+        }
+        try append(batch, in: connection)
     }
 }
