@@ -75,7 +75,8 @@ enum ProfileListQuery {
     /// `created_from` and `created_to`: each a day (`2026-11-28`, UTC) or an RFC 3339 date-time
     /// (`2026-11-28T09:30:00Z`, to the second). `created_from` is included; `created_to` is excluded
     /// when it is a date-time, and included whole when it is a day (`created_to=2026-11-28` ends at
-    /// the next midnight, UTC).
+    /// the next midnight, UTC). A range that ends before it starts is empty, not an error: every
+    /// value the document's pattern allows is answered.
     static func createdRange(_ from: String?, _ to: String?, into query: inout ProfileQuery) throws(CoreError) {
         if let from {
             guard let instant = instant(from) else {
@@ -91,14 +92,12 @@ enum ProfileListQuery {
             }
             query.createdUntil = instant.isDay ? instant.seconds + 86_400 : instant.seconds
         }
-        if let from = query.createdFrom, let until = query.createdUntil, from >= until {
-            throw CoreError.invalidRequest("created_from must be before created_to.")
-        }
     }
 
     /// The second (Unix, UTC) of a day or of an RFC 3339 date-time (`2026-11-28T09:30:00Z`,
     /// `2026-11-28T10:30:00.5+01:00`; a fraction is dropped) from 1970 to 9999, and whether it was a
-    /// day; nil for anything else.
+    /// day; nil for anything else. An offset that puts the instant before 1970 gives 1970's first
+    /// second (no profile is older).
     static func instant(_ text: String) -> (seconds: Int64, isDay: Bool)? {
         if let day = AuditQuery.day(text) { return (day, true) }
         let bytes = Array(text.utf8)
@@ -128,7 +127,7 @@ enum ProfileListQuery {
             return nil
         }
         let seconds = day + hour * 3600 + minute * 60 + second - offset
-        return seconds >= 0 ? (seconds, false) : nil
+        return (max(0, seconds), false)
     }
 
     /// Two ASCII digits as a number.
