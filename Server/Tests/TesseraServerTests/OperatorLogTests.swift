@@ -49,12 +49,18 @@ final class CapturedLog: Sendable {
 /// carries the password or the code tried.
 @Suite("Operator accounts: notice logs")
 struct OperatorLogTests {
-    @Test("Sign-in failures, the lock and the unlock are notices without the password or code")
-    func notices() async throws {
+    /// A store of the selected backend and its operator accounts, logging into a ``CapturedLog``.
+    static func accounts() async throws -> (TestEnvironment, CapturedLog, OperatorAccounts) {
         let environment = try await TestEnvironment.make()
         let log = CapturedLog()
         let accounts = OperatorAccounts(
             store: environment.store, now: { environment.clock.now }, bcryptCost: 4, logger: log.logger())
+        return (environment, log, accounts)
+    }
+
+    @Test("Sign-in failures, the lock and the unlock are notices without the password or code")
+    func notices() async throws {
+        let (_, log, accounts) = try await Self.accounts()
         let (_, token) = try await accounts.create(email: "Ops@Example.com", role: .owner)
         _ = try await accounts.enroll(token: token, password: "correct horse battery", totp: nil)
         let wrong = "wrong-password-\(UUID().uuidString)"
@@ -87,10 +93,7 @@ struct OperatorLogTests {
 
     @Test("Operators created and removed from the command line (no actor) are logged and audited as the console's are")
     func commandLineAccounts() async throws {
-        let environment = try await TestEnvironment.make()
-        let log = CapturedLog()
-        let accounts = OperatorAccounts(
-            store: environment.store, now: { environment.clock.now }, bcryptCost: 4, logger: log.logger())
+        let (environment, log, accounts) = try await Self.accounts()
         let (record, _) = try await accounts.create(email: "cli@example.com", role: .viewer)
         #expect(try await accounts.remove(id: record.id))
         #expect(!(try await accounts.remove(id: record.id)), "removing again finds nobody, audits nothing")

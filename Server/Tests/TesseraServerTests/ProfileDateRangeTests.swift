@@ -182,21 +182,27 @@ struct ProfileDateRangeTests {
         }
     }
 
+    /// Every statement the list, its count and a dense search make of ``rangeQueries``, built by
+    /// one backend's statement functions, each with its query.
+    static func rangeStatements<Statement>(
+        page: (ProfileQuery, Bool) -> Statement, count: (ProfileQuery) -> Statement
+    ) -> [(ProfileQuery, Statement)] {
+        rangeQueries.flatMap { query in
+            [(query, page(query, false)), (query, count(query))]
+                + (ProfileSearch.drives(query) ? [(query, page(query, true))] : [])
+        }
+    }
+
     @Test("SQLite: a creation range scans no table, and the list reads it as a range of profiles_list")
     func sqlitePlan() async throws {
         let environment = try await TestEnvironment.make(backend: .sqlite)
         let store = try #require(environment.store as? SQLiteStore)
-        for query in Self.rangeQueries {
-            var statements = [
-                SQLiteStore.profilesStatement(query), SQLiteStore.countProfilesStatement(query, cap: 1_000),
-            ]
-            if ProfileSearch.drives(query) {
-                statements.append(SQLiteStore.profilesStatement(query, denseSearch: true))
-            }
-            for statement in statements {
-                let plan = try store.queryPlan(statement)
-                #expect(!plan.isEmpty && ConsoleQueryPlanTests.sqliteScans(plan).isEmpty, "\(query): \(plan)")
-            }
+        let statements = Self.rangeStatements(
+            page: { SQLiteStore.profilesStatement($0, denseSearch: $1) },
+            count: { SQLiteStore.countProfilesStatement($0, cap: 1_000) })
+        for (query, statement) in statements {
+            let plan = try store.queryPlan(statement)
+            #expect(!plan.isEmpty && ConsoleQueryPlanTests.sqliteScans(plan).isEmpty, "\(query): \(plan)")
         }
         var list = ProfileQuery(projectID: ConsoleQueryPlanTests.projectID, limit: 51)
         (list.createdFrom, list.createdUntil) = (Self.day, Self.day + 86_400)
@@ -208,18 +214,12 @@ struct ProfileDateRangeTests {
     func postgresPlan() async throws {
         let environment = try await TestEnvironment.make(backend: .postgres)
         let store = try #require(environment.store as? PostgresStore)
-        for query in Self.rangeQueries {
-            var statements = [
-                PostgresStore.profilesStatement(query), PostgresStore.countProfilesStatement(query, cap: 1_000),
-            ]
-            if ProfileSearch.drives(query) {
-                statements.append(PostgresStore.profilesStatement(query, denseSearch: true))
-            }
-            for statement in statements {
-                let plan = try await store.queryPlan(statement)
-                #expect(!plan.isEmpty, "\(query)")
-                #expect(!plan.contains { $0.contains("Seq Scan on profiles") }, "\(query): \(plan)")
-            }
+        let statements = Self.rangeStatements(
+            page: { PostgresStore.profilesStatement($0, denseSearch: $1) },
+            count: { PostgresStore.countProfilesStatement($0, cap: 1_000) })
+        for (query, statement) in statements {
+            let plan = try await store.queryPlan(statement)
+            #expect(!plan.isEmpty && !plan.contains { $0.contains("Seq Scan on profiles") }, "\(query): \(plan)")
         }
     }
 
