@@ -89,6 +89,11 @@ struct AuditFilterTests {
             #expect(page.status == .ok)
             #expect(page.html.contains(two) && !page.html.contains("profile?id=\(one)"))
             #expect(page.html.contains(#"href="audit.csv?type=profile.blocked&amp;actor=\#(account.id)""#))
+            // The Actor column names the operator by email, the ID on hover; the data is readable.
+            #expect(page.html.contains(#"<span title="\#(account.id)">\#(account.email)</span>"#))
+            #expect(page.html.contains(#"<dl class="data">"#))
+            let secretKey = try await console.get("/console/audit?actor=secret_key")
+            #expect(secretKey.html.contains("<td>secret_key") && !secretKey.html.contains(#"<span title="opr_"#))
             let refused = try await console.get("/console/audit?from=2026-02-30")
             #expect(refused.status == .badRequest && refused.errorCode == "invalid_request")
 

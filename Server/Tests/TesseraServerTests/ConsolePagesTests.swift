@@ -88,7 +88,7 @@ struct ConsolePagesTests {
             created: created,
             sessions: [
                 "ses_live": Self.session("ses_live"), "ses_ended": Self.session("ses_ended", revokedAt: Self.now - 5),
-            ], next: 3, now: Self.now)
+            ], next: 3, now: Self.now, viewer: Self.viewer(.support))
         let html = Self.text(page)
         let rows = html.components(separatedBy: "<tr>").dropFirst(2)
         #expect(rows.count == 3)
@@ -97,8 +97,57 @@ struct ConsolePagesTests {
         #expect(rows.first { $0.contains("ses_ended") }?.contains("ended <time") == true)
         #expect(rows.first { $0.contains("ses_gone") }?.contains("<td>ended</td>") == true)
         #expect(html.contains(#"href="sessions?cursor=3""#))
-        let empty = Self.text(SessionsPage(created: [], sessions: [:], next: nil, now: Self.now))
+        let empty = Self.text(
+            SessionsPage(created: [], sessions: [:], next: nil, now: Self.now, viewer: Self.viewer(.viewer)))
         #expect(empty.contains("No session was created in the event window."))
+    }
+
+    @Test(
+        "Recent sessions show the profile's email (masked for viewers) and external ID, the last client and the end reason"
+    )
+    func sessionsPageDetails() throws {
+        let created = ["ses_live", "ses_ended"].map {
+            Self.event(
+                "session.created", #"{"session_id":"\#($0)","kind":"verified"}"#, actor: EventActor(kind: .sdk, id: nil)
+            )
+        }
+        func page(_ role: OperatorRole, filter: SessionFilter = SessionFilter()) -> String {
+            Self.text(
+                SessionsPage(
+                    created: created,
+                    sessions: [
+                        "ses_live": Self.session("ses_live"),
+                        "ses_ended": Self.session("ses_ended", revokedAt: Self.now - 5),
+                    ],
+                    profiles: [Self.profile().id: Self.profile()],
+                    clients: ["ses_live": SessionClient(address: "203.0.113.7", userAgent: "Demo/1.0 <iOS>")],
+                    endReasons: ["ses_ended": "signed_out"], filter: filter, next: 9, now: Self.now,
+                    viewer: Self.viewer(role)))
+        }
+        let support = page(.support)
+        let rows = support.components(separatedBy: "<tr>").dropFirst(2)
+        #expect(rows.allSatisfy { $0.contains("jane@example.com") && $0.contains("user-42") })
+        let live = rows.first { $0.contains("ses_live") } ?? ""
+        #expect(live.contains("<code>203.0.113.7</code>") && live.contains("Demo/1.0 &lt;iOS&gt;"))
+        let ended = rows.first { $0.contains("ses_ended") } ?? ""
+        #expect(ended.contains("(signed_out)") && ended.contains("<td>—</td>"), "no client recorded: a dash")
+        let viewer = page(.viewer)
+        #expect(
+            viewer.contains("j•••@example.com") && !viewer.contains("jane@example.com") && viewer.contains("user-42"))
+        #expect(support.contains(#"id="state""#) && support.contains(#"id="kind""#))
+        let filtered = page(.support, filter: SessionFilter(state: .ended, kind: .verified))
+        #expect(filtered.contains(#"href="sessions?state=ended&amp;kind=verified&amp;cursor=9""#))
+        #expect(filtered.contains(#"<option value="ended" selected>"#))
+        let none = Self.text(
+            SessionsPage(
+                created: [], sessions: [:], filter: SessionFilter(state: .live), next: nil, now: Self.now,
+                viewer: Self.viewer(.viewer)))
+        #expect(none.contains("No session of these recent ones matches."))
+        // The filters parse strictly.
+        #expect(
+            try SessionFilter.parse(state: "live", kind: "anonymous") == SessionFilter(state: .live, kind: .anonymous))
+        #expect(throws: CoreError.self) { try SessionFilter.parse(state: "dead", kind: nil) }
+        #expect(throws: CoreError.self) { try SessionFilter.parse(state: nil, kind: "robot") }
     }
 
     @Test("The overview while the first counts run says so; with figures, the charts are SVG images")

@@ -24,11 +24,11 @@ struct EndpointTableTests {
                 return "\(endpoint.method) /\(path.joined(separator: "/"))"
             })
         #expect(
-            endpoints.count == 51,
+            endpoints.count == 52,
             """
             32 before the audit log, the six webhook endpoints and the three delivery endpoints of issue 15, \
             lookup and aliases of issue 16, live, ready and three HEADs of issue 29, revoke-others of issue 27, \
-            the App Attest challenge of issue 28
+            the App Attest challenge of issue 28, HEAD /openapi.json of issue 25
             """)
         #expect(table.count == endpoints.count, "no route is listed twice")
         // The console's pages are registered beside the table (they authenticate operators by cookie).

@@ -31,11 +31,16 @@ struct HealthTests {
             #expect(ready.json["error"] == nil)
             #expect(ready["checks"] as? [String: String] == ["database": "ok", "migrations": "ok", "master_key": "ok"])
             #expect(ready.headers[.xRequestID] != nil)
-            for path in ["/health", "/health/live", "/health/ready"] {
+            for path in ["/health", "/health/live", "/health/ready", "/openapi.json"] {
                 let head = try await client.send(.head, path)
                 #expect(head.status == .ok, "HEAD \(path)")
                 #expect(head.body.isEmpty, "HEAD \(path) has no body")
             }
+            // HEAD /openapi.json answers GET's headers (its type), without the document.
+            let document = try await client.send(.get, "/openapi.json")
+            let head = try await client.send(.head, "/openapi.json")
+            #expect(
+                document.headers[.contentType] != nil && head.headers[.contentType] == document.headers[.contentType])
             // The v1 check is unchanged.
             let health = try await client.send(.get, "/health")
             #expect(health.status == .ok)

@@ -34,6 +34,14 @@ struct OperatorsCommandTests {
                 "https://ops.example.com/auth/",
             ] + store)
         #expect(custom.output.contains("https://ops.example.com/auth/console/enroll?token="))
+        // --public-url is --console-url's other name; TESSERA_PUBLIC_URL is the default before HOST:PORT.
+        let alias = try await TesseraExecutable.run(
+            ["operators", "link", "--email", "viewer@example.com", "--public-url", "https://alias.example.com"] + store)
+        #expect(alias.output.contains("https://alias.example.com/console/enroll?token="), "\(alias.errors)")
+        let fromEnvironment = try await TesseraExecutable.run(
+            ["operators", "link", "--email", "viewer@example.com"] + store,
+            environment: ["TESSERA_PUBLIC_URL": "https://env.example.com"])
+        #expect(fromEnvironment.output.contains("https://env.example.com/console/enroll?token="))
         let duplicate = try await TesseraExecutable.run(
             ["operators", "create", "--email", "owner@example.com", "--role", "admin"] + store)
         #expect(duplicate.status != 0)
@@ -82,6 +90,13 @@ struct OperatorsCommandTests {
 
         let check = try SQLiteStore(path: database, masterKeys: MasterKeyring(current: key))
         #expect(try await check.operators().map(\.email) == ["owner@example.com"])
+        // The command line's invitations and removal are in the audit of operator accounts, no owner named.
+        let audit = try await check.operatorAudit(before: nil, limit: 50)
+        #expect(
+            Set(audit.filter { $0.kind == .invited && $0.actorEmail == nil }.map(\.operatorEmail)) == [
+                "owner@example.com", "viewer@example.com",
+            ])
+        #expect(audit.filter { $0.kind == .removed }.map(\.operatorEmail) == ["viewer@example.com"])
         #expect(try await OperatorAccounts(store: check).enrollment(token: newToken)?.email == "owner@example.com")
         try await check.close()
     }

@@ -12,12 +12,16 @@ enum TesseraExecutable {
         return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
     }
 
-    /// Runs `tessera` with `arguments` to its end, with an empty environment but `PATH`; its exit
-    /// status, standard output and standard error.
-    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+    /// Runs `tessera` with `arguments` to its end, with an empty environment but `PATH` and
+    /// `environment`; its exit status, standard output and standard error.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (
+        status: Int32, output: String, errors: String
+    ) {
         let ran = try await ChildProcess.run(
             try #require(path), arguments,
-            environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
+            environment: environment.merging(["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]) {
+                $1
+            })
         return (ran.termination.status, ran.output, ran.errors)
     }
 }

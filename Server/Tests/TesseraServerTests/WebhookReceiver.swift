@@ -17,6 +17,8 @@ final class WebhookReceiver: Sendable {
 
     enum Mode: Sendable {
         case status(Int)
+        /// Answers with this status and body.
+        case answer(Int, body: [UInt8])
         /// Reads the request and never answers.
         case silent
     }
@@ -72,9 +74,16 @@ final class WebhookReceiver: Sendable {
                 guard !answered, let request = parse(bytes) else { continue }
                 answered = true
                 record.yield(request)
-                guard case .status(let status) = mode else { continue }
-                try await output.write(
-                    ByteBuffer(string: "HTTP/1.1 \(status) Test\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok"))
+                let (status, body): (Int, [UInt8])
+                switch mode {
+                case .status(let code): (status, body) = (code, Array("ok".utf8))
+                case .answer(let code, let bytes): (status, body) = (code, bytes)
+                case .silent: continue
+                }
+                var answer = ByteBuffer(
+                    string: "HTTP/1.1 \(status) Test\r\ncontent-length: \(body.count)\r\nconnection: close\r\n\r\n")
+                answer.writeBytes(body)
+                try await output.write(answer)
                 return
             }
         }

@@ -47,6 +47,21 @@ struct WebhookSenderTests {
         await receiver.stop()
     }
 
+    @Test("Every delivery says who sends it (Tessera-Webhooks/1); of an answer, 4 KiB of its body is kept")
+    func userAgentAndAnswerCap() async throws {
+        let answer = (0..<10_240).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        let receiver = try await WebhookReceiver.start(.answer(500, body: answer))
+        let outcome = await insecure.send(delivery, to: receiver.url, secrets: [.generate()])
+        #expect(try #require(await receiver.next()).headers["user-agent"] == "Tessera-Webhooks/1")
+        #expect(outcome.kind == .failed && outcome.statusCode == 500)
+        #expect(outcome.responseBody == Array(answer.prefix(4_096)))
+        await receiver.stop()
+        let short = try await WebhookReceiver.start(.answer(200, body: Array("thanks".utf8)))
+        #expect(
+            await insecure.send(delivery, to: short.url, secrets: [.generate()]).responseBody == Array("thanks".utf8))
+        await short.stop()
+    }
+
     @Test("410 is gone, 500 and a redirect are failures with their status code")
     func statuses() async throws {
         for (status, kind) in [(410, WebhookOutcome.Kind.gone), (500, .failed), (302, .failed), (200, .delivered)] {

@@ -69,8 +69,17 @@ public final class OperatorAccounts: Sendable {
     // MARK: Accounts
 
     /// Creates an operator who is not enrolled yet, with an enrollment token valid for
-    /// ``enrollmentSeconds``; `invalidEmail` or `operatorExists`.
-    public func create(email: String, role: OperatorRole) async throws -> (OperatorRecord, enrollmentToken: String) {
+    /// ``enrollmentSeconds``; `invalidEmail` or `operatorExists`. Logged (`operator invited`) and
+    /// audited, with the owner who did it (nil: the command line).
+    ///
+    /// - Parameters:
+    ///   - actorID: the owner who invited (their operator ID), for the log; nil from the command line.
+    ///   - actorEmail: the owner's email, for the audit of operator accounts.
+    ///   - clientAddress: where the owner's request came from.
+    public func create(
+        email: String, role: OperatorRole, actorID: String? = nil, actorEmail: String? = nil,
+        clientAddress: String? = nil
+    ) async throws -> (OperatorRecord, enrollmentToken: String) {
         let email = try Self.normalized(email: email)
         // The ID keeps the clock's milliseconds: operators created in one second list in order.
         let date = clock()
@@ -83,6 +92,10 @@ public final class OperatorAccounts: Sendable {
                 record, enrollmentTokenHash: OpaqueToken.sha256(token),
                 enrollmentExpiresAt: now + Self.enrollmentSeconds)
         }
+        logger.notice("operator invited", metadata: ["operator": "\(record.id)", "by": "\(actorID ?? "command line")"])
+        await audit(
+            .invited, email: email, actorEmail: actorEmail, clientAddress: clientAddress,
+            detail: "role \(role.rawValue)")
         return (record, token)
     }
 
@@ -110,9 +123,18 @@ public final class OperatorAccounts: Sendable {
         return try await mapped { try await store.operatorRecord(email: email) }
     }
 
-    /// Deletes an operator with its sessions and enrollment links; false when unknown.
-    public func remove(id: String) async throws -> Bool {
-        try await mapped { try await store.removeOperator(id: id) }
+    /// Deletes an operator with its sessions and enrollment links; false when unknown. Logged
+    /// (`operator removed`) and audited, with the owner who did it (nil: the command line), as
+    /// ``create(email:role:actorID:actorEmail:clientAddress:)``.
+    public func remove(
+        id: String, actorID: String? = nil, actorEmail: String? = nil, clientAddress: String? = nil
+    ) async throws -> Bool {
+        guard let record = try await mapped({ try await store.operatorRecord(id: id) }),
+            try await mapped({ try await store.removeOperator(id: id) })
+        else { return false }
+        logger.notice("operator removed", metadata: ["operator": "\(id)", "by": "\(actorID ?? "command line")"])
+        await audit(.removed, email: record.email, actorEmail: actorEmail, clientAddress: clientAddress)
+        return true
     }
 
     // MARK: Enrollment

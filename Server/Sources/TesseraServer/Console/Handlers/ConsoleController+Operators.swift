@@ -74,13 +74,10 @@ extension ConsoleController {
             throw ConsoleFailure.invalid("role", "Choose a role: owner, admin, support or viewer.")
         }
         do {
-            let (account, token) = try await core.operators.create(email: request.form.value("email") ?? "", role: role)
-            request.context.logger.notice(
-                "operator invited", metadata: ["operator": "\(account.id)", "by": "\(request.viewer.operatorID)"])
-            await core.operators.audit(
-                .invited, email: account.email, actorEmail: request.viewer.email,
-                clientAddress: addresses.key(request.request, context: request.context), detail: "role \(role.rawValue)"
-            )
+            let (account, token) = try await core.operators.create(
+                email: request.form.value("email") ?? "", role: role, actorID: request.viewer.operatorID,
+                actorEmail: request.viewer.email,
+                clientAddress: addresses.key(request.request, context: request.context))
             return try await redirect(
                 request, to: ConsoleURL("operators"),
                 flash: [
@@ -102,13 +99,11 @@ extension ConsoleController {
                 status: .badRequest, code: "invalid_request",
                 message: "You cannot remove yourself; ask another owner.", field: nil)
         }
-        guard let account = try await core.store.operatorRecord(id: id), try await core.operators.remove(id: id)
+        guard
+            try await core.operators.remove(
+                id: id, actorID: request.viewer.operatorID, actorEmail: request.viewer.email,
+                clientAddress: addresses.key(request.request, context: request.context))
         else { throw CoreError.notFound }
-        request.context.logger.notice(
-            "operator removed", metadata: ["operator": "\(id)", "by": "\(request.viewer.operatorID)"])
-        await core.operators.audit(
-            .removed, email: account.email, actorEmail: request.viewer.email,
-            clientAddress: addresses.key(request.request, context: request.context))
         return ConsoleHTTP.redirect(ConsoleURL("operators", [("notice", "operator-removed")]))
     }
 

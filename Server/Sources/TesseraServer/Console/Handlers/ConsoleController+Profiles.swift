@@ -258,24 +258,68 @@ extension ConsoleController {
 
     // MARK: Sessions
 
-    /// `GET /console/sessions`: the most recent sessions, and a session found by its ID.
+    /// `GET /console/sessions?state=&kind=&cursor=`: the most recent sessions (50 a page), each with
+    /// its profile's email and external ID, its last client and why it ended.
+    ///
+    /// The page walks the `session.created` events newest first; with a filter, it reads at most
+    /// ``sessionBatches`` batches of 50 for one page, and the pager continues after the last event
+    /// read (a page of a rare state may hold fewer than 50 sessions).
     func sessions(_ request: ConsoleRequest) async throws -> Response {
         let runtime = request.runtime
-        var before: Int64?
-        if let cursor = request.query.value("cursor") {
-            guard let value = Int64(cursor), value > 0 else {
+        var cursor: Int64?
+        if let text = request.query.value("cursor") {
+            guard let value = Int64(text), value > 0 else {
                 throw CoreError.invalidRequest("cursor is not a cursor of this list.")
             }
-            before = value
+            cursor = value
         }
-        let created = try await core.store.recentEvents(
-            projectID: runtime.id, type: "session.created", profileID: nil, before: before, limit: 51)
-        let page = Array(created.prefix(50))
-        let next = created.count > 50 ? page.last?.sequence : nil
-        let ids = page.compactMap { EndedSession.field("session_id", in: $0.data) }
-        let found = try await core.store.sessions(projectID: runtime.id, ids: ids)
-        let byID = Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let filter = try SessionFilter.parse(state: request.query.value("state"), kind: request.query.value("kind"))
         let now = core.currentTime().seconds
-        return self.page(request, SessionsPage(created: page, sessions: byID, next: next, now: now))
+        var (rows, sessions, next): ([EventRecord], [String: SessionRecord], Int64?) = ([], [:], nil)
+        scan: for _ in 0..<(filter.isEmpty ? 1 : Self.sessionBatches) {
+            let batch = try await core.store.recentEvents(
+                projectID: runtime.id, type: "session.created", profileID: nil, before: cursor, limit: 51)
+            let examined = batch.prefix(50)
+            let ids = examined.compactMap { EndedSession.field("session_id", in: $0.data) }
+            for session in try await core.store.sessions(projectID: runtime.id, ids: ids) {
+                sessions[session.id] = session
+            }
+            for event in examined {
+                guard rows.count < 50 else {
+                    next = rows.last?.sequence
+                    break scan
+                }
+                cursor = event.sequence
+                let session = EndedSession.field("session_id", in: event.data).flatMap { sessions[$0] }
+                if filter.matches(event, session: session, now: now) { rows.append(event) }
+            }
+            next = batch.count > 50 ? cursor : nil
+            if next == nil { break }
+        }
+        let shownIDs = rows.compactMap { EndedSession.field("session_id", in: $0.data) }
+        let clients = try await core.store.sessionClients(ids: shownIDs)
+        var profiles: [String: ProfileRecord] = [:]
+        for profileID in Set(rows.compactMap(\.profileID)) {
+            profiles[profileID] = try await core.store.profile(projectID: runtime.id, id: profileID)
+        }
+        // Why the ended sessions ended: each of their profiles' latest `session.ended` events.
+        var endReasons: [String: String] = [:]
+        let shown = Set(shownIDs)
+        let endedProfiles = Set(shownIDs.compactMap { sessions[$0] }.filter { $0.revokedAt != nil }.map(\.profileID))
+        for profileID in endedProfiles {
+            let ended = try await core.store.recentEvents(
+                projectID: runtime.id, type: "session.ended", profileID: profileID, before: nil, limit: 100)
+            for end in ended.compactMap(EndedSession.init) where shown.contains(end.sessionID) {
+                endReasons[end.sessionID] = endReasons[end.sessionID] ?? end.reason
+            }
+        }
+        return self.page(
+            request,
+            SessionsPage(
+                created: rows, sessions: sessions, profiles: profiles, clients: clients, endReasons: endReasons,
+                filter: filter, next: next, now: now, viewer: request.viewer))
     }
+
+    /// The most batches of 50 `session.created` events one filtered sessions page reads.
+    static let sessionBatches = 10
 }

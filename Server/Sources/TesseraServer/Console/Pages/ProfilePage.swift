@@ -184,8 +184,11 @@ struct ProfilePage: ConsolePage {
 
     /// A session's last client: its address, then its user agent in small type; "—" when unknown
     /// (a session made before the server recorded clients).
-    func client(_ sessionID: String, in html: inout HTML) {
-        guard let client = clients[sessionID] else {
+    func client(_ sessionID: String, in html: inout HTML) { Self.client(clients[sessionID], in: &html) }
+
+    /// A session's last client (see ``client(_:in:)``), also on the sessions page.
+    static func client(_ client: SessionClient?, in html: inout HTML) {
+        guard let client else {
             html.text("—")
             return
         }

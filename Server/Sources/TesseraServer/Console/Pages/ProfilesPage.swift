@@ -39,6 +39,12 @@ struct ProfilesPage: ConsolePage {
             ConsoleParts.field(
                 &html, id: "installation_id", label: "Installation ID", type: "text", value: filter.installationID,
                 required: false)
+            ConsoleParts.field(
+                &html, id: "created_from", label: "Created from (UTC)", type: "date",
+                value: query.value("created_from"), required: false)
+            ConsoleParts.field(
+                &html, id: "created_to", label: "Created to (UTC, included)", type: "date",
+                value: query.value("created_to"), required: false)
             ConsoleParts.select(
                 &html, id: "order", label: "Order", selected: query.value("order"),
                 options: [("newest", "Newest first"), ("oldest", "Oldest first")])

@@ -23,6 +23,10 @@ public struct ProfileQuery: Sendable, Hashable {
     public var beforeID: String?
     /// Oldest first (ascending IDs) instead of newest first.
     public var oldestFirst = false
+    /// Profiles created at or after this second (Unix, UTC), as their ID tells (``createdIDRange``).
+    public var createdFrom: Int64?
+    /// Profiles created before this second (Unix, UTC), as their ID tells (``createdIDRange``).
+    public var createdUntil: Int64?
     public var limit: Int
 
     /// A query of `projectID`'s profiles, without filters unless given.
@@ -44,6 +48,23 @@ public struct ProfileQuery: Sendable, Hashable {
         self.blocked = blocked
         self.beforeID = beforeID
         self.limit = limit
+    }
+
+    /// The profile IDs of ``createdFrom`` and ``createdUntil``: profile IDs are time-ordered
+    /// (``TimeOrderedID``: `usr_`, the creation time in milliseconds as 12 hexadecimal digits, then
+    /// random characters), so the profiles created in a range are the IDs from `low` (included) to
+    /// `high` (excluded), one range of every index keyed by ID. Nil for an open end.
+    public var createdIDRange: (low: String?, high: String?) {
+        (createdFrom.map(Self.firstID(at:)), createdUntil.map(Self.firstID(at:)))
+    }
+
+    /// The lowest profile ID of a profile created at `seconds`: `usr_` and the time's 12 hexadecimal
+    /// digits of milliseconds, which every such ID starts with.
+    static func firstID(at seconds: Int64) -> String {
+        let milliseconds = UInt64(clamping: max(0, seconds)).multipliedReportingOverflow(by: 1000)
+        let value = milliseconds.overflow ? UInt64(0xffff_ffff_ffff) : min(milliseconds.partialValue, 0xffff_ffff_ffff)
+        let digits = String(value, radix: 16)
+        return "usr_" + String(repeating: "0", count: 12 - digits.count) + digits
     }
 }
 

@@ -1,7 +1,7 @@
 import Hummingbird
 
 extension AdminController {
-    /// `GET /v1/admin/profiles?kind=&verified=&email=&search=&external_id=&installation_id=&blocked=&order=&cursor=&limit=`
+    /// `GET /v1/admin/profiles?kind=&verified=&email=&search=&external_id=&installation_id=&blocked=&created_from=&created_to=&order=&cursor=&limit=`
     /// → `{profiles, next_cursor}`: the project's profiles matching every filter given, newest first
     /// (oldest first with `order=oldest`).
     ///

@@ -68,6 +68,7 @@ enum EndpointTable {
             Endpoint(.head, "/health/ready", accepts: .none, OperationsController.head(operations.ready)),
             Endpoint(.get, "/metrics", accepts: .none, operations.metricsExposition),
             Endpoint(.get, "/openapi.json", accepts: .none, operations.openAPI),
+            Endpoint(.head, "/openapi.json", accepts: .none, OperationsController.head(operations.openAPI)),
         ]
     }
 }

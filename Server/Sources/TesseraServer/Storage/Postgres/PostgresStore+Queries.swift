@@ -76,6 +76,7 @@ extension PostgresStore {
         if let beforeID = query.beforeID {
             conditions.append("id \(query.oldestFirst ? ">" : "<") \(builder.bind(beforeID))")
         }
+        conditions += createdFilters(query, &builder)
         let (limit, order) = (builder.bind(Int64(query.limit)), query.oldestFirst ? "ASC" : "DESC")
         let filter = conditions.joined(separator: " AND ")
         guard driver == .list else {
@@ -129,7 +130,15 @@ extension PostgresStore {
         if let kind = query.kind { others.append("kind = \(builder.bind(kind.rawValue))") }
         if let verified = query.verified { others.append("verified = \(builder.bind(verified))") }
         if let blocked = query.blocked { others.append(blocked ? "blocked_at IS NOT NULL" : "blocked_at IS NULL") }
-        return others
+        return others + createdFilters(query, &builder)
+    }
+
+    /// The creation range of a query (``ProfileQuery/createdIDRange``) as conditions on the ID (see
+    /// ``SQLiteStore/createdFilters(_:)``).
+    static func createdFilters(_ query: ProfileQuery, _ builder: inout QueryBuilder) -> [String] {
+        let range = query.createdIDRange
+        return [range.low.map { "id >= \(builder.bind($0))" }, range.high.map { "id < \(builder.bind($0))" }]
+            .compactMap { $0 }
     }
 
     /// The statement of a dense search's page (see ``SQLiteStore/denseSearchStatement(_:)``): the

@@ -74,6 +74,8 @@ extension SQLiteStore {
             bindings += ranges.bindings
         }
         if let beforeID = query.beforeID { add(query.oldestFirst ? "id > ?" : "id < ?", .init(beforeID)) }
+        let created = createdFilters(query)
+        (conditions, bindings) = (conditions + created.conditions, bindings + created.bindings)
         let (limit, order) = (SQLiteValue(query.limit), query.oldestFirst ? "ASC" : "DESC")
         guard index == "profiles_list" else {
             // The installation's profile is one primary-key probe: no hint needed.
@@ -150,6 +152,23 @@ extension SQLiteStore {
         if let beforeID = query.beforeID {
             conditions.append(query.oldestFirst ? "id > ?" : "id < ?")
             bindings.append(.init(beforeID))
+        }
+        let created = createdFilters(query)
+        return (conditions + created.conditions, bindings + created.bindings)
+    }
+
+    /// The creation range of a query (``ProfileQuery/createdIDRange``) as conditions on the ID: a
+    /// range of whichever index the statement reads in ID order.
+    static func createdFilters(_ query: ProfileQuery) -> (conditions: [String], bindings: [SQLiteValue]) {
+        var (conditions, bindings): ([String], [SQLiteValue]) = ([], [])
+        let range = query.createdIDRange
+        if let low = range.low {
+            conditions.append("id >= ?")
+            bindings.append(.init(low))
+        }
+        if let high = range.high {
+            conditions.append("id < ?")
+            bindings.append(.init(high))
         }
         return (conditions, bindings)
     }
