@@ -504,6 +504,9 @@ def main() -> int:
                         break
                     href = forms.next
                 deep = "/console/" + href.lstrip("./")
+        # UTC days for the date filters: the last week of the fixture's time-ordered IDs and events.
+        today = time.strftime("%Y-%m-%d", time.gmtime())
+        week_ago = time.strftime("%Y-%m-%d", time.gmtime(time.time() - 7 * 86_400))
         pages = [
             ("overview", "/console/"),
             ("profiles", "/console/profiles"),
@@ -524,6 +527,8 @@ def main() -> int:
             ("profiles search= dense", "/console/profiles?search=U"),
             ("profiles search= dense, blocked", "/console/profiles?search=u&blocked=true"),
             ("profiles search= none", "/console/profiles?search=zzz"),
+            ("profiles created, 7 days", f"/console/profiles?created_from={week_ago}&created_to={today}"),
+            ("profiles.csv email=", "/console/profiles.csv?email=" + urllib.parse.quote(sample["email"])),
             ("profile (typical)", "/console/profile?id=" + sample["profile"]),
             ("profile (5,000 sessions)", "/console/profile?id=" + sample["heavy"]),
             ("search usr_", "/console/search?q=" + sample["profile"]),
@@ -536,6 +541,9 @@ def main() -> int:
             ("search email, other case", "/console/search?q=" + urllib.parse.quote(sample["email"].upper())),
             ("search push token", "/console/search?q=" + sample.get("push_token", "none")),
             ("sessions", "/console/sessions"),
+            ("sessions state=live", "/console/sessions?state=live"),
+            ("sessions state=ended", "/console/sessions?state=ended"),
+            ("sessions kind=verified", "/console/sessions?kind=verified"),
             ("keys", "/console/keys"),
             ("settings", "/console/settings"),
             ("webhooks", "/console/webhooks"),
@@ -543,6 +551,7 @@ def main() -> int:
             ("audit type=profile.blocked", "/console/audit?type=profile.blocked"),
             ("audit actor=secret_key", "/console/audit?actor=secret_key"),
             ("audit profile=", "/console/audit?profile=" + sample["profile"]),
+            ("audit from= to=", f"/console/audit?from={week_ago}&to={today}"),
             ("operators", "/console/operators"),
             ("inspector", "/console/inspector"),
         ]
